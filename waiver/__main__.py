@@ -1,0 +1,5 @@
+import sys
+
+from waiver.cli import main
+
+sys.exit(main())
