@@ -1,0 +1,190 @@
+"""A folder of replays (`run-<n>.xml` files or `run-<n>/` folders of shards) as per-test outcomes.
+
+A replay's outcome for an id is a pass only when every occurrence of the id in that
+replay passed; any failed attempt or occurrence fails the replay. A replay that cannot be
+read is dropped whole and recorded, so its tests end up with a short replay list.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from waiver.errors import InputError
+from waiver.read.files import open_regular, read_chunks
+from waiver.read.junit import FAIL, PASS, read_junit
+from waiver.read.testid import TestIdRule
+
+RUN_NAME = re.compile(r"run-([0-9]{1,6})(\.xml)?")
+SEEN = 8  # any occurrence of the id in this replay, to count repeats as retries
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_report_bytes: int = 512 << 20
+    max_files_per_replay: int = 10_000
+
+
+@dataclass(frozen=True)
+class ReplayError:
+    replay: int
+    source: str
+    problem: str
+
+
+@dataclass
+class Tally:
+    """Outcome bits per test id per replay, kept compact: one byte per id per replay."""
+
+    index: dict[str, int] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)
+    replays: list[bytearray] = field(default_factory=list)
+    retries: dict[int, int] = field(default_factory=dict)
+
+    def outcomes(self, position: int) -> tuple[bool, ...]:
+        """Pass/fail per replay that produced an outcome for the id, in replay order."""
+        result = []
+        for states in self.replays:
+            state = states[position] if position < len(states) else 0
+            if state & FAIL:
+                result.append(False)
+            elif state & PASS:
+                result.append(True)
+        return tuple(result)
+
+
+@dataclass(frozen=True)
+class ReplaySet:
+    tally: Tally
+    replay_count: int
+    errors: tuple[ReplayError, ...]
+
+
+def _replay_sources(reports: str) -> dict[int, str]:
+    try:
+        names = os.listdir(reports)
+    except FileNotFoundError:
+        raise InputError(reports, "the reports folder does not exist") from None
+    except NotADirectoryError:
+        raise InputError(reports, "the reports path is not a folder") from None
+    found: dict[int, str] = {}
+    for name in names:
+        match = RUN_NAME.fullmatch(name)
+        if match is None:
+            continue
+        number = int(match.group(1))
+        if number < 1:
+            raise InputError(os.path.join(reports, name), "replays are numbered from 1")
+        if number in found:
+            raise InputError(
+                os.path.join(reports, name), f"replay {number} is given twice ({found[number]})"
+            )
+        found[number] = name
+    return found
+
+
+def _shard_files(folder: str, limits: Limits) -> Iterator[str]:
+    """Every *.xml below a replay folder, in a stable order, refusing links and oddities."""
+    files: list[str] = []
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        with os.scandir(current) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    raise InputError(entry.path, "a symlink among the replay's files")
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif entry.name.endswith(".xml"):
+                    files.append(entry.path)
+                if len(files) > limits.max_files_per_replay:
+                    raise InputError(
+                        folder,
+                        f"more than {limits.max_files_per_replay} report files in one replay",
+                    )
+    yield from sorted(files)
+
+
+def _report_files(path: str, limits: Limits) -> list[str]:
+    mode = os.lstat(path).st_mode
+    if stat.S_ISDIR(mode):
+        files = list(_shard_files(path, limits))
+        if not files:
+            raise InputError(path, "the replay folder holds no *.xml report")
+        return files
+    return [path]
+
+
+def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:
+    """Add one replay to the tally; on an input error, nothing of it stays in the tally."""
+    states = bytearray(len(tally.ids))
+    retries: dict[int, int] = {}
+    first_new = len(tally.ids)
+    index, ids = tally.index, tally.ids
+
+    def sink(suite: str, classname: str, name: str, outcome: int, extra: int) -> None:
+        test_id = rule(suite, classname, name)
+        position = index.get(test_id)
+        if position is None:
+            position = index[test_id] = len(ids)
+            ids.append(test_id)
+            states.append(0)
+        state = states[position]
+        if state & SEEN:
+            extra += 1
+        if extra:
+            retries[position] = retries.get(position, 0) + extra
+        states[position] = state | outcome | SEEN
+
+    try:
+        for path in paths:
+            read_junit(
+                read_chunks(open_regular(path, path), limits.max_report_bytes, path), path, sink
+            )
+    except InputError:
+        for test_id in ids[first_new:]:
+            del index[test_id]
+        del ids[first_new:]
+        raise
+    tally.replays.append(states)
+    for position, extra in retries.items():
+        tally.retries[position] = tally.retries.get(position, 0) + extra
+
+
+def read_replays(
+    reports: str, rule: TestIdRule, limits: Limits, expected: int | None = None
+) -> ReplaySet:
+    sources = _replay_sources(reports)
+    count = max([*sources, expected or 0])
+    tally = Tally()
+    errors: list[ReplayError] = []
+    for number in range(1, count + 1):
+        name = sources.get(number)
+        if name is None:
+            errors.append(ReplayError(number, f"run-{number}", "missing"))
+            continue
+        try:
+            read_replay(_report_files(os.path.join(reports, name), limits), rule, tally, limits)
+        except InputError as error:
+            errors.append(ReplayError(number, error.source, error.problem))
+    ran = any(state & (PASS | FAIL) for states in tally.replays for state in states)
+    if not ran:
+        problem = "no test case ran in any replay"
+        if errors:
+            problem += f" ({errors[0].source}: {errors[0].problem})"
+        raise InputError(reports, problem)
+    return ReplaySet(tally, count, tuple(errors))
+
+
+def read_single(path: str, rule: TestIdRule, limits: Limits) -> Tally:
+    """One report file or folder read as a single replay (the property suite, `inspect`)."""
+    tally = Tally()
+    try:
+        files = _report_files(path, limits)
+    except FileNotFoundError:
+        raise InputError(path, "file not found") from None
+    read_replay(files, rule, tally, limits)
+    return tally

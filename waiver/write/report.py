@@ -1,0 +1,131 @@
+"""waiver.json: the decision and everything it was made from, as one JSON document."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from waiver import __version__
+from waiver.model import (
+    Decision,
+    FreezeProposal,
+    FreezeRecord,
+    Policy,
+    Row,
+    TestClass,
+    Verdict,
+)
+
+SCHEMA_VERSION = 1
+Json = dict[str, object]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the gate read, for the report; each part is None when that input was not used."""
+
+    fixtures: Json | None = None
+    properties: Json | None = None
+    replays: Json | None = None
+    registry: Json | None = None
+    trusted_revision: str | None = None
+    skipped: Sequence[str] = field(default=())
+
+
+def timestamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def proposal_json(proposal: FreezeProposal) -> Json:
+    return {
+        "test_id": proposal.test_id,
+        "class": TestClass.UNSTABLE_ASSERTION.value,
+        "fixture_hash": proposal.fixture_hash,
+        "replay_pass": proposal.replay_pass,
+        "replay_total": proposal.replay_total,
+        "counts_as_pass": False,
+        "scope": "single_test_id",
+        "issued_at": timestamp(proposal.issued_at),
+        "expires_at": timestamp(proposal.expires_at),
+    }
+
+
+def record_json(record: FreezeRecord) -> Json:
+    return {"index": record.index, "record": dict(record.fields)}
+
+
+def row_json(row: Row) -> Json:
+    return {
+        "test_id": row.test_id,
+        "class": row.test_class.value,
+        "replay_pass": row.replay_pass,
+        "replay_total": row.replay_total,
+        "retries": row.retries,
+        "fixture_hash": row.fixture_hash,
+        "strict": row.strict,
+        "freeze": proposal_json(row.freeze) if row.freeze else None,
+        "active_freeze": record_json(row.active_freeze) if row.active_freeze else None,
+    }
+
+
+def policy_json(policy: Policy) -> Json:
+    return {
+        "min_replays": policy.min_replays,
+        "freeze_hours": policy.freeze_hours,
+        "max_freeze_hours": policy.max_freeze_hours,
+        "strict": list(policy.strict),
+    }
+
+
+def _header(now: datetime, verdict: Verdict, policy: Policy) -> Json:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "waiver", "version": __version__},
+        "generated_at": timestamp(now),
+        "verdict": verdict.value,
+        "blocked": verdict is Verdict.BLOCKED,
+        "min_replays": policy.min_replays,
+        "policy": policy_json(policy),
+    }
+
+
+def report_json(decision: Decision, policy: Policy, context: Context, now: datetime) -> Json:
+    return {
+        **_header(now, decision.verdict, policy),
+        "counts": {test_class.value: decision.counts[test_class] for test_class in TestClass},
+        "rows": [row_json(row) for row in decision.rows],
+        "skipped": sorted(context.skipped),
+        "fixtures": context.fixtures,
+        "properties": context.properties,
+        "replays": context.replays,
+        "registry": context.registry,
+        "trusted_revision": context.trusted_revision,
+        "freezes": {
+            "active": [record_json(record) for record in decision.active],
+            "void": [{**record_json(v.record), "reason": v.reason} for v in decision.void],
+        },
+        "error": None,
+    }
+
+
+def error_report_json(source: str, problem: str, policy: Policy, now: datetime) -> Json:
+    """The report of a run that ended in an input error: blocked, with the error, no rows."""
+    return {
+        **_header(now, Verdict.BLOCKED, policy),
+        "counts": {test_class.value: 0 for test_class in TestClass},
+        "rows": [],
+        "skipped": [],
+        "fixtures": None,
+        "properties": None,
+        "replays": None,
+        "registry": None,
+        "trusted_revision": None,
+        "freezes": {"active": [], "void": []},
+        "error": {"source": source, "problem": problem},
+    }
+
+
+def render_json(document: Mapping[str, object]) -> str:
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,198 @@
+"""The Markdown job summary, rendered from a finished waiver.json document.
+
+Verdict first, then counts with their admission effect, then what is not a pass (closed
+classes first), then the evidence. Every piece of untrusted text goes through `md_code`,
+and the whole stays under GitHub's 1 MiB step-summary limit, saying what it left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from waiver.model import CLOSED_CLASSES, TestClass
+from waiver.write.escape import md_code
+
+LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
+RESERVE = 4_000  # room kept for the closing lines
+
+ADMISSION = {
+    TestClass.PROPERTY_VIOLATION: "reject (blocks)",
+    TestClass.FIXTURE_DRIFT: "reject (blocks)",
+    TestClass.UNKNOWN_TEST: "human review (blocks)",
+    TestClass.STABLE_PASS: "eligible for diff review",
+    TestClass.UNSTABLE_ASSERTION: "freeze proposal only; not a pass",
+    TestClass.STABLE_ASSERTION_FAIL: "reject (blocks)",
+}
+HEADLINES = {
+    "blocked": "## ⛔ waiver: blocked — admission is blocked",
+    "review": "## ⚠️ waiver: review — not blocked, but some tests are not a pass",
+    "clean": "## ✅ waiver: clean — every test passed every replay",
+}
+ORDER = [
+    TestClass.PROPERTY_VIOLATION,
+    TestClass.FIXTURE_DRIFT,
+    TestClass.STABLE_ASSERTION_FAIL,
+    TestClass.UNKNOWN_TEST,
+    TestClass.UNSTABLE_ASSERTION,
+]
+
+
+class _Budget:
+    """Collects lines until the size limit, then counts what it had to leave out."""
+
+    def __init__(self, limit: int) -> None:
+        self.lines: list[str] = []
+        self.size = 0
+        self.limit = limit
+
+    def add(self, line: str) -> bool:
+        cost = len(line.encode("utf-8")) + 1
+        if self.size + cost > self.limit:
+            return False
+        self.force(line)
+        return True
+
+    def force(self, line: str) -> None:
+        """Adds a closing line even past the limit; RESERVE keeps room for these."""
+        self.lines.append(line)
+        self.size += len(line.encode("utf-8")) + 1
+
+
+def _freeze_cell(row: Mapping[str, Any]) -> str:
+    if row["active_freeze"] is not None:
+        expires = row["active_freeze"]["record"].get("expires_at")
+        return f"active until {md_code(str(expires))}"
+    if row["freeze"] is not None:
+        return f"proposed, expires {row['freeze']['expires_at']}"
+    if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION:
+        return "none: strict test (blocks)"
+    return "—"
+
+
+def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequence[str]]) -> int:
+    """Adds a table; returns how many of its rows did not fit."""
+    if not cells:
+        return 0
+    out.add("")
+    out.add(f"### {title}")
+    out.add("")
+    out.add("| " + " | ".join(header) + " |")
+    out.add("|" + "---|" * len(header))
+    for number, row in enumerate(cells):
+        if not out.add("| " + " | ".join(row) + " |"):
+            return len(cells) - number
+    return 0
+
+
+def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
+    out = _Budget(limit - RESERVE)
+    out.add(HEADLINES[report["verdict"]])
+    out.add("")
+    error = report["error"]
+    if error is not None:
+        out.add(f"**Input error** in {md_code(error['source'])}: {md_code(error['problem'])}")
+        out.add("")
+        out.add("Nothing was classified; the gate fails closed.")
+        return "\n".join(out.lines) + "\n"
+
+    out.add("| class | tests | admission |")
+    out.add("|---|---|---|")
+    for test_class in TestClass:
+        out.add(
+            f"| `{test_class.value}` | {report['counts'][test_class]} | {ADMISSION[test_class]} |"
+        )
+    out.add("")
+    out.add(f"Replays required per test: {report['min_replays']}.")
+    registry = report["registry"]
+    if registry is not None and not registry["used"]:
+        out.add("")
+        out.add("**No known-tests registry was given: new and vanished tests are not detected.**")
+    fixtures = report["fixtures"]
+    if fixtures is not None and fixtures["lock_source"] == "working tree":
+        out.add("")
+        out.add(
+            "**The lock, registry and freeze store were read from the working tree, which the "
+            "change itself can edit.** Pass a trusted revision to read them from the base commit."
+        )
+    if fixtures is not None and fixtures.get("working_tree_lock_differs"):
+        out.add("")
+        out.add(
+            "**This change edits the fixture lock.** The trusted lock was used; updating it is "
+            "a separate human edit with its own review."
+        )
+
+    left_out = 0
+    rank = {test_class.value: number for number, test_class in enumerate(ORDER)}
+    rows = [row for row in report["rows"] if row["class"] != TestClass.STABLE_PASS]
+    rows.sort(key=lambda row: (rank[row["class"]], row["test_id"]))
+    left_out += _table(
+        out,
+        f"Not a pass ({len(rows)})",
+        ["class", "test id", "replays passed", "in-replay retries", "freeze"],
+        [
+            [
+                f"`{row['class']}`" + (" ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else ""),
+                md_code(row["test_id"]),
+                f"{row['replay_pass']}/{row['replay_total']}",
+                str(row["retries"]),
+                _freeze_cell(row),
+            ]
+            for row in rows
+        ],
+    )
+    if fixtures is not None:
+        left_out += _table(
+            out,
+            "Drifted fixtures",
+            ["fixture", "drift"],
+            [[md_code(d["path"]), d["kind"]] for d in fixtures["drift"]],
+        )
+    properties = report["properties"]
+    if properties is not None:
+        left_out += _table(
+            out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
+        )
+    replays = report["replays"]
+    if replays is not None:
+        left_out += _table(
+            out,
+            "Replays that could not be read",
+            ["replay", "file", "problem"],
+            [
+                [str(e["replay"]), md_code(e["source"]), md_code(e["problem"])]
+                for e in replays["errors"]
+            ],
+        )
+    left_out += _table(
+        out,
+        "Void freeze records",
+        ["record", "test id", "reason"],
+        [
+            [str(v["index"]), md_code(str(v["record"].get("test_id", ""))), md_code(v["reason"])]
+            for v in report["freezes"]["void"]
+        ],
+    )
+    passes = [row["test_id"] for row in report["rows"] if row["class"] == TestClass.STABLE_PASS]
+    skipped = report["skipped"]
+    for title, ids in (
+        (f"{len(passes)} stable passes", passes),
+        (f"{len(skipped)} skipped", skipped),
+    ):
+        if not ids:
+            continue
+        out.add("")
+        out.add(f"<details><summary>{title}</summary>")
+        out.add("")
+        for number, test_id in enumerate(ids):
+            if not out.add(f"- {md_code(test_id)}"):
+                left_out += len(ids) - number
+                break
+        out.force("")
+        out.force("</details>")
+    if left_out:
+        out.force("")
+        out.force(
+            f"_{left_out} rows left out to stay under 1 MiB; all of them are in waiver.json._"
+        )
+    return "\n".join(out.lines) + "\n"
