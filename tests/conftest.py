@@ -1,60 +1,18 @@
-"""Shared fixtures: a real replayed copy of the bundled example, and report validation."""
+"""Fixtures shared by the whole suite."""
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
-import jsonschema
 import pytest
 
-from waiver.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLE = REPO / "examples" / "demo"
-SCHEMA = json.loads((REPO / "waiver" / "schemas" / "waiver-report.schema.json").read_text())
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-
-ROUND_TRIP = "tests/assertions/test_slug.py::test_round_trip"
-EMPTY = "tests/assertions/test_slug.py::test_empty"
-KNOWN = "tests/assertions/test_slug.py::test_known_slugs"
-
-
-def load_report(path: Path) -> dict[str, Any]:
-    """Every report a test reads is checked against the shipped JSON Schema first."""
-    document: dict[str, Any] = json.loads(path.read_text())
-    VALIDATOR.validate(document)
-    return document
-
-
-def run_pytest(cwd: Path, *args: str, env: dict[str, str] | None = None) -> int:
-    completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert completed.returncode in (0, 1), completed.stdout + completed.stderr
-    return completed.returncode
-
-
-def replay_example(work: Path, replays: int = 5) -> None:
-    """Properties once, then the assertion suite `replays` times, as real pytest runs."""
-    run_pytest(work, "tests/properties", "--junitxml=properties.xml")
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".demo-counter")}
-    for replay in range(1, replays + 1):
-        run_pytest(work, "tests/assertions", f"--junitxml=reports/run-{replay}.xml", env=env)
+from support import EXAMPLE, replay_example
 
 
 @pytest.fixture(scope="session")
 def replayed_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled example, replayed once per session with real pytest runs."""
     work = tmp_path_factory.mktemp("example") / "demo"
     shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("run.sh", "__pycache__"))
     replay_example(work)
@@ -67,27 +25,3 @@ def example(replayed_example: Path, tmp_path: Path) -> Path:
     work = tmp_path / "demo"
     shutil.copytree(replayed_example, work)
     return work
-
-
-def gate_args(work: Path, *extra: str) -> list[str]:
-    return [
-        "gate",
-        "--root", str(work),
-        "--reports", str(work / "reports"),
-        "--properties", str(work / "properties.xml"),
-        "--fixtures", str(work / "fixtures"),
-        "--lock", str(work / "fixture.lock"),
-        "--known-tests", str(work / "known-tests.txt"),
-        "--out", str(work / "waiver.json"),
-        "--now", "2026-12-01T12:00:00+00:00",
-        *extra,
-    ]  # fmt: skip
-
-
-def run_gate(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    code = main(gate_args(work, *extra))
-    return code, load_report(work / "waiver.json")
-
-
-def classes(report: dict[str, Any]) -> dict[str, str]:
-    return {row["test_id"]: row["class"] for row in report["rows"]}

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import classes, load_report
+from support import classes, load_report
 from waiver.cli import main
 
 ROUND_TRIP = "tests/assertions/test_parse.py::test_round_trip"

@@ -30,6 +30,7 @@ cases = st.builds(
     outcomes=st.lists(st.booleans(), max_size=7).map(tuple),
     known_test=st.booleans(),
     retries=st.integers(0, 3),
+    unreadable_replays=st.integers(0, 1),
 )
 case_lists = st.lists(cases, max_size=8, unique_by=lambda case: case.test_id)
 policies = st.builds(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import (
+from support import (
     EMPTY,
     KNOWN,
     ROUND_TRIP,

@@ -60,7 +60,7 @@ def classify(case: Case, min_replays: int) -> TestClass:
         return TestClass.PROPERTY_VIOLATION
     if case.fixture_hash != case.expected_fixture_hash:
         return TestClass.FIXTURE_DRIFT
-    if not case.known_test or len(case.outcomes) < min_replays:
+    if not case.known_test or case.unreadable_replays or len(case.outcomes) < min_replays:
         return TestClass.UNKNOWN_TEST
     if all(case.outcomes):
         return TestClass.STABLE_PASS

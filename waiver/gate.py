@@ -105,11 +105,20 @@ def build_cases(
                 outcomes=outcomes,
                 known_test=expected,
                 retries=tally.retries.get(position, 0),
+                unreadable_replays=len(replays.errors),
             )
         )
     for test_id in sorted((registry or frozenset()) - tally.index.keys()):
         cases.append(
-            Case(test_id, property_ok, fixtures.current, fixtures.expected, (), known_test=True)
+            Case(
+                test_id,
+                property_ok,
+                fixtures.current,
+                fixtures.expected,
+                (),
+                known_test=True,
+                unreadable_replays=len(replays.errors),
+            )
         )
     return cases, skipped
 

@@ -44,6 +44,9 @@ class Case:
     outcomes: tuple[bool, ...]
     known_test: bool
     retries: int = 0
+    # Replays that ran but could not be read: their outcome for this test is unknown, so
+    # the replay list is short whatever min_replays says.
+    unreadable_replays: int = 0
 
 
 @dataclass(frozen=True)
