@@ -1,0 +1,96 @@
+"""A minimal repository for hostile-input cases: written directly, no pytest runs needed."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from waiver.cli import main
+
+GOOD_CASE = '<testcase classname="suite.Good" name="test_ok" time="0.1"/>'
+PROPERTIES = (
+    '<testsuites><testsuite name="p"><testcase classname="props" name="holds"/>'
+    "</testsuite></testsuites>"
+)
+SECRET = "TOP-SECRET-CONTENT-5d1f"
+
+
+def junit(*cases: str) -> str:
+    return f'<?xml version="1.0"?><testsuites><testsuite name="s">{"".join(cases)}</testsuite></testsuites>'
+
+
+class Repo:
+    """A repository root with fixtures, a lock, a property report and five replays."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        (root / "fixtures").mkdir()
+        (root / "fixtures" / "a.json").write_text('{"a": 1}')
+        self.write_lock()
+        (root / "properties.xml").write_text(PROPERTIES)
+        (root / "reports").mkdir()
+        for replay in range(1, 6):
+            self.replay(replay, junit(GOOD_CASE))
+        # A file outside the repository that nothing may ever read into an output.
+        self.secret = root.parent / "secret.txt"
+        self.secret.write_text(SECRET)
+
+    def write_lock(self, *extra_lines: str) -> None:
+        digest = hashlib.sha256((self.root / "fixtures" / "a.json").read_bytes()).hexdigest()
+        lines = [f"{digest}  fixtures/a.json", *extra_lines]
+        (self.root / "fixture.lock").write_text("".join(line + "\n" for line in lines))
+
+    def replay(self, number: int, text: str | bytes) -> Path:
+        path = self.root / "reports" / f"run-{number}.xml"
+        if isinstance(text, str):
+            path.write_text(text, encoding="utf-8")
+        else:
+            path.write_bytes(text)
+        return path
+
+    def args(self, *extra: str) -> list[str]:
+        return [
+            "gate",
+            "--root", str(self.root),
+            "--reports", str(self.root / "reports"),
+            "--properties", str(self.root / "properties.xml"),
+            "--fixtures", str(self.root / "fixtures"),
+            "--lock", str(self.root / "fixture.lock"),
+            "--out", str(self.root / "waiver.json"),
+            "--summary", str(self.root / "summary.md"),
+            "--now", "2026-12-01T12:00:00+00:00",
+            *extra,
+        ]  # fmt: skip
+
+    def outputs(self) -> str:
+        """Everything the gate wrote, for leak checks."""
+        texts = []
+        for name in ("waiver.json", "summary.md"):
+            path = self.root / name
+            if path.exists():
+                texts.append(path.read_text())
+        return "\n".join(texts)
+
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+def make_runner(repo: Repo, capfd: pytest.CaptureFixture[str]) -> Run:
+    """Runs the gate; returns (exit code, stdout, stderr) and checks the universal promises:
+    no traceback, nothing of the secret file anywhere, no workflow command on any line."""
+
+    def run(*extra: str, codes: tuple[int, ...] = (1, 2)) -> tuple[int, str, str]:
+        code = main(repo.args(*extra))
+        out, err = capfd.readouterr()
+        assert code in codes, (code, out, err)
+        assert "Traceback" not in out + err
+        assert SECRET not in out + err + repo.outputs()
+        for line in (out + err).splitlines():
+            assert not line.startswith("::"), line
+            assert "##[" not in line, line
+        return code, out, err
+
+    return run
