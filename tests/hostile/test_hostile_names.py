@@ -1,0 +1,65 @@
+"""Test names written by the code under review: inert in the summary, the report and the logs."""
+
+from __future__ import annotations
+
+import json
+import re
+from xml.sax.saxutils import quoteattr
+
+import pytest
+from markdown_it import MarkdownIt
+
+from hostile_support import Repo, Run, junit
+
+NAMES = {
+    "newline-error-command": "x\n::error::x",
+    "carriage-return-add-mask": "x\r::add-mask::true",
+    "azure-style-command": "##[error]x",
+    "encoded-newline": "x%0A::error::y",
+    "pipe": "a|b|c",
+    "backticks": "``code`` `x",
+    "html-image": "<img src=x onerror=alert(1)>",
+    "team-mention": "@org/team please approve",
+    "markdown-link": "](http://x) [click](http://evil.example)",
+    "markdown-image": "![x](http://evil.example/i.png)",
+    "details-close": "</details><script>",
+    "bidi-override": "test_\u202eevil\u202c_name",
+    "zero-width": "test\u200b_zw\u2060",
+    "long": "n" * 100_000,
+}
+
+
+def failing(name: str) -> str:
+    return f'<testcase classname="suite.Evil" name={quoteattr(name)}><failure message={quoteattr(name)}/></testcase>'
+
+
+def outside_code(html: str) -> str:
+    """The rendered HTML with the content of every code element removed."""
+    return re.sub(r"<code>.*?</code>", "<code></code>", html, flags=re.DOTALL)
+
+
+@pytest.mark.parametrize("key", sorted(NAMES))
+def test_a_hostile_name_is_inert(repo: Repo, run_gate: Run, key: str) -> None:
+    name = NAMES[key]
+    for replay in range(1, 6):
+        repo.replay(replay, junit(failing(name), '<testcase classname="suite.Good" name="ok"/>'))
+    code, _, _ = run_gate()
+    assert code == 1
+    report = json.loads((repo.root / "waiver.json").read_text())
+    ids = [row["test_id"] for row in report["rows"]]
+    assert f"suite.Evil::{name}" in ids
+    summary = (repo.root / "summary.md").read_text()
+    for line in summary.splitlines():
+        assert not line.startswith("::")
+    assert "\u202e" not in summary
+    assert "\u200b" not in summary
+    assert len(summary.encode()) < 20_000
+    # Rendered as GitHub renders it (CommonMark + tables, raw HTML allowed, autolinks on):
+    html = MarkdownIt("gfm-like").render(summary)
+    bare = outside_code(html)
+    for inert in ("<img", "<a ", "<script", "@org", "evil.example", "::error"):
+        assert inert not in bare, inert
+    not_a_pass = html.split("Not a pass (1)</h3>")[1].split("</table>")[0]
+    assert not_a_pass.count("<tr>") == 2  # header and the one row
+    assert not_a_pass.count("<td>") == 5
+    assert bare.count("<details>") == bare.count("</details>") == 1
