@@ -1,0 +1,207 @@
+"""The decision module rule by rule: exact classes, reasons and verdicts from pure inputs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from waiver.decide import check_policy, classify, decide, is_strict, propose_freeze, void_reason
+from waiver.errors import UsageError
+from waiver.model import Case, FreezeRecord, Policy, Row, TestClass, Verdict
+
+NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
+A, B = "a" * 64, "b" * 64
+FLIP = (True, False, True, False, True)
+
+
+def case(test_id: str = "t", outcomes: tuple[bool, ...] = FLIP, **changes: Any) -> Case:
+    fields: dict[str, Any] = {
+        "test_id": test_id,
+        "property_ok": True,
+        "fixture_hash": A,
+        "expected_fixture_hash": A,
+        "outcomes": outcomes,
+        "known_test": True,
+    }
+    fields.update(changes)
+    return Case(**fields)
+
+
+@pytest.mark.parametrize(
+    ("changes", "outcomes", "expected"),
+    [
+        (
+            {"property_ok": False, "fixture_hash": B, "known_test": False},
+            (False,),
+            TestClass.PROPERTY_VIOLATION,
+        ),
+        ({"fixture_hash": B, "known_test": False}, (), TestClass.FIXTURE_DRIFT),
+        ({"known_test": False}, (True,) * 5, TestClass.UNKNOWN_TEST),
+        ({"unreadable_replays": 1}, (True,) * 5, TestClass.UNKNOWN_TEST),
+        ({}, (True,) * 4, TestClass.UNKNOWN_TEST),
+        ({}, (), TestClass.UNKNOWN_TEST),
+        ({}, (True,) * 5, TestClass.STABLE_PASS),
+        ({}, (True,) * 6, TestClass.STABLE_PASS),
+        ({}, FLIP, TestClass.UNSTABLE_ASSERTION),
+        ({}, (False,) * 4 + (True,), TestClass.UNSTABLE_ASSERTION),
+        ({}, (False,) * 5, TestClass.STABLE_ASSERTION_FAIL),
+    ],
+)
+def test_the_first_matching_rule_wins(
+    changes: dict[str, Any], outcomes: tuple[bool, ...], expected: TestClass
+) -> None:
+    assert classify(case(outcomes=outcomes, **changes), 5) is expected
+
+
+def test_min_replays_one_accepts_a_single_outcome() -> None:
+    assert classify(case(outcomes=(True,)), 1) is TestClass.STABLE_PASS
+    with pytest.raises(UsageError, match="min_replays must be at least 1, got 0"):
+        classify(case(), 0)
+
+
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        (Policy(min_replays=0), "min_replays must be at least 1, got 0"),
+        (Policy(freeze_hours=0), "freeze_hours must be at least 1, got 0"),
+        (Policy(freeze_hours=200), "freeze_hours (200) exceeds max_freeze_hours (168)"),
+    ],
+)
+def test_bad_policies_are_usage_errors(policy: Policy, message: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        check_policy(policy)
+    assert str(raised.value) == message
+
+
+def test_policy_at_its_limits_is_accepted() -> None:
+    check_policy(Policy(min_replays=1, freeze_hours=168, max_freeze_hours=168))
+    check_policy(Policy(freeze_hours=1))
+
+
+def test_a_proposal_counts_the_replays_and_starts_now() -> None:
+    proposal = propose_freeze(case(), Policy(freeze_hours=6), NOW)
+    assert (proposal.test_id, proposal.fixture_hash) == ("t", A)
+    assert (proposal.replay_pass, proposal.replay_total) == (3, 5)
+    assert proposal.issued_at == NOW
+    assert proposal.expires_at == NOW + timedelta(hours=6)
+
+
+def test_strict_patterns_match_whole_ids_with_globs() -> None:
+    policy = Policy(strict=("tests/auth/*", "exact"))
+    assert is_strict("tests/auth/test_login.py::test_token", policy)
+    assert is_strict("exact", policy)
+    assert not is_strict("tests/authz/x", policy)
+    assert not is_strict("exactly", policy)
+    assert not is_strict("x", Policy())
+
+
+def unstable_row(**changes: Any) -> Row:
+    fields: dict[str, Any] = {
+        "test_id": "t",
+        "test_class": TestClass.UNSTABLE_ASSERTION,
+        "replay_pass": 3,
+        "replay_total": 5,
+        "retries": 0,
+        "fixture_hash": A,
+        "strict": False,
+        "freeze": None,
+        "active_freeze": None,
+    }
+    fields.update(changes)
+    return Row(**fields)
+
+
+def record(**changes: Any) -> FreezeRecord:
+    fields: dict[str, Any] = {
+        "test_id": "t",
+        "class": "unstable_assertion",
+        "fixture_hash": A,
+        "replay_pass": 3,
+        "replay_total": 5,
+        "counts_as_pass": False,
+        "scope": "single_test_id",
+        "issued_at": "2026-12-01T06:00:00+00:00",
+        "expires_at": "2026-12-02T06:00:00+00:00",
+    }
+    fields.update(changes)
+    return FreezeRecord(0, {k: v for k, v in fields.items() if v is not None})
+
+
+@pytest.mark.parametrize(
+    ("changes", "row_changes", "reason"),
+    [
+        ({}, {}, None),
+        ({"expires_at": None, "scope": None}, {}, "missing field expires_at"),
+        ({"scope": None, "replay_pass": None}, {}, "missing field replay_pass, scope"),
+        ({"counts_as_pass": None}, {}, "missing field counts_as_pass"),
+        ({"counts_as_pass": True}, {}, "counts_as_pass is not false"),
+        ({"counts_as_pass": 0}, {}, "counts_as_pass is not false"),
+        ({"scope": "all"}, {}, "scope is not single_test_id"),
+        ({"class": "stable_pass"}, {}, "class is not unstable_assertion"),
+        ({"issued_at": "2026-12-01T06:00:00"}, {}, "issued_at and expires_at must be timezone-aware ISO 8601 times"),
+        ({"expires_at": "soon"}, {}, "issued_at and expires_at must be timezone-aware ISO 8601 times"),
+        ({"expires_at": 5}, {}, "issued_at and expires_at must be timezone-aware ISO 8601 times"),
+        ({"expires_at": "2026-12-01T12:00:00+00:00"}, {}, "expired"),
+        ({"expires_at": "2026-12-01T11:59:59+00:00"}, {}, "expired"),
+        ({"issued_at": "2026-12-01T12:00:01+00:00"}, {}, "issued in the future"),
+        ({"issued_at": "2026-12-01T12:00:00+00:00"}, {}, None),
+        ({"issued_at": "2026-11-25T06:00:00+00:00", "expires_at": "2026-12-02T06:00:00+00:00"}, {}, None),
+        ({"issued_at": "2026-11-25T05:59:59+00:00", "expires_at": "2026-12-02T06:00:00+00:00"}, {}, "lifetime exceeds the policy maximum of 168 h"),
+        ({"test_id": "other"}, {}, "no test with exactly this test id in this run"),
+        ({"test_id": 7}, {}, "no test with exactly this test id in this run"),
+        ({"test_id": ["t"]}, {}, "no test with exactly this test id in this run"),
+        ({}, {"test_class": TestClass.STABLE_PASS}, "the test is stable_pass, not unstable_assertion"),
+        ({"fixture_hash": B}, {}, "fixture_hash differs from the test's current fixture binding"),
+    ],
+)  # fmt: skip
+def test_void_reasons(
+    changes: dict[str, Any], row_changes: dict[str, Any], reason: str | None
+) -> None:
+    rows = {"t": unstable_row(**row_changes)}
+    assert void_reason(record(**changes), rows, Policy(), NOW) == reason
+
+
+def test_a_second_valid_record_for_the_same_test_is_void() -> None:
+    first, second = record(), FreezeRecord(1, dict(record().fields))
+    decision = decide([case()], Policy(), NOW, [first, second])
+    assert decision.active == (first,)
+    assert [(v.record.index, v.reason) for v in decision.void] == [
+        (1, "another record for this test id is already active")
+    ]
+    assert decision.rows[0].active_freeze == first
+
+
+def test_verdicts_and_counts() -> None:
+    clean = decide([case(outcomes=(True,) * 5)], Policy(), NOW)
+    assert (clean.verdict, clean.blocked) == (Verdict.CLEAN, False)
+    review = decide([case(), case("u", (True,) * 5)], Policy(), NOW)
+    assert (review.verdict, review.blocked) == (Verdict.REVIEW, False)
+    assert review.counts[TestClass.UNSTABLE_ASSERTION] == 1
+    assert review.counts[TestClass.STABLE_PASS] == 1
+    assert review.counts[TestClass.UNKNOWN_TEST] == 0
+    blocked = decide([case(), case("u", (False,) * 5)], Policy(), NOW)
+    assert (blocked.verdict, blocked.blocked) == (Verdict.BLOCKED, True)
+
+
+def test_a_strict_unstable_row_blocks_and_gets_no_proposal() -> None:
+    decision = decide([case("tests/auth/x")], Policy(strict=("tests/auth/*",)), NOW)
+    [row] = decision.rows
+    assert row.test_class is TestClass.UNSTABLE_ASSERTION
+    assert row.strict is True
+    assert row.freeze is None
+    assert decision.blocked is True
+
+
+def test_an_unstable_row_gets_a_proposal_with_its_own_binding() -> None:
+    [row] = decide([case(fixture_hash=A, retries=2)], Policy(), NOW).rows
+    assert row.freeze is not None
+    assert row.freeze.fixture_hash == A
+    assert (row.replay_pass, row.replay_total, row.retries) == (3, 5, 2)
+    assert row.strict is False
+
+
+def test_decide_rejects_a_bad_policy() -> None:
+    with pytest.raises(UsageError):
+        decide([case()], Policy(freeze_hours=0), NOW)
