@@ -1,0 +1,29 @@
+# The container in which the GitHub Action runs `waiver gate`.
+# BASE is pinned by digest; CI builds on a local Debian base with --build-arg BASE=....
+ARG BASE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
+FROM ${BASE}
+
+# The root filesystem is mounted read-only at run time: nothing may want to write bytecode.
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PYTHONPATH=/app \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# git reads the lock, registry, freeze store and policy file from the trusted revision.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git \
+    && rm -rf /var/lib/apt/lists/*
+
+COPY requirements/runtime.txt /tmp/runtime.txt
+RUN python3 -m pip install --no-cache-dir --root-user-action=ignore \
+        --require-hashes --no-deps -r /tmp/runtime.txt \
+    && rm /tmp/runtime.txt \
+    && useradd --uid 10001 --no-create-home --shell /usr/sbin/nologin waiver
+
+COPY waiver/ /app/waiver/
+COPY entrypoint.py /app/entrypoint.py
+# Compiled once here, because the running container cannot write next to the sources.
+RUN python3 -m compileall -q /app
+
+USER 10001
+ENTRYPOINT ["python3", "/app/entrypoint.py"]
