@@ -1,14 +1,25 @@
 """The one rule that turns a JUnit testcase into a test id, for reports and the registry alike.
 
+`TestIdRule(root)(suite, classname, name)` is the id of a testcase named `name`, with
+the `classname` attribute, in the innermost `<testsuite>` named `suite`:
+
 - A classname whose leading dotted parts name a Python module that exists under the
   repository root becomes a pytest node id: `tests.unit.test_x.TestY` + `test_z[1]` ->
-  `tests/unit/test_x.py::TestY::test_z[1]`.
+  `tests/unit/test_x.py::TestY::test_z[1]` (pytest writes the node id with `/` and `.py`
+  turned into dots; this turns it back).
 - Any other classname is kept: `com.acme.FooTest` + `bar` -> `com.acme.FooTest::bar`.
-- An empty classname falls back to the enclosing suite's name, then to the bare name.
+- An empty classname falls back to the suite's name (`widget.test.js::Mount iframe`),
+  then to the bare name.
 
-Only dotted parts that are Python identifiers are ever looked up, so a classname like
-`../secret-file` is a plain string and never becomes a path; nothing is opened, only
-stat'ed.
+The `file` and `line` attributes are not part of the id: pytest's default report format
+(xunit2) does not write them, so using them would change ids with a pytest setting.
+Nothing else about a run (time, hostname, order) is either, so an id is the same in every
+replay and on the base and the head of a pull request, as long as the module exists in
+both.
+
+Only dotted parts made of word characters and `-` are ever looked up, so a classname
+like `../secret-file` is a plain string and never becomes a path; nothing is opened, a
+candidate module is only stat'ed, once per classname.
 """
 
 from __future__ import annotations
@@ -16,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+PATH_PART = re.compile(r"[\w-]+\Z")
 
 
 class TestIdRule:
@@ -27,24 +38,22 @@ class TestIdRule:
         self._prefixes: dict[str, str] = {}
 
     def _prefix(self, classname: str) -> str:
-        """`classname` rewritten as `path.py::Class` when it names a module, else as is."""
-        cached = self._prefixes.get(classname)
-        if cached is not None:
-            return cached
-        prefix = classname
+        """The id up to the name: `path.py::Class::` when `classname` names a module."""
         parts = classname.split(".")
-        if self._root is not None and all(IDENTIFIER.match(part) for part in parts):
+        if self._root is not None and all(PATH_PART.match(part) for part in parts):
             for cut in range(len(parts), 0, -1):
                 module = "/".join(parts[:cut]) + ".py"
                 if os.path.isfile(os.path.join(self._root, module)):
-                    prefix = "::".join([module, *parts[cut:]])
-                    break
-        self._prefixes[classname] = prefix
-        return prefix
+                    return "::".join([module, *parts[cut:], ""])
+        return f"{classname}::"
 
     def __call__(self, suite: str, classname: str, name: str) -> str:
         if classname:
-            return f"{self._prefix(classname)}::{name}"
+            # Called once per testcase of every replay: the lookup is inlined and cached.
+            prefix = self._prefixes.get(classname)
+            if prefix is None:
+                prefix = self._prefixes[classname] = self._prefix(classname)
+            return prefix + name
         if suite:
             return f"{suite}::{name}"
         return name
