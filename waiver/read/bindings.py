@@ -1,0 +1,82 @@
+"""Fixture bindings: the part of the fixture set each test is bound to, and its two digests.
+
+A test that matches no binding is bound to the whole set, so any drift drifts it. A test
+that matches several bindings is bound to the union of their subsets: it drifts when any
+file it may read drifts. A subset's digests are `lock_digest` over its trusted lock entries
+and over its working-tree entries (which include files not in the lock), computed once
+per binding and once per distinct combination of bindings, never once per test.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fnmatch import translate
+
+from waiver.errors import InputError
+from waiver.read.config import Binding
+from waiver.read.lock import LockEntry, lock_digest
+
+
+def _matcher(patterns: Sequence[str]) -> re.Pattern[str]:
+    return re.compile("|".join(translate(pattern) for pattern in patterns))
+
+
+@dataclass(frozen=True)
+class Subset:
+    binding: Binding
+    lock: frozenset[LockEntry]
+    tree: frozenset[LockEntry]
+    expected: str  # digest of the subset's entries in the trusted lock
+    current: str  # digest of the subset's entries in the working tree
+
+
+def _subset(binding: Binding, lock: Sequence[LockEntry], tree: Sequence[LockEntry]) -> Subset:
+    matches = _matcher(binding.fixtures).match
+    locked = frozenset(entry for entry in lock if matches(entry.path))
+    found = frozenset(entry for entry in tree if matches(entry.path))
+    return Subset(binding, locked, found, lock_digest(locked), lock_digest(found))
+
+
+def check_binding_patterns(
+    bindings: Sequence[Binding], lock: Sequence[LockEntry], source: str
+) -> None:
+    """A fixture pattern that matches nothing in the lock would bind tests to nothing, so
+    they could never drift; that is a mistake in the policy file, not a binding."""
+    for index, binding in enumerate(bindings):
+        for number, pattern in enumerate(binding.fixtures):
+            matches = _matcher([pattern]).match
+            if not any(matches(entry.path) for entry in lock):
+                raise InputError(
+                    source,
+                    f"bindings[{index}].fixtures[{number}]: {pattern!r} matches no file in the "
+                    "lock (patterns match lock paths, relative to the repository root)",
+                )
+
+
+class FixtureBindings:
+    """Maps a test id to the (expected, current) fixture digests of the subset it is bound to."""
+
+    def __init__(
+        self, bindings: Sequence[Binding], lock: Sequence[LockEntry], tree: Sequence[LockEntry]
+    ) -> None:
+        self.whole = (lock_digest(lock), lock_digest(tree))
+        self.subsets = tuple(_subset(binding, lock, tree) for binding in bindings)
+        self._tests = tuple(_matcher(binding.tests).match for binding in bindings)
+        self._digests: dict[tuple[int, ...], tuple[str, str]] = {
+            (index,): (subset.expected, subset.current) for index, subset in enumerate(self.subsets)
+        }
+
+    def digests(self, test_id: str) -> tuple[str, str]:
+        if not self._tests:
+            return self.whole
+        bound = tuple(index for index, matches in enumerate(self._tests) if matches(test_id))
+        if not bound:
+            return self.whole
+        found = self._digests.get(bound)
+        if found is None:
+            locked = frozenset[LockEntry]().union(*(self.subsets[i].lock for i in bound))
+            tree = frozenset[LockEntry]().union(*(self.subsets[i].tree for i in bound))
+            found = self._digests[bound] = (lock_digest(locked), lock_digest(tree))
+        return found

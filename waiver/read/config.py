@@ -1,0 +1,355 @@
+"""The policy file, `waiver.yml`: plain YAML checked against the JSON Schema shipped with waiver.
+
+A policy file sets the gate's numbers and can tighten it (strict tests, fixture bindings,
+caps). No key can waive a closed class, skip the property step or make an unknown test
+pass: the schema has no such key, and an unknown key is an error, never ignored.
+Command-line flags override the file and the file overrides the defaults; the effective
+`Settings` record which of the three each value came from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any, Literal, TypeVar, cast
+
+import jsonschema
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from waiver.errors import InputError
+from waiver.model import Policy
+from waiver.read.files import split_relative
+from waiver.read.protected import ProtectedFiles
+from waiver.read.replays import Limits
+
+MAX_CONFIG_BYTES = 1 << 20
+MAX_INTEGER_CHARS = 20
+YAML_TAG = "tag:yaml.org,2002:"
+PLAIN_TAGS = frozenset(
+    YAML_TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map")
+)
+EXPECTED_TYPES = {
+    "integer": "an integer",
+    "string": "a string",
+    "array": "a list",
+    "object": "a mapping",
+}
+DEFAULT_POLICY = Policy()
+DEFAULT_LIMITS = Limits()
+
+Source = Literal["default", "file", "flag"]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Tests (test-id globs) bound to the fixtures they read (globs over lock paths)."""
+
+    tests: tuple[str, ...]
+    fixtures: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PolicyFile:
+    """What a policy file sets; None where the file is silent."""
+
+    source: str
+    min_replays: int | None = None
+    freeze_hours: int | None = None
+    max_freeze_hours: int | None = None
+    strict: tuple[str, ...] | None = None
+    fixtures: tuple[str, ...] | None = None
+    bindings: tuple[Binding, ...] | None = None
+    registry: str | None = None
+    freezes: str | None = None
+    max_report_bytes: int | None = None
+    max_files_per_replay: int | None = None
+
+
+@dataclass(frozen=True)
+class Flags:
+    """Policy values given on the command line; None where the flag was not given."""
+
+    min_replays: int | None = None
+    freeze_hours: int | None = None
+    fixtures: tuple[str, ...] | None = None
+    registry: str | None = None
+    freezes: str | None = None
+    max_report_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective policy of one run, and where each value came from."""
+
+    policy: Policy = field(default_factory=Policy)
+    fixtures: tuple[str, ...] = ()  # empty: every regular file under the fixtures folder
+    bindings: tuple[Binding, ...] = ()
+    registry: str | None = None
+    freezes: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    config: str | None = None
+    sources: Mapping[str, Source] = field(default_factory=dict)
+
+
+def key_path(parts: Iterable[str | int]) -> str:
+    """`bindings[0].tests` style: how a message names a place in the file."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text or "(top level)"
+
+
+def _tag(tag: str) -> str:
+    return "!!" + tag.removeprefix(YAML_TAG) if tag.startswith(YAML_TAG) else tag
+
+
+def _check_nodes(node: Node, path: list[str | int], seen: set[int], source: str) -> None:
+    """Plain values only: no tags beyond YAML's own scalars and collections, no aliases,
+    string keys given once. Checked on the node tree, before any object is constructed."""
+    where = key_path(path)
+    if id(node) in seen:
+        raise InputError(source, f"{where}: YAML aliases are not allowed in a policy file")
+    seen.add(id(node))
+    line = node.start_mark.line + 1 if node.start_mark is not None else 0
+    if node.tag not in PLAIN_TAGS:
+        raise InputError(
+            source,
+            f"{where}: the YAML tag {_tag(node.tag)} (line {line}) is not allowed; "
+            "a policy file holds plain values only",
+        )
+    if node.tag == YAML_TAG + "int" and len(node.value) > MAX_INTEGER_CHARS:
+        # Python refuses to build an int from thousands of digits; say so before it tries.
+        raise InputError(
+            source, f"{where}: expected an integer, got a number {len(node.value)} characters long"
+        )
+    if isinstance(node, SequenceNode):
+        for index, item in enumerate(node.value):
+            _check_nodes(item, [*path, index], seen, source)
+    elif isinstance(node, MappingNode):
+        keys: set[str] = set()
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode) or key_node.tag != YAML_TAG + "str":
+                shown = f": {key_node.value!r}" if isinstance(key_node, ScalarNode) else ""
+                key_line = key_node.start_mark.line + 1 if key_node.start_mark is not None else 0
+                raise InputError(
+                    source, f"{where}: a key (line {key_line}) is not a plain string{shown}"
+                )
+            key = key_node.value
+            if key in keys:
+                raise InputError(source, f"{key_path([*path, key])}: the key is given twice")
+            keys.add(key)
+            _check_nodes(value_node, [*path, key], seen, source)
+
+
+def load_yaml(data: bytes, source: str) -> object:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(source, f"not UTF-8 ({error.reason} at byte {error.start})") from None
+    try:
+        return _safe_load(text, source)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        what = ", ".join(part for part in (error.context, error.problem) if part)
+        raise InputError(source, f"not valid YAML: {what}{where}") from None
+    except yaml.YAMLError as error:
+        raise InputError(source, f"not valid YAML: {error}") from None
+    except RecursionError:
+        raise InputError(source, "not valid YAML: nested too deep") from None
+
+
+def _safe_load(text: str, source: str) -> object:
+    """yaml.safe_load in its two halves, so that the node tree is checked first."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise InputError(source, "the policy file is empty; write {} to take every default")
+        _check_nodes(node, [], set(), source)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _integer(_: object, value: object) -> bool:
+    # JSON Schema counts 24.0 as an integer, and Python counts True as one; a policy does not.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(
+        resources.files("waiver").joinpath("schemas/waiver-config.schema.json").read_text("utf-8")
+    )
+    base = jsonschema.Draft202012Validator
+    extend = cast(Callable[..., type[jsonschema.protocols.Validator]], jsonschema.validators.extend)
+    return extend(base, type_checker=base.TYPE_CHECKER.redefine("integer", _integer))(schema)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "an empty value"
+    if isinstance(value, str):
+        return f"the string {value[:60]!r}" + ("..." if len(value) > 60 else "")
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def _problems(error: jsonschema.ValidationError) -> list[str]:
+    """One line per offending key: where it is, what was expected, what was found."""
+    path = list(error.absolute_path)
+    keyword, rule, value = error.validator, error.validator_value, error.instance
+    if keyword == "additionalProperties" and isinstance(value, dict):
+        known = sorted(error.schema.get("properties", {})) if isinstance(error.schema, dict) else []
+        return [
+            f"{key_path([*path, key])}: unknown key (expected one of: {', '.join(known)})"
+            for key in sorted(set(value) - set(known))
+        ]
+    if keyword == "required" and isinstance(value, dict) and isinstance(rule, list):
+        return [f"{key_path(path)}: missing key {key}" for key in rule if key not in value]
+    if keyword == "type":
+        expected = EXPECTED_TYPES.get(str(rule), str(rule))
+        return [f"{key_path(path)}: expected {expected}, got {_shown(value)}"]
+    if keyword == "minimum":
+        return [f"{key_path(path)}: expected an integer >= {rule}, got {_shown(value)}"]
+    if keyword == "maximum":
+        return [f"{key_path(path)}: expected an integer <= {rule}, got {_shown(value)}"]
+    if keyword == "minItems":
+        return [f"{key_path(path)}: expected a list of at least {rule} item(s), got an empty list"]
+    if keyword == "minLength":
+        return [f"{key_path(path)}: expected a non-empty string"]
+    return [f"{key_path(path)}: {error.message}"]
+
+
+def _relative(data: Mapping[str, Any], key: str, source: str) -> str | None:
+    value: str | None = data.get(key)
+    if value is not None:
+        split_relative(value, f"{source}: {key}")
+    return value
+
+
+def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
+    return None if values is None else tuple(values)
+
+
+def parse_config(data: bytes, source: str) -> PolicyFile:
+    document = load_yaml(data, source)
+    errors = _validator().iter_errors(cast(Any, document))
+    problems = sorted({line for error in errors for line in _problems(error)})
+    if problems:
+        raise InputError(source, "; ".join(problems))
+    document = cast(dict[str, Any], document)  # the schema requires a mapping
+    limits: Mapping[str, int] = document.get("limits", {})
+    bindings = document.get("bindings")
+    policy_file = PolicyFile(
+        source=source,
+        min_replays=document.get("min_replays"),
+        freeze_hours=document.get("freeze_hours"),
+        max_freeze_hours=document.get("max_freeze_hours"),
+        strict=_tuple(document.get("strict")),
+        fixtures=_tuple(document.get("fixtures")),
+        bindings=None
+        if bindings is None
+        else tuple(Binding(tuple(b["tests"]), tuple(b["fixtures"])) for b in bindings),
+        registry=_relative(document, "registry", source),
+        freezes=_relative(document, "freezes", source),
+        max_report_bytes=limits.get("max_report_bytes"),
+        max_files_per_replay=limits.get("max_files_per_replay"),
+    )
+    _check_window(policy_file)
+    return policy_file
+
+
+def _check_window(policy_file: PolicyFile) -> None:
+    """The file on its own must hold: its freeze window fits under its maximum."""
+    given_hours, given_maximum = policy_file.freeze_hours, policy_file.max_freeze_hours
+    hours = DEFAULT_POLICY.freeze_hours if given_hours is None else given_hours
+    maximum = DEFAULT_POLICY.max_freeze_hours if given_maximum is None else given_maximum
+    if hours <= maximum:
+        return
+    if given_hours is not None:
+        raise InputError(
+            policy_file.source,
+            f"freeze_hours: expected at most max_freeze_hours ({maximum}), got {hours}",
+        )
+    raise InputError(
+        policy_file.source,
+        f"max_freeze_hours: expected at least freeze_hours ({hours}, the default), got {maximum}",
+    )
+
+
+def read_config(protected: ProtectedFiles, path: str) -> PolicyFile:
+    """The policy file, read like the lock: from the trusted revision when there is one."""
+    return parse_config(protected.read(path, MAX_CONFIG_BYTES), path)
+
+
+def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settings:
+    """Flags over the file over the defaults. Paths in the file are relative to the root."""
+    given = policy_file if policy_file is not None else PolicyFile(source="")
+    sources: dict[str, Source] = {}
+
+    def pick(key: str, flag: T | None, from_file: T | None, default: T) -> T:
+        if flag is not None:
+            sources[key] = "flag"
+            return flag
+        if from_file is not None:
+            sources[key] = "file"
+            return from_file
+        sources[key] = "default"
+        return default
+
+    def in_root(path: str | None) -> str | None:
+        return None if path is None else os.path.normpath(os.path.join(root, path))
+
+    policy = Policy(
+        min_replays=pick(
+            "min_replays", flags.min_replays, given.min_replays, DEFAULT_POLICY.min_replays
+        ),
+        freeze_hours=pick(
+            "freeze_hours", flags.freeze_hours, given.freeze_hours, DEFAULT_POLICY.freeze_hours
+        ),
+        max_freeze_hours=pick(
+            "max_freeze_hours", None, given.max_freeze_hours, DEFAULT_POLICY.max_freeze_hours
+        ),
+        strict=pick("strict", None, given.strict, DEFAULT_POLICY.strict),
+    )
+    return Settings(
+        policy=policy,
+        fixtures=pick("fixtures", flags.fixtures, given.fixtures, ()),
+        bindings=pick("bindings", None, given.bindings, ()),
+        registry=pick("registry", flags.registry, in_root(given.registry), None),
+        freezes=pick("freezes", flags.freezes, in_root(given.freezes), None),
+        limits=Limits(
+            max_report_bytes=pick(
+                "limits.max_report_bytes",
+                flags.max_report_bytes,
+                given.max_report_bytes,
+                DEFAULT_LIMITS.max_report_bytes,
+            ),
+            max_files_per_replay=pick(
+                "limits.max_files_per_replay",
+                None,
+                given.max_files_per_replay,
+                DEFAULT_LIMITS.max_files_per_replay,
+            ),
+        ),
+        config=policy_file.source if policy_file is not None else None,
+        sources=sources,
+    )
