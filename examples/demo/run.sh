@@ -5,6 +5,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 python=${PYTHON:-python3}
+# A relative path to the interpreter (PYTHON=.venv/bin/python) must survive the cd below.
+case "$python" in */*) python=$(cd "$(dirname "$python")" && pwd)/$(basename "$python") ;; esac
 work=${1:-$(mktemp -d)/demo}
 rm -rf "$work"
 mkdir -p "$work"
@@ -12,24 +14,21 @@ cp -R "$here"/fixtures "$here"/tests "$here"/slugify.py "$here"/pytest.ini \
   "$here"/fixture.lock "$here"/known-tests.txt "$here"/freezes.json "$work"/
 cd "$work"
 
-# pytest exits 1 when tests fail, which is data here; anything higher means it did not run.
-run_pytest() {
-  local code=0
-  "$python" -m pytest -q "$@" >/dev/null || code=$?
-  if [ "$code" -gt 1 ]; then
-    echo "waiver demo: pytest $* exited $code" >&2
-    exit "$code"
-  fi
-}
-
 echo "waiver demo: properties once, then 5 replays of the assertion tests"
-run_pytest tests/properties --junitxml=properties.xml
-for replay in 1 2 3 4 5; do
-  DEMO_COUNTER=.demo-counter run_pytest tests/assertions --junitxml="reports/run-$replay.xml"
-done
+# waiver replay exits 0 when every replay left a report, and 1 when a failing property suite
+# stopped it before any replay: both are data for the gate. Anything higher means it could
+# not replay the suite at all.
+replayed=0
+DEMO_COUNTER=.demo-counter "$python" -m waiver replay -n 5 --out reports \
+  --properties-first "$(printf '%q' "$python") -m pytest -q tests/properties --junitxml={junit}" \
+  -- "$python" -m pytest -q tests/assertions --junitxml={junit} >/dev/null || replayed=$?
+if [ "$replayed" -gt 1 ]; then
+  echo "waiver demo: waiver replay exited $replayed" >&2
+  exit "$replayed"
+fi
 
 status=0
-"$python" -m waiver gate --reports reports --properties properties.xml \
+"$python" -m waiver gate --reports reports --properties reports/properties.xml \
   --fixtures fixtures --lock fixture.lock --known-tests known-tests.txt \
   --freezes freezes.json --out waiver.json --summary summary.md || status=$?
 echo "waiver demo: report $work/waiver.json, summary $work/summary.md (exit $status)"

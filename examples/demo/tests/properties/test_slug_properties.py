@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from slugify import slugify
 
 INPUTS = json.loads((Path(__file__).parents[2] / "fixtures" / "inputs.json").read_text())
