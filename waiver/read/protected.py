@@ -1,7 +1,7 @@
 """The files a change must not be able to rewrite for its own gate run.
 
 The lock, the registry, the freeze store and the policy file are read through one of
-these: from the working tree, or from a trusted git revision.
+these: from the working tree, or from a trusted git revision (`waiver.read.git`).
 """
 
 from __future__ import annotations
@@ -12,13 +12,26 @@ from waiver.read.files import read_small
 
 
 class ProtectedFiles(Protocol):
-    description: str
+    @property
+    def description(self) -> str:
+        """Where the files come from, for the report: "working tree" or the revision."""
+
+    @property
+    def revision(self) -> str | None:
+        """The trusted commit id, or None for the working tree."""
 
     def read(self, path: str, limit: int) -> bytes: ...
+
+    def changes(self) -> dict[str, str]:
+        """The files read so far that the working tree changes, and how."""
 
 
 class WorkingTree:
     description = "working tree"
+    revision = None
 
     def read(self, path: str, limit: int) -> bytes:
         return read_small(path, limit, path)
+
+    def changes(self) -> dict[str, str]:
+        return {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from waiver.model import CLOSED_CLASSES, TestClass
+from waiver.model import BLOCKING_CLASSES, CLOSED_CLASSES, TestClass
 from waiver.write.escape import md_code
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
@@ -66,7 +66,7 @@ def _freeze_cell(row: Mapping[str, Any]) -> str:
     if row["freeze"] is not None:
         return f"proposed, expires {row['freeze']['expires_at']}"
     if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION:
-        return "none: strict test (blocks)"
+        return "none: matches a strict pattern (blocks)"
     return "—"
 
 
@@ -85,6 +85,25 @@ def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequ
     return 0
 
 
+def _blockers(report: Mapping[str, Any]) -> str:
+    """What blocks admission, in words: "1 `stable_assertion_fail` and 2 `unknown_test`"."""
+    parts = [
+        f"{report['counts'][test_class]} `{test_class.value}`"
+        for test_class in ORDER
+        if test_class in BLOCKING_CLASSES and report["counts"][test_class]
+    ]
+    strict = sum(
+        1
+        for row in report["rows"]
+        if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION
+    )
+    if strict:
+        parts.append(f"{strict} strict `unstable_assertion`")
+    if len(parts) < 2:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     out = _Budget(limit - RESERVE)
     out.add(HEADLINES[report["verdict"]])
@@ -96,6 +115,10 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         out.add("Nothing was classified; the gate fails closed.")
         return "\n".join(out.lines) + "\n"
 
+    blockers = _blockers(report)
+    if blockers:
+        out.add(f"Blocked by {blockers}.")
+        out.add("")
     out.add("| class | tests | admission |")
     out.add("|---|---|---|")
     for test_class in TestClass:
@@ -104,6 +127,17 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         )
     out.add("")
     out.add(f"Replays required per test: {report['min_replays']}.")
+    strict = [
+        row
+        for row in report["rows"]
+        if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION
+    ]
+    if strict:
+        out.add("")
+        out.add(
+            f"**{len(strict)} unstable test(s) match a `strict` pattern of the policy:** a strict "
+            "test gets no freeze proposal, and an unstable one blocks admission."
+        )
     registry = report["registry"]
     if registry is not None and not registry["used"]:
         out.add("")
@@ -114,6 +148,12 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         out.add(
             "**The lock, registry and freeze store were read from the working tree, which the "
             "change itself can edit.** Pass a trusted revision to read them from the base commit."
+        )
+    if report["trusted_revision"] is not None:
+        out.add("")
+        out.add(
+            "The protected files (lock, registry, freeze store, policy file) were read from "
+            f"trusted revision {md_code(report['trusted_revision'])}, not from this change."
         )
     if fixtures is not None and fixtures.get("working_tree_lock_differs"):
         out.add("")
@@ -148,6 +188,15 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             ["fixture", "drift"],
             [[md_code(d["path"]), d["kind"]] for d in fixtures["drift"]],
         )
+        left_out += _table(
+            out,
+            "Protected files this change edits",
+            ["file", "path", "change"],
+            [
+                [f"`{c['file']}`", md_code(c["path"]), c["change"]]
+                for c in fixtures.get("protected_changes", [])
+            ],
+        )
     properties = report["properties"]
     if properties is not None:
         left_out += _table(
@@ -176,7 +225,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     passes = [row["test_id"] for row in report["rows"] if row["class"] == TestClass.STABLE_PASS]
     skipped = report["skipped"]
     for title, ids in (
-        (f"{len(passes)} stable passes", passes),
+        (f"{len(passes)} stable pass{'' if len(passes) == 1 else 'es'}", passes),
         (f"{len(skipped)} skipped", skipped),
     ):
         if not ids:

@@ -1,0 +1,79 @@
+"""A stand-in for `docker` on PATH, for running the action's scripts without an engine.
+
+`docker build` is recorded and succeeds (or exits FAKE_DOCKER_BUILD_EXIT). `docker run`
+checks nothing itself; it records its arguments and runs the image's entry point,
+entrypoint.py, as the container would: with only the `--env` variables, in the
+`--workdir`, and with every container path in them mapped through the `--mount`s to the
+host folder behind it. FAKE_DOCKER_RUN_EXIT makes it fail before running anything.
+Each call is appended as one JSON line to FAKE_DOCKER_LOG.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+VALUED = {"--network", "--cap-drop", "--security-opt", "--tmpfs", "--user", "--mount",
+          "--workdir", "--env", "-e", "-w", "--entrypoint"}  # fmt: skip
+
+
+def parse_run(args: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Options (each a list of values, '' for a bare flag) and the image with its arguments."""
+    options: dict[str, list[str]] = {}
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        name, equals, value = args[index].partition("=")
+        if name in VALUED and not equals:
+            index += 1
+            value = args[index]
+        options.setdefault(name, []).append(value)
+        index += 1
+    return options, args[index:]
+
+
+def mounts(options: dict[str, list[str]]) -> list[tuple[str, str, bool]]:
+    found = []
+    for spec in options.get("--mount", []):
+        fields = dict(part.partition("=")[::2] for part in spec.split(","))
+        found.append((fields["target"], fields["source"], "readonly" in spec.split(",")))
+    return sorted(found, key=lambda mount: -len(mount[0]))
+
+
+def to_host(value: str, table: list[tuple[str, str, bool]]) -> str:
+    for target, source, _ in table:
+        if value == target or value.startswith(target + "/"):
+            return source + value[len(target) :]
+    return value
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    with open(os.environ["FAKE_DOCKER_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps({"argv": args}) + "\n")
+    if args[:1] == ["build"]:
+        return int(os.environ.get("FAKE_DOCKER_BUILD_EXIT", "0"))
+    assert args[:1] == ["run"], args
+    if "FAKE_DOCKER_RUN_EXIT" in os.environ:
+        return int(os.environ["FAKE_DOCKER_RUN_EXIT"])
+    options, image = parse_run(args[1:])
+    table = mounts(options)
+    env = {}
+    for entry in options.get("--env", []) + options.get("-e", []):
+        name, _, value = entry.partition("=")
+        env[name] = to_host(value, table)
+    workdir = to_host(options["--workdir"][0], table)
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "entrypoint.py"), *image[1:]],
+        cwd=workdir,
+        env={**env, "PATH": os.environ["PATH"], "PYTHONPATH": str(REPO)},
+        check=False,
+    )
+    return completed.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,516 @@
+"""The composite action, run step by step under a simulated runner.
+
+The steps of action.yml run as the runner would run them: each `run:` with bash, with the
+step's `env:` (expressions evaluated) and fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
+files; `if:` conditions honoured; the upload-artifact step recorded as an upload. `docker`
+is tests/fake_docker.py, which runs the real entry point with only what the script hands
+the container. So the order "upload, then fail" and the passing of inputs through the
+environment are exercised, not just read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from support import EMPTY, KNOWN, REPO, ROUND_TRIP, load_report, run_pytest
+
+ACTION = yaml.safe_load((REPO / "action.yml").read_text())
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+TOKEN = "ghs_not_a_real_token"
+
+
+@dataclass
+class StepRun:
+    name: str
+    outcome: str  # "success", "failure" or "skipped"
+    outputs: dict[str, str] = field(default_factory=dict)
+    stdout: str = ""
+
+
+@dataclass
+class Simulation:
+    steps: list[StepRun]
+    outputs: dict[str, str]
+    uploads: list[dict[str, str]]
+    docker_calls: list[list[str]]
+    summary: str
+
+    def step(self, step_id: str) -> StepRun:
+        return self.steps[[s.get("id") for s in ACTION["runs"]["steps"]].index(step_id)]
+
+    @property
+    def failed(self) -> bool:
+        return any(step.outcome == "failure" for step in self.steps)
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    lines = text.split("\n")
+    outputs: dict[str, str] = {}
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if not line:
+            index += 1
+            continue
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            end = lines.index(delimiter, index + 1)
+            outputs[name] = "\n".join(lines[index + 1 : end])
+            index = end + 1
+        else:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+            index += 1
+    return outputs
+
+
+class Runner:
+    """Just enough of the Actions runner for this action's steps."""
+
+    def __init__(self, workspace: Path, tmp: Path, inputs: dict[str, str], base_sha: str) -> None:
+        self.workspace = workspace
+        self.tmp = tmp
+        self.inputs = inputs
+        self.base_sha = base_sha
+        self.step_outputs: dict[str, dict[str, str]] = {}
+        self.uploads: list[dict[str, str]] = []
+        self.summary = ""
+        self.bin = tmp / "bin"
+        self.bin.mkdir(parents=True)
+        (self.bin / "docker").write_text(
+            f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "fake_docker.py"}" "$@"\n'
+        )
+        (self.bin / "docker").chmod(0o755)
+        (tmp / "runner-temp").mkdir()
+        self.docker_log = tmp / "docker.jsonl"
+        self.docker_log.touch()
+
+    def evaluate(self, expression: str) -> str:
+        if match := re.fullmatch(r"inputs\.([a-z-]+)", expression):
+            name = match.group(1)
+            spec = ACTION["inputs"][name]
+            if name in self.inputs:
+                return self.inputs[name]
+            return self.substitute(str(spec.get("default", "")))
+        if match := re.fullmatch(r"steps\.([a-z-]+)\.outputs\.([a-z-]+)", expression):
+            return self.step_outputs.get(match.group(1), {}).get(match.group(2), "")
+        if expression == "github.event.pull_request.base.sha":
+            return self.base_sha
+        raise AssertionError(f"the simulated runner does not know ${{{{ {expression} }}}}")
+
+    def substitute(self, text: str) -> str:
+        return EXPRESSION.sub(lambda match: self.evaluate(match.group(1)), text)
+
+    def condition(self, text: str | None, failed: bool) -> bool:
+        if text is None:
+            return not failed
+        terms = [term.strip() for term in text.split("&&")]
+        verdict = "always()" in terms or not failed
+        for term in terms:
+            if term == "always()":
+                continue
+            match = re.fullmatch(r"(\S+) (==|!=) '([^']*)'", term)
+            assert match is not None, f"unsupported condition {term!r}"
+            value = self.evaluate(match.group(1))
+            verdict = verdict and ((value == match.group(3)) == (match.group(2) == "=="))
+        return verdict
+
+    def environment(self, step: dict[str, Any], number: int) -> dict[str, str]:
+        return {
+            "PATH": f"{self.bin}{os.pathsep}{os.environ['PATH']}",
+            "HOME": str(self.tmp),
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_ACTION_PATH": str(REPO),
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "RUNNER_TEMP": str(self.tmp / "runner-temp"),
+            "GITHUB_OUTPUT": str(self.tmp / f"output-{number}"),
+            "GITHUB_STEP_SUMMARY": str(self.tmp / f"summary-{number}"),
+            "GITHUB_TOKEN": TOKEN,
+            "FAKE_DOCKER_LOG": str(self.docker_log),
+            **{name: self.substitute(str(value)) for name, value in step.get("env", {}).items()},
+        }
+
+    def run_step(self, step: dict[str, Any], number: int, extra: dict[str, str]) -> StepRun:
+        name = step["name"]
+        if "uses" in step:
+            assert step["uses"].startswith("actions/upload-artifact@"), step["uses"]
+            settings = {key: self.substitute(str(value)) for key, value in step["with"].items()}
+            self.uploads.append(settings)
+            found = Path(settings["path"]).is_file()
+            return StepRun(name, "success" if found else "failure")
+        assert "${{" not in step["run"]
+        env = {**self.environment(step, number), **extra}
+        for file in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+            Path(env[file]).touch()
+        completed = subprocess.run(
+            ["bash", "-e", "-c", step["run"]],
+            cwd=self.workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        outputs = parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text())
+        self.summary += Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+        outcome = "success" if completed.returncode == 0 else "failure"
+        return StepRun(name, outcome, outputs, completed.stdout + completed.stderr)
+
+    def run(self, extra: dict[str, str] | None = None) -> Simulation:
+        steps: list[StepRun] = []
+        for number, step in enumerate(ACTION["runs"]["steps"]):
+            failed = any(done.outcome == "failure" for done in steps)
+            if not self.condition(step.get("if"), failed):
+                steps.append(StepRun(step["name"], "skipped"))
+                continue
+            done = self.run_step(step, number, extra or {})
+            steps.append(done)
+            if "id" in step:
+                self.step_outputs[step["id"]] = done.outputs
+        outputs = {name: self.substitute(spec["value"]) for name, spec in ACTION["outputs"].items()}
+        calls = [
+            json.loads(line)["argv"] for line in self.docker_log.read_text().splitlines() if line
+        ]
+        return Simulation(steps, outputs, self.uploads, calls, self.summary)
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+@pytest.fixture
+def workspace(example: Path) -> tuple[Path, str]:
+    """The example as a checked-out repository whose base commit is its only commit."""
+    git(example, "init", "--quiet")
+    git(example, "add", "fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json")
+    git(example, "commit", "--quiet", "-m", "base")
+    return example, git(example, "rev-parse", "HEAD")
+
+
+EXAMPLE_INPUTS = {
+    "reports": "reports",
+    "properties": "properties.xml",
+    "known-tests": "known-tests.txt",
+    "freezes": "freezes.json",
+}
+
+
+def simulate(
+    workspace: tuple[Path, str],
+    tmp_path: Path,
+    inputs: dict[str, str] | None = None,
+    extra: dict[str, str] | None = None,
+) -> Simulation:
+    work, base = workspace
+    runner = Runner(work, tmp_path / "runner", {**EXAMPLE_INPUTS, **(inputs or {})}, base)
+    return runner.run(extra)
+
+
+def outcomes(simulation: Simulation) -> list[str]:
+    return [step.outcome for step in simulation.steps]
+
+
+def test_blocked_uploads_the_report_then_fails(workspace: tuple[Path, str], tmp_path: Path) -> None:
+    work, base = workspace
+
+    simulation = simulate(workspace, tmp_path)
+
+    assert outcomes(simulation) == [
+        "success",
+        "success",
+        "success",
+        "skipped",
+        "skipped",
+        "failure",
+    ]
+    assert simulation.uploads == [
+        {"name": "waiver", "path": str(work / "waiver.json"), "if-no-files-found": "error"}
+    ]
+    report = load_report(work / "waiver.json")
+    assert report["blocked"] is True and report["trusted_revision"] == base
+    assert simulation.outputs == {
+        "blocked": "true",
+        "verdict": "blocked",
+        "waiver-json": str(work / "waiver.json"),
+        "count-property-violation": "0",
+        "count-fixture-drift": "0",
+        "count-unknown-test": "0",
+        "count-stable-pass": "1",
+        "count-unstable-assertion": "1",
+        "count-stable-assertion-fail": "1",
+    }
+    gate = simulation.step("gate").stdout
+    assert (
+        f"::error title=waiver%3A stable_assertion_fail,file=tests/assertions/test_slug.py::{EMPTY}"
+        in gate
+    )
+    assert "::error title=waiver::admission is blocked" in simulation.steps[-1].stdout
+    # The job summary was written once, from inside the container.
+    assert simulation.summary.count("## ⛔ waiver: blocked") == 1
+    assert f"trusted revision `{base}`" in simulation.summary
+
+
+def test_the_container_gets_no_network_no_capabilities_no_token(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, _ = workspace
+    simulation = simulate(workspace, tmp_path)
+
+    build, run = simulation.docker_calls
+    assert build == ["build", "--quiet", "--tag", "waiver-action:local", "--", str(REPO)]
+    assert run[:9] == [
+        "run", "--rm", "--network", "none", "--cap-drop", "ALL",
+        "--security-opt", "no-new-privileges", "--read-only",
+    ]  # fmt: skip
+    assert f"type=bind,source={work},target=/github/workspace,readonly" in run
+    writable = [
+        spec for spec in run if spec.startswith("type=bind") and not spec.endswith(",readonly")
+    ]
+    assert [spec.split(",target=")[1] for spec in writable] == [
+        "/github/out",
+        "/github/file_commands/output",
+        "/github/file_commands/step_summary",
+    ]
+    assert not any(TOKEN in argument or "TOKEN" in argument for argument in run)
+    assert run[-1] == "waiver-action:local"
+
+
+def test_review_uploads_and_passes(workspace: tuple[Path, str], tmp_path: Path) -> None:
+    work, _ = workspace
+    shutil.rmtree(work / "reports")
+    (work / "known-tests.txt").write_text(f"{KNOWN}\n{ROUND_TRIP}\n")
+    git(work, "commit", "--quiet", "-am", "registry without the failing test")
+    env = {**os.environ, "DEMO_COUNTER": str(work / ".counter-review")}
+    for replay in range(1, 6):
+        run_pytest(
+            work, "tests/assertions", f"--deselect={EMPTY}", f"--junitxml=reports/run-{replay}.xml",
+            env=env,
+        )  # fmt: skip
+
+    simulation = simulate((work, git(work, "rev-parse", "HEAD")), tmp_path)
+
+    assert outcomes(simulation) == [
+        "success",
+        "success",
+        "success",
+        "skipped",
+        "skipped",
+        "success",
+    ]
+    assert simulation.outputs["verdict"] == "review"
+    assert len(simulation.uploads) == 1
+    assert simulation.steps[-1].stdout == "waiver: not blocked (verdict: review)\n"
+
+
+def test_an_input_error_uploads_the_blocked_report_then_fails(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, _ = workspace
+
+    simulation = simulate(workspace, tmp_path, {"properties": "no-such.xml"})
+
+    assert outcomes(simulation) == [
+        "success",
+        "success",
+        "success",
+        "skipped",
+        "skipped",
+        "failure",
+    ]
+    assert simulation.step("gate").outputs["exit-code"] == "2"
+    report = load_report(work / "waiver.json")
+    assert report["error"] == {"source": "no-such.xml", "problem": "file not found"}
+    assert "input or usage error" in simulation.steps[-1].stdout
+
+
+def test_inputs_reach_the_container_only_as_data(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, _ = workspace
+    hostile = {
+        "known-tests": "$(touch pwned-1)",
+        "freezes": '"; touch pwned-2; echo "',
+        "config": "`touch pwned-3`",
+        "min-replays": "5; touch pwned-4",
+    }
+
+    simulation = simulate(workspace, tmp_path, hostile)
+
+    assert not list(work.glob("pwned-*")) and not list(tmp_path.rglob("pwned-*"))
+    run = simulation.docker_calls[-1]
+    assert "INPUT_KNOWN-TESTS=$(touch pwned-1)" in run
+    assert 'INPUT_FREEZES="; touch pwned-2; echo "' in run
+    assert "INPUT_CONFIG=`touch pwned-3`" in run
+    assert "INPUT_MIN-REPLAYS=5; touch pwned-4" in run
+    # `waiver gate` refuses the replay count as a usage error, before it writes any report.
+    assert simulation.step("gate").outputs["exit-code"] == "2"
+    assert outcomes(simulation) == [
+        "success",
+        "success",
+        "skipped",
+        "skipped",
+        "skipped",
+        "failure",
+    ]
+
+
+def test_every_gate_input_reaches_the_container_under_the_runner_name(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    inputs = {
+        "reports": "r", "properties": "p", "fixtures": "f", "lock": "l", "known-tests": "k",
+        "freezes": "z", "config": "c", "min-replays": "3", "freeze-hours": "9",
+        "trusted-ref": "HEAD", "out": "sub/w.json",
+    }  # fmt: skip
+    simulation = simulate(workspace, tmp_path, inputs)
+
+    run = simulation.docker_calls[-1]
+    passed = sorted(arg for arg in run if arg.startswith("INPUT_"))
+    assert passed == sorted(
+        [f"INPUT_{name.upper()}={value}" for name, value in inputs.items() if name != "out"]
+        + ["INPUT_OUT=/github/out/w.json"]
+    )
+
+
+def test_a_build_failure_skips_the_gate_and_still_fails_the_step(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    simulation = simulate(workspace, tmp_path, extra={"FAKE_DOCKER_BUILD_EXIT": "1"})
+
+    assert outcomes(simulation) == [
+        "failure",
+        "skipped",
+        "skipped",
+        "skipped",
+        "skipped",
+        "failure",
+    ]
+    assert simulation.steps[-1].stdout == "::error title=waiver::the gate did not run\n"
+
+
+def test_a_container_that_never_ran_leaves_no_report_and_fails(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, _ = workspace
+    simulation = simulate(workspace, tmp_path, extra={"FAKE_DOCKER_RUN_EXIT": "125"})
+
+    assert outcomes(simulation) == [
+        "success",
+        "success",
+        "skipped",
+        "skipped",
+        "skipped",
+        "failure",
+    ]
+    assert not (work / "waiver.json").exists()
+    assert "the gate failed (exit code 125)" in simulation.steps[-1].stdout
+
+
+def test_a_prebuilt_image_is_used_as_given(workspace: tuple[Path, str], tmp_path: Path) -> None:
+    simulation = simulate(workspace, tmp_path, {"image": "registry.example/waiver@sha256:abc"})
+
+    assert [call[0] for call in simulation.docker_calls] == ["run"]
+    assert simulation.docker_calls[0][-1] == "registry.example/waiver@sha256:abc"
+
+
+@pytest.mark.parametrize("out", ["../escape.json", "/tmp/abs.json", "a/../../b.json", "a,b.json"])
+def test_out_must_stay_inside_the_workspace(
+    workspace: tuple[Path, str], tmp_path: Path, out: str
+) -> None:
+    simulation = simulate(workspace, tmp_path, {"out": out})
+
+    assert outcomes(simulation) == [
+        "success",
+        "failure",
+        "skipped",
+        "skipped",
+        "skipped",
+        "failure",
+    ]
+    assert "::error title=waiver::out must be a relative path" in simulation.step("gate").stdout
+    assert len(simulation.docker_calls) == 1  # the build only
+
+
+def test_out_through_a_symlinked_folder_is_refused(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, _ = workspace
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (work / "planted").symlink_to(target)
+
+    simulation = simulate(workspace, tmp_path, {"out": "planted/waiver.json"})
+
+    assert simulation.step("gate").outcome == "failure"
+    assert not list(target.iterdir())
+
+
+def test_a_report_planted_as_a_symlink_is_replaced_not_followed(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, _ = workspace
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched")
+    (work / "waiver.json").symlink_to(victim)
+
+    simulation = simulate(workspace, tmp_path)
+
+    assert victim.read_text() == "untouched"
+    assert not (work / "waiver.json").is_symlink()
+    assert simulation.outputs["waiver-json"] == str(work / "waiver.json")
+
+
+@pytest.mark.parametrize(
+    ("code", "blocked", "verdict", "exit_status", "message"),
+    [
+        ("0", "false", "clean", 0, "waiver: not blocked (verdict: clean)"),
+        ("0", "false", "x\n::error::y", 0, "waiver: not blocked"),
+        ("0", "true", "blocked", 1, "::error title=waiver::the gate exited 0 but did not report blocked=false"),
+        ("0", "", "", 1, "::error title=waiver::the gate exited 0 but did not report blocked=false"),
+        ("1", "true", "blocked", 1, "::error title=waiver::admission is blocked; see the job summary and the waiver.json artifact"),
+        ("3", "", "", 1, "::error title=waiver::the gate failed (exit code 3)"),
+        ("1\n::warning::x", "", "", 1, "::error title=waiver::the gate step reported no usable exit code"),
+    ],
+)  # fmt: skip
+def test_fail_if_blocked(
+    code: str, blocked: str, verdict: str, exit_status: int, message: str
+) -> None:
+    completed = subprocess.run(
+        ["bash", str(REPO / "action" / "fail-if-blocked.sh")],
+        env={"PATH": os.environ["PATH"], "GATE_EXIT_CODE": code, "GATE_BLOCKED": blocked,
+             "GATE_VERDICT": verdict},
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    assert (completed.returncode, completed.stdout) == (exit_status, message + "\n")
+
+
+def test_no_run_step_interpolates_an_expression() -> None:
+    documents = [REPO / "action.yml", *sorted((REPO / ".github" / "workflows").glob("*.yml"))]
+    runs = []
+    for path in documents:
+        document = yaml.safe_load(path.read_text())
+        steps = document.get("runs", {}).get("steps", [])
+        for job in document.get("jobs", {}).values():
+            steps += job.get("steps", [])
+        runs += [(path.name, step["run"]) for step in steps if "run" in step]
+    assert len(runs) >= 10
+    assert [name for name, run in runs if "${{" in run] == []

@@ -1,0 +1,232 @@
+"""action.yml against everything that must agree with it, and the linters it must pass.
+
+In sync: the action's inputs, the gate step's environment, action/run-gate.sh, the
+container's entry point (waiver/action_inputs.py and the `waiver gate` parser), the
+README's input table, and the package version. Linters: actionlint, zizmor (default
+persona) and check-jsonschema on action.yml and every workflow, shellcheck on action/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import waiver
+from support import REPO
+from waiver.action_inputs import GATE_INPUTS, gate_argv, input_variable
+from waiver.cli import build_parser
+
+ACTION: dict[str, Any] = yaml.safe_load((REPO / "action.yml").read_text())
+WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+README = (REPO / "README.md").read_text()
+BIN = Path(sys.executable).parent
+TOOL_ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+
+
+def step(step_id: str) -> dict[str, Any]:
+    steps: list[dict[str, Any]] = ACTION["runs"]["steps"]
+    return next(s for s in steps if s.get("id") == step_id)
+
+
+def tool(name: str, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    executable = BIN / name
+    assert executable.exists(), f"{name} is missing: pip install -e '.[test]'"
+    return subprocess.run(
+        [str(executable), *args],
+        cwd=cwd,
+        env=TOOL_ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+# --- in sync --------------------------------------------------------------------------
+
+
+def test_every_gate_input_is_an_action_input() -> None:
+    assert set(GATE_INPUTS) <= set(ACTION["inputs"])
+
+
+def test_the_gate_step_passes_each_gate_input_through_env() -> None:
+    env = step("gate")["env"]
+    expected = {
+        input_variable(name).replace("-", "_"): f"${{{{ inputs.{name} }}}}" for name in GATE_INPUTS
+    }
+    assert {name: value for name, value in env.items() if name.startswith("INPUT_")} == expected
+
+
+def test_run_gate_sh_forwards_exactly_the_gate_inputs() -> None:
+    script = (REPO / "action" / "run-gate.sh").read_text()
+    match = re.search(r"readonly GATE_INPUTS=\(([^)]*)\)", script)
+    assert match is not None
+    # `out` is not forwarded as given: it becomes the path inside the container.
+    assert match.group(1).split() == [name for name in GATE_INPUTS if name != "out"]
+
+
+def test_every_other_input_is_used_by_a_step() -> None:
+    used = set()
+    for spec in ACTION["runs"]["steps"]:
+        text = yaml.safe_dump({key: spec.get(key) for key in ("env", "with", "if")})
+        used |= set(re.findall(r"inputs\.([a-z-]+)", text))
+    assert set(ACTION["inputs"]) == used
+
+
+def test_every_gate_input_is_a_flag_of_waiver_gate() -> None:
+    env = {input_variable(name): f"value-of-{name}" for name in GATE_INPUTS}
+    env["INPUT_MIN-REPLAYS"] = "7"
+    env["INPUT_FREEZE-HOURS"] = "9"
+    env["INPUT_REPLAYS"] = "6"
+    env["INPUT_SHARDS"] = "3"
+    args = build_parser().parse_args(gate_argv(env))
+    for name in GATE_INPUTS:
+        assert str(getattr(args, name.replace("-", "_"))) == env[input_variable(name)]
+
+
+def test_the_entry_point_runs_the_gate_with_the_action_inputs() -> None:
+    source = (REPO / "entrypoint.py").read_text()
+    assert "sys.exit(main(gate_argv(os.environ)))" in source
+
+
+def test_the_action_outputs_come_from_the_gate_step() -> None:
+    outputs = {name: spec["value"] for name, spec in ACTION["outputs"].items()}
+    classes = [
+        "property-violation", "fixture-drift", "unknown-test", "stable-pass",
+        "unstable-assertion", "stable-assertion-fail",
+    ]  # fmt: skip
+    assert outputs == {
+        "blocked": "${{ steps.gate.outputs.blocked }}",
+        "verdict": "${{ steps.gate.outputs.verdict }}",
+        "waiver-json": "${{ steps.gate.outputs.report }}",
+        **{f"count-{c}": f"${{{{ steps.gate.outputs.count-{c} }}}}" for c in classes},
+    }
+
+
+def readme_inputs() -> dict[str, str]:
+    """The input table of the README's "## GitHub Action" section: name -> default cell."""
+    section = README.split("\n## GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z-]+)` \| (.*?) \| .* \|$", section, re.MULTILINE)
+    return dict(rows)
+
+
+def test_the_readme_table_lists_every_input_with_its_default() -> None:
+    expected = {}
+    for name, spec in ACTION["inputs"].items():
+        if spec.get("required"):
+            expected[name] = "*(required)*"
+        elif spec.get("default", "") == "":
+            expected[name] = "—"
+        else:
+            expected[name] = f"`{spec['default']}`"
+    assert readme_inputs() == expected
+
+
+def test_the_versions_agree() -> None:
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    version = pyproject["project"]["version"]
+    assert waiver.__version__ == version
+    assert re.findall(r"uses: OWNER/waiver@v(\S+)", README) == [version]
+
+
+# --- linters --------------------------------------------------------------------------
+
+
+def test_workflows_pass_actionlint() -> None:
+    completed = tool("actionlint", *(str(path) for path in WORKFLOWS))
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def lint_use_of_the_action(
+    tmp_path: Path, inputs: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """actionlint on a workflow that runs the action as `./`: it then reads action.yml."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(REPO / "action.yml", tmp_path / "action.yml")
+    workflow = {
+        "name": "use",
+        "on": "pull_request",
+        "permissions": {},
+        "jobs": {
+            "gate": {
+                "runs-on": "ubuntu-latest",
+                "permissions": {"contents": "read"},
+                "steps": [{"uses": "./", "with": inputs}],
+            }
+        },
+    }
+    (tmp_path / ".github" / "workflows" / "use.yml").write_text(yaml.safe_dump(workflow))
+    subprocess.run(["git", "init", "--quiet"], cwd=tmp_path, check=True)
+    return tool("actionlint", cwd=tmp_path)
+
+
+def test_actionlint_reads_action_yml_through_a_workflow_that_uses_it(tmp_path: Path) -> None:
+    every = {name: "x" for name in ACTION["inputs"]}
+    completed = lint_use_of_the_action(tmp_path / "good", every)
+    assert completed.returncode == 0, completed.stdout
+
+    missing_required = {"reports": "r", "no-such-input": "x"}
+    completed = lint_use_of_the_action(tmp_path / "bad", missing_required)
+    assert completed.returncode == 1
+    assert 'input "no-such-input" is not defined in action' in completed.stdout
+    assert 'missing input "properties"' in completed.stdout
+
+
+def test_the_readme_workflow_passes_actionlint(tmp_path: Path) -> None:
+    section = README.split("\n## GitHub Action\n", 1)[1]
+    workflow = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert workflow is not None
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "waiver.yml").write_text(workflow.group(1))
+    subprocess.run(["git", "init", "--quiet"], cwd=tmp_path, check=True)
+    completed = tool("actionlint", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stdout
+
+
+@pytest.mark.parametrize("path", [REPO / "action.yml", *WORKFLOWS], ids=lambda p: p.name)
+def test_zizmor_finds_nothing(path: Path) -> None:
+    completed = tool("zizmor", "--offline", "--format", "plain", str(path))
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "No findings to report." in completed.stdout
+
+
+def test_action_yml_matches_the_github_actions_schema() -> None:
+    completed = tool(
+        "check-jsonschema", "--builtin-schema", "vendor.github-actions", str(REPO / "action.yml")
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_workflows_match_the_github_workflows_schema() -> None:
+    completed = tool(
+        "check-jsonschema",
+        "--builtin-schema",
+        "vendor.github-workflows",
+        *(str(path) for path in WORKFLOWS),
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_the_action_scripts_pass_shellcheck() -> None:
+    scripts = sorted(str(path) for path in (REPO / "action").glob("*.sh"))
+    completed = tool("shellcheck", "--severity=style", *scripts)
+    assert completed.returncode == 0, completed.stdout
+
+
+def test_every_third_party_action_is_pinned_by_full_commit_sha() -> None:
+    documents = [REPO / "action.yml", *WORKFLOWS]
+    uses = []
+    for path in documents:
+        uses += re.findall(r"^\s*(?:-\s+)?uses:\s*(\S+)", path.read_text(), re.MULTILINE)
+    remote = [ref for ref in uses if not ref.startswith("./")]
+    assert remote
+    assert [ref for ref in remote if not re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref)] == []

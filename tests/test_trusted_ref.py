@@ -1,0 +1,362 @@
+"""--trusted-ref: the lock, registry and freeze store come from the base commit as blobs.
+
+The repositories are built here with real git: a base commit holding the example, and a
+head commit (the change) that edits a fixture, rewrites the lock to match and adds a
+freeze record for the flipping test bound to the new fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import EMPTY, KNOWN, ROUND_TRIP, classes, gate_args, load_report, run_gate
+from waiver.cli import main
+from waiver.errors import InputError
+from waiver.read.git import GitRevision
+from waiver.read.lock import lock_digest, parse_lock
+from waiver.write.summary import render_summary
+
+COMMITTED = ["fixtures", "tests", "fixture.lock", "known-tests.txt", "slugify.py", "pytest.ini"]
+
+
+def git(cwd: Path, *args: str) -> str:
+    completed = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"},
+    )
+    return completed.stdout.strip()
+
+
+def commit_all(work: Path, message: str) -> str:
+    git(work, "add", "--", *COMMITTED, "freezes.json")
+    git(work, "commit", "--quiet", "-m", message)
+    return git(work, "rev-parse", "HEAD")
+
+
+def freeze_for(test_id: str, fixture_hash: str) -> dict[str, Any]:
+    return {
+        "test_id": test_id,
+        "class": "unstable_assertion",
+        "fixture_hash": fixture_hash,
+        "replay_pass": 2,
+        "replay_total": 5,
+        "counts_as_pass": False,
+        "scope": "single_test_id",
+        "issued_at": "2026-12-01T00:00:00Z",
+        "expires_at": "2026-12-02T00:00:00Z",
+    }
+
+
+def make_change(work: Path) -> None:
+    """The head commit: a fixture edited, the lock rewritten to match, a freeze added."""
+    slugs = work / "fixtures" / "slugs.json"
+    slugs.write_text(slugs.read_text().replace("]", ', {"text": "New", "slug": "new"}]', 1))
+    assert main(["lock", "--root", str(work), "--fixtures", str(work / "fixtures"),
+                 "--out", str(work / "fixture.lock")]) == 0  # fmt: skip
+    digest = lock_digest(parse_lock((work / "fixture.lock").read_bytes(), "fixture.lock"))
+    (work / "freezes.json").write_text(json.dumps([freeze_for(ROUND_TRIP, digest)]))
+
+
+@pytest.fixture
+def repository(example: Path) -> tuple[Path, str, str]:
+    """The example as a git repository: (work tree at head, base commit, head commit)."""
+    git(example, "init", "--quiet")
+    base = commit_all(example, "base")
+    make_change(example)
+    head = commit_all(example, "change")
+    return example, base, head
+
+
+def gate(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    return run_gate(work, "--freezes", str(work / "freezes.json"), *extra)
+
+
+def test_with_the_base_as_trusted_ref_the_change_is_fixture_drift(
+    repository: tuple[Path, str, str],
+) -> None:
+    work, base, _ = repository
+
+    code, report = gate(work, "--trusted-ref", base)
+
+    assert code == 1
+    assert classes(report) == dict.fromkeys((EMPTY, KNOWN, ROUND_TRIP), "fixture_drift")
+    assert report["trusted_revision"] == base
+    assert report["freezes"] == {"active": [], "void": []}  # the added record was never read
+    assert all(row["active_freeze"] is None and row["freeze"] is None for row in report["rows"])
+    fixtures = report["fixtures"]
+    assert fixtures["lock_source"] == f"trusted revision {base}"
+    assert fixtures["drift"] == [{"path": "fixtures/slugs.json", "kind": "changed"}]
+    assert fixtures["working_tree_lock_differs"] is True
+    assert fixtures["protected_changes"] == [
+        {"file": "lock", "path": str(work / "fixture.lock"), "change": "modified"},
+        {"file": "freezes", "path": str(work / "freezes.json"), "change": "modified"},
+    ]
+    summary = render_summary(report)
+    assert f"from trusted revision `{base}`, not from this change." in summary
+    assert "**This change edits the fixture lock.**" in summary
+    assert f"| `lock` | `{work / 'fixture.lock'}` | modified |" in summary
+    assert f"| `freezes` | `{work / 'freezes.json'}` | modified |" in summary
+    assert "read from the working tree" not in summary
+
+
+def test_without_a_trusted_ref_the_change_vouches_for_itself_and_the_summary_warns(
+    repository: tuple[Path, str, str],
+) -> None:
+    work, _, _ = repository
+
+    code, report = gate(work)
+
+    # The rewritten lock matches the edited fixture, and the added freeze is active: exactly
+    # what reading the protected files from the change lets a change do.
+    assert code == 1
+    assert classes(report)[ROUND_TRIP] == "unstable_assertion"
+    assert report["rows"][2]["active_freeze"]["record"]["test_id"] == ROUND_TRIP
+    assert report["trusted_revision"] is None
+    assert report["fixtures"]["lock_source"] == "working tree"
+    assert "working_tree_lock_differs" not in report["fixtures"]
+    assert (
+        "**The lock, registry and freeze store were read from the working tree, which the "
+        "change itself can edit.**"
+    ) in render_summary(report)
+
+
+def test_the_head_as_trusted_ref_sees_no_change(repository: tuple[Path, str, str]) -> None:
+    work, _, head = repository
+
+    code, report = gate(work, "--trusted-ref", "HEAD")
+
+    assert code == 1
+    assert report["trusted_revision"] == head
+    assert report["fixtures"]["working_tree_lock_differs"] is False
+    assert report["fixtures"]["protected_changes"] == []
+    assert report["rows"][2]["active_freeze"] is not None
+
+
+def test_a_revision_missing_from_a_shallow_clone_is_fetched_once(
+    repository: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    upstream, base, _ = repository
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "--quiet", "--depth=1", f"file://{upstream}", str(clone))
+    for generated in ("reports", "properties.xml"):
+        os.rename(upstream / generated, clone / generated)
+    assert (
+        subprocess.run(
+            ["git", "cat-file", "-e", f"{base}^{{commit}}"], cwd=clone, check=False
+        ).returncode
+        != 0
+    )
+
+    code, report = gate(clone, "--trusted-ref", base)
+
+    assert code == 1
+    assert report["trusted_revision"] == base
+    assert set(classes(report).values()) == {"fixture_drift"}
+    assert git(clone, "cat-file", "-t", base) == "commit"
+
+
+def test_a_revision_that_cannot_be_fetched_fails_closed(
+    repository: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, _, _ = repository
+    git(work, "remote", "add", "origin", str(work / "no-such-remote"))
+
+    code = main(gate_args(work, "--trusted-ref", "0" * 40))
+
+    assert code == 2
+    error = capsys.readouterr().err
+    assert f"--trusted-ref {'0' * 40}: the revision is not in this clone" in error
+    assert "`fetch-depth: 0`" in error
+    report = load_report(work / "waiver.json")
+    assert report["blocked"] is True
+    assert report["error"]["source"] == f"--trusted-ref {'0' * 40}"
+
+
+@pytest.mark.parametrize("ref", ["--upload-pack=touch pwned", "HEAD:fixture.lock", "a b", ""])
+def test_a_revision_argument_that_is_no_revision_is_refused(
+    repository: tuple[Path, str, str], ref: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, _, _ = repository
+    assert main([*gate_args(work), f"--trusted-ref={ref}"]) == 2
+    assert f"--trusted-ref {ref}: not a revision name or commit id" in capsys.readouterr().err
+    assert not (work / "pwned").exists()
+
+
+def test_outside_a_git_clone_the_gate_fails_closed(
+    example: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(gate_args(example, "--trusted-ref", "HEAD")) == 2
+    assert "is not inside a git clone" in capsys.readouterr().err
+
+
+def test_a_symlink_at_the_trusted_revision_is_refused(
+    repository: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, _, _ = repository
+    (work / "known-tests.txt").unlink()
+    (work / "known-tests.txt").symlink_to("fixture.lock")
+    git(work, "add", "known-tests.txt")
+    git(work, "commit", "--quiet", "-m", "registry becomes a symlink")
+
+    assert main(gate_args(work, "--trusted-ref", "HEAD")) == 2
+    assert "known-tests.txt is a symlink at trusted revision" in capsys.readouterr().err
+
+
+def test_a_submodule_at_the_trusted_revision_is_refused(
+    repository: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, _, head = repository
+    git(work, "rm", "--quiet", "--cached", "known-tests.txt")
+    git(work, "update-index", "--add", "--cacheinfo", f"160000,{head},known-tests.txt")
+    git(work, "commit", "--quiet", "-m", "registry becomes a submodule")
+
+    assert main(gate_args(work, "--trusted-ref", "HEAD")) == 2
+    assert "known-tests.txt is a submodule at trusted revision" in capsys.readouterr().err
+
+
+def test_a_file_missing_at_the_trusted_revision_fails_closed(
+    repository: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, base, _ = repository
+    (work / "freezes.json").write_text("[]")
+    (work / "other.json").write_text("[]")
+
+    code = main([*gate_args(work, "--trusted-ref", base), "--freezes", str(work / "other.json")])
+
+    assert code == 2
+    assert f"other.json does not exist at trusted revision {base}" in capsys.readouterr().err
+
+
+def test_a_path_outside_the_root_is_refused(
+    repository: tuple[Path, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, _, _ = repository
+    outside = tmp_path / "registry.txt"
+    outside.write_text(f"{KNOWN}\n")
+    args = gate_args(work, "--trusted-ref", "HEAD")
+    args[args.index("--known-tests") + 1] = str(outside)
+
+    assert main(args) == 2
+    assert "a protected file must lie inside the repository root" in capsys.readouterr().err
+
+
+def test_the_root_may_be_a_folder_inside_the_repository(
+    repository: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    work, base, _ = repository
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    os.rename(work, outer / "demo")
+    git(outer, "init", "--quiet")
+    (outer / "demo" / ".git").rename(tmp_path / "inner-git")
+    git(outer, "add", "--", *(f"demo/{name}" for name in COMMITTED), "demo/freezes.json")
+    git(outer, "commit", "--quiet", "-m", "nested")
+
+    code, report = gate(outer / "demo", "--trusted-ref", "HEAD")
+
+    assert code == 1
+    assert report["fixtures"]["protected_changes"] == []
+    assert report["trusted_revision"] == git(outer, "rev-parse", "HEAD") != base
+
+
+def test_git_runs_no_hook_or_program_from_the_workspace_config(
+    repository: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    upstream, base, _ = repository
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "--quiet", "--depth=1", f"file://{upstream}", str(clone))
+    for generated in ("reports", "properties.xml"):
+        os.rename(upstream / generated, clone / generated)
+    marker = tmp_path / "ran"
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    for hook in ("reference-transaction", "post-checkout", "pre-auto-gc"):
+        (hooks / hook).write_text(f"#!/bin/sh\necho {hook} >> {marker}\n")
+        (hooks / hook).chmod(0o755)
+    git(clone, "config", "core.hooksPath", str(hooks))
+    git(clone, "config", "core.fsmonitor", f"echo fsmonitor >> {marker}; false")
+    git(
+        clone, "config", "remote.origin.uploadpack", f"echo uploadpack >> {marker}; git-upload-pack"
+    )
+
+    code, report = gate(clone, "--trusted-ref", base)
+
+    assert code == 1 and report["trusted_revision"] == base  # fetched and read
+    assert not marker.exists()
+    # The same fetch under the clone's own config runs its commands.
+    git(clone, "fetch", "--quiet", "origin", "HEAD:refs/remotes/origin/again")
+    assert set(marker.read_text().split()) == {"uploadpack", "reference-transaction", "fsmonitor"}
+
+
+def test_git_environment_variables_cannot_redirect_the_read(
+    repository: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    work, base, _ = repository
+    decoy = tmp_path / "decoy"
+    decoy.mkdir()
+    git(decoy, "init", "--quiet")
+    revision = GitRevision(str(work), base, {**os.environ, "GIT_DIR": str(decoy / ".git")})
+
+    assert revision.commit == base
+    assert revision.read(str(work / "known-tests.txt"), 1 << 20) == (
+        f"{EMPTY}\n{KNOWN}\n{ROUND_TRIP}\n".encode()
+    )
+
+
+def test_a_blob_over_the_cap_is_refused(repository: tuple[Path, str, str]) -> None:
+    work, base, _ = repository
+    revision = GitRevision(str(work), base, os.environ)
+    with pytest.raises(InputError, match="larger than the cap of 10 bytes"):
+        revision.read(str(work / "known-tests.txt"), 10)
+
+
+def test_changes_name_deleted_and_replaced_files(repository: tuple[Path, str, str]) -> None:
+    work, base, _ = repository
+    revision = GitRevision(str(work), base, os.environ)
+    for name in ("known-tests.txt", "fixture.lock", "freezes.json"):
+        revision.read(str(work / name), 1 << 20)
+    (work / "known-tests.txt").unlink()
+    (work / "freezes.json").unlink()
+    (work / "freezes.json").mkdir()
+
+    assert revision.changes() == {
+        str(work / "known-tests.txt"): "deleted",
+        str(work / "fixture.lock"): "modified",
+        str(work / "freezes.json"): "not a regular file",
+    }
+
+
+def test_the_policy_file_comes_from_the_trusted_revision_too(
+    repository: tuple[Path, str, str],
+) -> None:
+    work, _, _ = repository
+    config = work / "waiver.yml"
+    config.write_text("min_replays: 5\n")
+    git(work, "add", "waiver.yml")
+    git(work, "commit", "--quiet", "-m", "policy")
+    base = git(work, "rev-parse", "HEAD")
+    config.write_text("min_replays: 1\n")  # the change lowers its own bar
+
+    _, trusted = gate(work, "--config", str(config), "--trusted-ref", base)
+    _, untrusted = gate(work, "--config", str(config))
+
+    assert trusted["min_replays"] == 5 and untrusted["min_replays"] == 1
+    assert trusted["fixtures"]["protected_changes"] == [
+        {"file": "config", "path": str(config), "change": "modified"}
+    ]
+
+
+def test_an_ancestor_of_a_revision_can_be_named(repository: tuple[Path, str, str]) -> None:
+    work, base, _ = repository
+    assert GitRevision(str(work), "HEAD~1", os.environ).commit == base
+    assert GitRevision(str(work), "HEAD^", os.environ).commit == base
