@@ -6,25 +6,33 @@ Exit codes, everywhere: 0 not blocked, 1 blocked, 2 usage or input error, 3 inte
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from waiver import __version__
 from waiver.decide import check_policy, decide
+from waiver.diagnose import DiagnoseOptions, run_diagnose
 from waiver.errors import InputError, UsageError
 from waiver.gate import GateOptions, run_gate
-from waiver.model import Policy
+from waiver.github import on_github, publish
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
+from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
+from waiver.read.git import GitRevision
 from waiver.read.lock import write_lock_text
-from waiver.read.protected import WorkingTree
+from waiver.read.protected import ProtectedFiles, WorkingTree
 from waiver.read.registry import format_registry
 from waiver.read.replays import Limits, read_replays
+from waiver.read.report_overview import overview
 from waiver.read.testid import TestIdRule
+from waiver.replay import ReplayOptions, run_replays
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
-from waiver.write.report import Context, render_json, report_json
+from waiver.write.report import Context, policy_json, render_json, report_json
 from waiver.write.summary import render_summary
 
 EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -46,8 +54,9 @@ def _now(args: argparse.Namespace) -> datetime:
     return now if now is not None else datetime.now(UTC).replace(microsecond=0)
 
 
-def _policy(args: argparse.Namespace) -> Policy:
-    return Policy(min_replays=args.min_replays, freeze_hours=args.freeze_hours)
+def _policy(args: argparse.Namespace) -> Flags:
+    """The policy flags as given; None where absent, so a policy file or default applies."""
+    return Flags(min_replays=args.min_replays, freeze_hours=args.freeze_hours)
 
 
 def _report(args: argparse.Namespace, document: dict[str, object]) -> int:
@@ -64,11 +73,11 @@ def _lock(args: argparse.Namespace) -> int:
 
 
 def _classify(args: argparse.Namespace) -> int:
-    policy = _policy(args)
-    check_policy(policy)
+    settings = effective(None, _policy(args), ".")
+    check_policy(settings.policy)
     cases = parse_cases(read_small(args.cases, MAX_CASES_BYTES, args.cases), args.cases)
     now = _now(args)
-    document = report_json(decide(cases, policy, now), policy, Context(), now)
+    document = report_json(decide(cases, settings.policy, now), settings, Context(), now)
     write_atomic(args.out, render_json(document))
     if args.summary is not None:
         with open(args.summary, "a", encoding="utf-8") as stream:
@@ -84,15 +93,50 @@ def _gate(args: argparse.Namespace) -> int:
         lock=args.lock,
         out=args.out,
         root=args.root,
-        policy=_policy(args),
-        known_tests=args.known_tests,
-        freezes=args.freezes,
+        flags=replace(
+            _policy(args),
+            registry=args.known_tests,
+            freezes=args.freezes,
+            fixtures=tuple(args.pattern) or None,
+            max_report_bytes=args.max_report_bytes,
+        ),
+        config=args.config,
         summary=args.summary,
-        patterns=tuple(args.pattern),
         replays=args.replays,
-        limits=Limits(max_report_bytes=args.max_report_bytes),
+        shards=args.shards,
     )
-    return _report(args, run_gate(options, WorkingTree(), _now(args)))
+    protected: ProtectedFiles = (
+        WorkingTree()
+        if args.trusted_ref is None
+        else GitRevision(args.root, args.trusted_ref, os.environ)
+    )
+    if not on_github(os.environ):
+        return _report(args, run_gate(options, protected, _now(args)))
+    try:
+        document = run_gate(options, protected, _now(args))
+    except (InputError, UsageError):
+        _publish(args, _load_report(args.out))  # the blocked report the gate left behind
+        raise
+    _publish(args, document)
+    return _report(args, document)
+
+
+def _load_report(path: str) -> dict[str, object]:
+    with open(path, encoding="utf-8") as stream:
+        document: dict[str, object] = json.load(stream)
+    return document
+
+
+def _publish(args: argparse.Namespace, document: dict[str, object]) -> None:
+    """On a GitHub runner: annotations, step outputs and the job summary."""
+    publish(
+        os.environ,
+        document,
+        report_path=args.out,
+        root=args.root,
+        summary_written_to=args.summary,
+        stream=sys.stdout,
+    )
 
 
 def _baseline(args: argparse.Namespace) -> int:
@@ -107,9 +151,36 @@ def _baseline(args: argparse.Namespace) -> int:
     return EXIT_CLEAR
 
 
+def _diagnose(args: argparse.Namespace) -> int:
+    options = DiagnoseOptions(
+        report=args.report,
+        endpoint=args.endpoint,
+        model=args.model,
+        out=args.out,
+        max_rows=args.max_rows,
+        timeout=args.timeout,
+        summary=args.summary,
+    )
+    notes = run_diagnose(options, os.environ)
+    kept = sum(note["status"] == "accepted" for note in notes)
+    print(
+        f"waiver: commentary on {len(notes)} unstable rows ({kept} kept) written to {args.out}; "
+        "the report is unchanged"
+    )
+    return EXIT_CLEAR
+
+
+def _check_policy_file(args: argparse.Namespace) -> int:
+    """Print the effective values of a valid policy file, with where each came from."""
+    settings = effective(read_config(WorkingTree(), args.check), Flags(), ".")
+    print(render_json(policy_json(settings)), end="")
+    return EXIT_CLEAR
+
+
 def _add_policy_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--min-replays", type=int, default=5, metavar="N")
-    parser.add_argument("--freeze-hours", type=int, default=24, metavar="H")
+    # No defaults here: a flag that was not given must not override the policy file.
+    parser.add_argument("--min-replays", type=int, metavar="N", help="default 5")
+    parser.add_argument("--freeze-hours", type=int, metavar="H", help="default 24")
     parser.add_argument(
         "--now", type=_moment, help="evaluate at this time (ISO 8601 with zone) instead of now"
     )
@@ -145,9 +216,34 @@ def _add_gate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
     parser.add_argument("--pattern", action="append", default=[], metavar="GLOB")
     parser.add_argument("--replays", type=int, metavar="N", help="how many replays to expect")
-    parser.add_argument("--max-report-bytes", type=int, default=Limits().max_report_bytes)
+    parser.add_argument(
+        "--shards", type=int, metavar="K", help="run-<n>/ folders hold shard-1.xml … shard-K.xml"
+    )
+    parser.add_argument("--max-report-bytes", type=int, metavar="N")
+    parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
+    parser.add_argument(
+        "--trusted-ref",
+        metavar="REV",
+        help="read the lock, registry, freeze store and policy file from this git revision",
+    )
     _add_policy_flags(parser)
     parser.set_defaults(handler=_gate)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    # Ids are counted, not printed, so no repository root is needed to form them.
+    rule = TestIdRule(None)
+    for path in args.files:
+        print(visible_text(overview(path, rule, Limits()).line(), 2000))
+    return EXIT_CLEAR
+
+
+def _add_inspect(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "inspect", help="show how the gate reads JUnit files: tool, ids, outcomes, retries"
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    parser.set_defaults(handler=_inspect)
 
 
 def _add_baseline(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -156,6 +252,60 @@ def _add_baseline(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--out", required=True, metavar="FILE")
     parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
     parser.set_defaults(handler=_baseline)
+
+
+def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "diagnose",
+        help="ask a model for commentary on unstable rows (key from WAIVER_MODEL_API_KEY)",
+    )
+    parser.add_argument("--report", required=True, metavar="FILE", help="waiver.json, only read")
+    parser.add_argument("--endpoint", required=True, metavar="URL", help="OpenAI-compatible API")
+    parser.add_argument("--model", required=True, metavar="NAME")
+    parser.add_argument("--out", default="diagnosis.json", metavar="FILE")
+    parser.add_argument("--max-rows", type=int, default=3, metavar="N")
+    parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
+    parser.add_argument("--summary", metavar="FILE", help="append the Markdown commentary here")
+    parser.set_defaults(handler=_diagnose)
+
+
+def _add_policy(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("policy", help="validate a policy file (waiver.yml)")
+    parser.add_argument(
+        "--check", required=True, metavar="FILE", help="print its effective values, or fail"
+    )
+    parser.set_defaults(handler=_check_policy_file)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    command: list[str] = args.command
+    options = ReplayOptions(
+        count=args.count,
+        out=args.out,
+        command=command[1:] if command[:1] == ["--"] else command,
+        timeout=args.timeout,
+        properties_first=args.properties_first,
+    )
+    return run_replays(options)
+
+
+def _add_replay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="run a test command N times, one JUnit report per replay",
+        description="{junit} in the command, and WAIVER_JUNIT in its environment, name the "
+        "report path of each run; WAIVER_REPLAY is the replay's number.",
+    )
+    parser.add_argument("-n", dest="count", type=int, required=True, metavar="N")
+    parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per replay")
+    parser.add_argument(
+        "--properties-first",
+        metavar="COMMAND",
+        help="the property suite, one shell-quoted string, run once first to DIR/properties.xml",
+    )
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    parser.set_defaults(handler=_replay)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -168,6 +318,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_classify(subparsers)
     _add_gate(subparsers)
     _add_baseline(subparsers)
+    _add_inspect(subparsers)
+    _add_policy(subparsers)
+    _add_diagnose(subparsers)
+    _add_replay(subparsers)
     return parser
 
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.model import Case, Decision, FreezeRecord, Policy
+from waiver.model import Case, Decision, FreezeRecord
+from waiver.read.bindings import FixtureBindings, check_binding_patterns
+from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.junit import FAIL, PASS
 from waiver.read.lock import (
@@ -29,7 +31,7 @@ from waiver.read.lock import (
 )
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, parse_registry
-from waiver.read.replays import Limits, ReplaySet, Tally, read_replays, read_single
+from waiver.read.replays import ReplaySet, Tally, read_replays, read_single
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, render_json, report_json
@@ -44,13 +46,11 @@ class GateOptions:
     lock: str
     out: str
     root: str
-    policy: Policy
-    known_tests: str | None = None
-    freezes: str | None = None
+    flags: Flags = field(default_factory=Flags)
+    config: str | None = None
     summary: str | None = None
-    patterns: Sequence[str] = ()
     replays: int | None = None
-    limits: Limits = field(default_factory=Limits)
+    shards: int | None = None
 
 
 @dataclass(frozen=True)
@@ -59,19 +59,25 @@ class Fixtures:
     state: FixtureState
     expected: str
     current: str
+    bound: FixtureBindings
 
 
-def read_fixtures(options: GateOptions, protected: ProtectedFiles) -> Fixtures:
+def read_fixtures(options: GateOptions, settings: Settings, protected: ProtectedFiles) -> Fixtures:
     lock = parse_lock(protected.read(options.lock, MAX_LOCK_BYTES), options.lock)
+    if settings.config is not None:
+        check_binding_patterns(settings.bindings, lock, settings.config)
     folder = fixtures_folder(options.root, options.fixtures)
-    paths = scan_fixtures(options.root, folder, options.patterns)
+    paths = scan_fixtures(options.root, folder, settings.fixtures)
     state = hash_tree(options.root, lock, paths, options.lock)
-    return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree))
+    bound = FixtureBindings(settings.bindings, lock, state.tree)
+    return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound)
 
 
-def read_properties(options: GateOptions, rule: TestIdRule) -> tuple[int, list[str]]:
+def read_properties(
+    options: GateOptions, settings: Settings, rule: TestIdRule
+) -> tuple[int, list[str]]:
     """How many property cases ran, and which failed; zero cases protects nothing."""
-    tally = read_single(options.properties, rule, options.limits)
+    tally = read_single(options.properties, rule, settings.limits)
     states = tally.replays[0]
     ran = sum(1 for state in states if state & (PASS | FAIL))
     if ran == 0:
@@ -86,8 +92,13 @@ def build_cases(
     property_ok: bool,
     fixtures: Fixtures,
 ) -> tuple[list[Case], list[str]]:
-    """One case per test id seen or expected; ids skipped everywhere and not expected are set aside."""
+    """One case per test id seen or expected; ids skipped everywhere and not expected are set aside.
+
+    Each case carries the digests of the fixtures its test is bound to (the whole set
+    unless a policy binding says otherwise).
+    """
     tally: Tally = replays.tally
+    digests = fixtures.bound.digests
     cases: list[Case] = []
     skipped: list[str] = []
     for position, test_id in enumerate(tally.ids):
@@ -96,12 +107,13 @@ def build_cases(
         if not outcomes and not (registry is not None and expected):
             skipped.append(test_id)
             continue
+        expected_hash, current_hash = digests(test_id)
         cases.append(
             Case(
                 test_id=test_id,
                 property_ok=property_ok,
-                fixture_hash=fixtures.current,
-                expected_fixture_hash=fixtures.expected,
+                fixture_hash=current_hash,
+                expected_fixture_hash=expected_hash,
                 outcomes=outcomes,
                 known_test=expected,
                 retries=tally.retries.get(position, 0),
@@ -109,12 +121,13 @@ def build_cases(
             )
         )
     for test_id in sorted((registry or frozenset()) - tally.index.keys()):
+        expected_hash, current_hash = digests(test_id)
         cases.append(
             Case(
                 test_id,
                 property_ok,
-                fixtures.current,
-                fixtures.expected,
+                current_hash,
+                expected_hash,
                 (),
                 known_test=True,
                 unreadable_replays=len(replays.errors),
@@ -123,23 +136,74 @@ def build_cases(
     return cases, skipped
 
 
-def _gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Json:
-    check_policy(options.policy)
+def read_assertion_replays(
+    options: GateOptions, settings: Settings, rule: TestIdRule, property_ok: bool
+) -> ReplaySet:
+    """The replays; after a failed property suite, a folder without any is no input error.
+
+    `waiver replay --properties-first` runs no replay once a property fails, and every row
+    is property_violation whatever the replays hold, so the report names the violation
+    instead of stopping at the missing replays.
+    """
+    if options.shards is not None and options.shards < 1:
+        raise UsageError(f"--shards must be at least 1, got {options.shards}")
+    try:
+        return read_replays(options.reports, rule, settings.limits, options.replays, options.shards)
+    except InputError:
+        if property_ok:
+            raise
+        return ReplaySet(Tally(), 0, ())
+
+
+def trusted_changes(options: GateOptions, settings: Settings, protected: ProtectedFiles) -> Json:
+    """With a trusted revision: which protected files the change edits in its working tree.
+
+    Only files that were read count (after a failed property the freeze store is not).
+    """
+    if protected.revision is None:
+        return {}
+    changes = protected.changes()
+    named = [
+        ("lock", options.lock),
+        ("known-tests", settings.registry),
+        ("freezes", settings.freezes),
+        ("config", options.config),
+    ]
+    return {
+        "working_tree_lock_differs": options.lock in changes,
+        "protected_changes": [
+            {"file": role, "path": path, "change": changes[path]}
+            for role, path in named
+            if path is not None and path in changes
+        ],
+    }
+
+
+def _gate(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
+) -> Json:
+    check_policy(settings.policy)
     rule = TestIdRule(options.root)
-    fixtures = read_fixtures(options, protected)
-    property_cases, failed_properties = read_properties(options, rule)
-    replays = read_replays(options.reports, rule, options.limits, options.replays)
+    fixtures = read_fixtures(options, settings, protected)
+    property_cases, failed_properties = read_properties(options, settings, rule)
+    replays = read_assertion_replays(options, settings, rule, not failed_properties)
     registry = None
-    if options.known_tests is not None:
+    if settings.registry is not None:
         registry = parse_registry(
-            protected.read(options.known_tests, MAX_REGISTRY_BYTES), options.known_tests
+            protected.read(settings.registry, MAX_REGISTRY_BYTES), settings.registry
         )
     property_ok = not failed_properties
     records: tuple[FreezeRecord, ...] = ()
-    if property_ok and options.freezes is not None:
-        records = parse_freezes(protected.read(options.freezes, MAX_STORE_BYTES), options.freezes)
+    if property_ok and settings.freezes is not None:
+        records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
     cases, skipped = build_cases(replays, registry, property_ok, fixtures)
-    decision: Decision = decide(cases, options.policy, now, records)
+    if not cases and not property_ok:
+        # No replay and no registry to name the tests: the failed property cases are the
+        # rows, so the report blocks on property_violation instead of being empty and clean.
+        for test_id in failed_properties:
+            expected_hash, current_hash = fixtures.bound.digests(test_id)
+            cases.append(Case(test_id, False, current_hash, expected_hash, (), known_test=True))
+    decision: Decision = decide(cases, settings.policy, now, records)
     context = Context(
         fixtures={
             "lock": options.lock,
@@ -148,6 +212,17 @@ def _gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Jso
             "tree_digest": fixtures.current,
             "files": len(fixtures.lock),
             "drift": [{"path": d.path, "kind": d.kind} for d in fixtures.state.drift],
+            "bindings": [
+                {
+                    "tests": list(subset.binding.tests),
+                    "fixtures": list(subset.binding.fixtures),
+                    "files": len(subset.lock),
+                    "lock_digest": subset.expected,
+                    "tree_digest": subset.current,
+                }
+                for subset in fixtures.bound.subsets
+            ],
+            **trusted_changes(options, settings, protected),
         },
         properties={
             "report": options.properties,
@@ -161,18 +236,19 @@ def _gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Jso
                 {"replay": e.replay, "source": e.source, "problem": e.problem}
                 for e in replays.errors
             ],
-        },
-        registry={"used": registry is not None, "path": options.known_tests},
+        }
+        if replays.replay_count
+        else None,
+        registry={"used": registry is not None, "path": settings.registry},
         skipped=skipped,
+        trusted_revision=protected.revision,
     )
-    return report_json(decision, options.policy, context, now)
+    return report_json(decision, settings, context, now)
 
 
 @contextlib.contextmanager
-def _report_on_failure(options: GateOptions, now: datetime) -> Iterator[None]:
+def _report_on_failure(options: GateOptions, settings: Settings, now: datetime) -> Iterator[None]:
     """Whatever ends the run early, leave a blocked report, never a stale green one."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(options.out)
     try:
         yield
     except (InputError, UsageError) as error:
@@ -181,7 +257,7 @@ def _report_on_failure(options: GateOptions, now: datetime) -> Iterator[None]:
             if isinstance(error, InputError)
             else ("usage", str(error))
         )
-        _write(options, error_report_json(source, problem, options.policy, now))
+        _write(options, error_report_json(source, problem, settings, now))
         raise
 
 
@@ -192,8 +268,19 @@ def _write(options: GateOptions, document: Json) -> None:
             stream.write(render_summary(document))
 
 
+def read_settings(options: GateOptions, protected: ProtectedFiles) -> Settings:
+    """The effective policy: the policy file (read like the lock) under the flags."""
+    policy_file = None if options.config is None else read_config(protected, options.config)
+    return effective(policy_file, options.flags, options.root)
+
+
 def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Json:
-    with _report_on_failure(options, now):
-        document = _gate(options, protected, now)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(options.out)
+    # Until the policy file is read, an error report can only show the flags and defaults.
+    with _report_on_failure(options, effective(None, options.flags, options.root), now):
+        settings = read_settings(options, protected)
+    with _report_on_failure(options, settings, now):
+        document = _gate(options, settings, protected, now)
         _write(options, document)
     return document

@@ -1,8 +1,22 @@
 """A folder of replays (`run-<n>.xml` files or `run-<n>/` folders of shards) as per-test outcomes.
 
-A replay's outcome for an id is a pass only when every occurrence of the id in that
-replay passed; any failed attempt or occurrence fails the replay. A replay that cannot be
-read is dropped whole and recorded, so its tests end up with a short replay list.
+One rule, fail-closed, for every way a test id can appear more than once in a replay: the
+replay's outcome for the id is a pass only when every occurrence and every attempt of it
+in that replay passed.
+
+- Retry elements inside a testcase (`flakyFailure`, `flakyError`, `rerunFailure`,
+  `rerunError`) are failed attempts, wherever they stand relative to the final result.
+- Repeated `<testcase>` elements with one id, in one file or across the replay's shards,
+  are merged whether the tool retried (Gradle test-retry, gotestsum `--rerun-fails`,
+  pytest-rerunfailures) or ran the test again for another reason (`go test -count=N`,
+  data providers with equal titles, Playwright projects, nextest stress runs): a fail in
+  any occurrence fails the replay.
+- Skipped occurrences are ignored when another occurrence of the id ran; a replay in
+  which every occurrence was skipped has no outcome for the id.
+
+`Tally.retries` counts, per id over all replays, the attempts beyond the first: every
+retry element and every repeated occurrence. A replay that cannot be read is dropped
+whole and recorded, so its tests end up with a short replay list.
 """
 
 from __future__ import annotations
@@ -19,7 +33,7 @@ from waiver.read.junit import FAIL, PASS, read_junit
 from waiver.read.testid import TestIdRule
 
 RUN_NAME = re.compile(r"run-([0-9]{1,6})(\.xml)?")
-SEEN = 8  # any occurrence of the id in this replay, to count repeats as retries
+SEEN = 8  # any occurrence of the id in this replay, so a state is never 0 once seen
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,7 @@ class Tally:
     ids: list[str] = field(default_factory=list)
     replays: list[bytearray] = field(default_factory=list)
     retries: dict[int, int] = field(default_factory=dict)
+    testcases: int = 0  # <testcase> elements read, over all replays
 
     def outcomes(self, position: int) -> tuple[bool, ...]:
         """Pass/fail per replay that produced an outcome for the id, in replay order."""
@@ -118,6 +133,38 @@ def _report_files(path: str, limits: Limits) -> list[str]:
     return [path]
 
 
+def check_shards(path: str, files: list[str], shards: int) -> None:
+    """With an expected shard count, a replay is whole only as `shard-1.xml` … `shard-K.xml`.
+
+    A missing shard drops the whole replay (an input error for it), not just that shard's
+    tests: a shard missing from every replay would otherwise take its tests out of the
+    report without a trace when no registry lists them.
+    """
+    if files == [path]:
+        if shards != 1:
+            raise InputError(path, f"one report file where {shards} shards are expected")
+        return
+    expected = [f"shard-{k}.xml" for k in range(1, shards + 1)]
+    found = {os.path.relpath(file, path) for file in files}
+    missing = [k for k, name in enumerate(expected, 1) if name not in found]
+    if len(missing) == 1:
+        raise InputError(
+            os.path.join(path, expected[missing[0] - 1]),
+            f"missing: shard {missing[0]} of {shards}, so the replay is not counted",
+        )
+    if missing:
+        numbers = ", ".join(str(k) for k in missing)
+        raise InputError(
+            path, f"missing: shards {numbers} of {shards}, so the replay is not counted"
+        )
+    unexpected = sorted(found - set(expected))
+    if unexpected:
+        shown = ", ".join(unexpected[:5]) + (" …" if len(unexpected) > 5 else "")
+        raise InputError(
+            path, f"{len(unexpected)} report files beyond shard-1.xml … shard-{shards}.xml: {shown}"
+        )
+
+
 def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:
     """Add one replay to the tally; on an input error, nothing of it stays in the tally."""
     states = bytearray(len(tally.ids))
@@ -133,15 +180,16 @@ def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits
             ids.append(test_id)
             states.append(0)
         state = states[position]
-        if state & SEEN:
+        if state:  # seen before in this replay: a repeated occurrence is one more attempt
             extra += 1
         if extra:
             retries[position] = retries.get(position, 0) + extra
         states[position] = state | outcome | SEEN
 
+    testcases = 0
     try:
         for path in paths:
-            read_junit(
+            testcases += read_junit(
                 read_chunks(open_regular(path, path), limits.max_report_bytes, path), path, sink
             )
     except InputError:
@@ -150,12 +198,17 @@ def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits
         del ids[first_new:]
         raise
     tally.replays.append(states)
+    tally.testcases += testcases
     for position, extra in retries.items():
         tally.retries[position] = tally.retries.get(position, 0) + extra
 
 
 def read_replays(
-    reports: str, rule: TestIdRule, limits: Limits, expected: int | None = None
+    reports: str,
+    rule: TestIdRule,
+    limits: Limits,
+    expected: int | None = None,
+    shards: int | None = None,
 ) -> ReplaySet:
     sources = _replay_sources(reports)
     count = max([*sources, expected or 0])
@@ -167,7 +220,11 @@ def read_replays(
             errors.append(ReplayError(number, f"run-{number}", "missing"))
             continue
         try:
-            read_replay(_report_files(os.path.join(reports, name), limits), rule, tally, limits)
+            path = os.path.join(reports, name)
+            files = _report_files(path, limits)
+            if shards is not None:
+                check_shards(path, files, shards)
+            read_replay(files, rule, tally, limits)
         except InputError as error:
             errors.append(ReplayError(number, error.source, error.problem))
     ran = any(state & (PASS | FAIL) for states in tally.replays for state in states)

@@ -12,11 +12,11 @@ from waiver.model import (
     Decision,
     FreezeProposal,
     FreezeRecord,
-    Policy,
     Row,
     TestClass,
     Verdict,
 )
+from waiver.read.config import Settings
 
 SCHEMA_VERSION = 1
 Json = dict[str, object]
@@ -70,16 +70,32 @@ def row_json(row: Row) -> Json:
     }
 
 
-def policy_json(policy: Policy) -> Json:
+def policy_json(settings: Settings) -> Json:
+    """The effective policy, and for each value whether it is the default, from the file or a flag."""
+    policy = settings.policy
     return {
         "min_replays": policy.min_replays,
         "freeze_hours": policy.freeze_hours,
         "max_freeze_hours": policy.max_freeze_hours,
         "strict": list(policy.strict),
+        "fixtures": list(settings.fixtures),
+        "bindings": [
+            {"tests": list(binding.tests), "fixtures": list(binding.fixtures)}
+            for binding in settings.bindings
+        ],
+        "registry": settings.registry,
+        "freezes": settings.freezes,
+        "limits": {
+            "max_report_bytes": settings.limits.max_report_bytes,
+            "max_files_per_replay": settings.limits.max_files_per_replay,
+        },
+        "config": settings.config,
+        "sources": dict(settings.sources),
     }
 
 
-def _header(now: datetime, verdict: Verdict, policy: Policy) -> Json:
+def _header(now: datetime, verdict: Verdict, settings: Settings) -> Json:
+    policy = settings.policy
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "waiver", "version": __version__},
@@ -87,13 +103,13 @@ def _header(now: datetime, verdict: Verdict, policy: Policy) -> Json:
         "verdict": verdict.value,
         "blocked": verdict is Verdict.BLOCKED,
         "min_replays": policy.min_replays,
-        "policy": policy_json(policy),
+        "policy": policy_json(settings),
     }
 
 
-def report_json(decision: Decision, policy: Policy, context: Context, now: datetime) -> Json:
+def report_json(decision: Decision, settings: Settings, context: Context, now: datetime) -> Json:
     return {
-        **_header(now, decision.verdict, policy),
+        **_header(now, decision.verdict, settings),
         "counts": {test_class.value: decision.counts[test_class] for test_class in TestClass},
         "rows": [row_json(row) for row in decision.rows],
         "skipped": sorted(context.skipped),
@@ -110,10 +126,10 @@ def report_json(decision: Decision, policy: Policy, context: Context, now: datet
     }
 
 
-def error_report_json(source: str, problem: str, policy: Policy, now: datetime) -> Json:
+def error_report_json(source: str, problem: str, settings: Settings, now: datetime) -> Json:
     """The report of a run that ended in an input error: blocked, with the error, no rows."""
     return {
-        **_header(now, Verdict.BLOCKED, policy),
+        **_header(now, Verdict.BLOCKED, settings),
         "counts": {test_class.value: 0 for test_class in TestClass},
         "rows": [],
         "skipped": [],
