@@ -1,0 +1,60 @@
+"""The benchmark runs end to end on a tiny set and prints its table.
+
+Times and ratios are measured by the benchmark, never asserted here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HEADER = (
+    "| T | XML (MB) | reader | wall median (s) | min-max (s) | x floor | CPU median (s) "
+    "| peak RSS (MB) | µs per test per replay | check |"
+)
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The cells of the results table's body rows in `text`."""
+    lines = text.splitlines()
+    start = lines.index(HEADER) + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_quick_run_prints_and_writes_a_checked_row_per_reader(tmp_path: Path) -> None:
+    out = tmp_path / "RESULTS.md"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "bench/run.py",
+            "--quick",
+            "--out",
+            str(out),
+            "--data",
+            str(tmp_path / "data"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    printed = table_rows(completed.stdout)
+    assert [(row[0], row[2], row[-1]) for row in printed] == [
+        ("2,000", "floor", "ok"),
+        ("2,000", "peer", "ok"),
+        ("2,000", "gate", "ok"),
+    ]
+    assert printed[0][5] == "1.00"
+    written = out.read_text(encoding="utf-8")
+    assert "`python bench/run.py`" in written.split("\n\n")[1]
+    assert table_rows(written) == printed
+    assert "| `waiver gate` ≤ 1.3x the floor at T = 100,000 | not measured | — |" in written
