@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
+from operator import attrgetter
 
 from waiver.errors import UsageError
 from waiver.model import (
@@ -187,11 +188,18 @@ def decide(
     record leaves its row unstable_assertion and `blocked` exactly as it was.
     """
     check_policy(policy)
-    by_id = {case.test_id: _row(case, policy, now) for case in cases}
-    active, void = check_freezes(freeze_records, by_id, policy, now)
-    rows = tuple(
-        replace(row, active_freeze=active.get(test_id)) for test_id, row in sorted(by_id.items())
-    )
+    rows = sorted((_row(case, policy, now) for case in cases), key=attrgetter("test_id"))
+    records = tuple(freeze_records)
+    active: dict[str, FreezeRecord] = {}
+    void: list[VoidFreeze] = []
+    if records:
+        by_id = {row.test_id: row for row in rows}
+        active, void = check_freezes(records, by_id, policy, now)
+    if active:
+        rows = [
+            replace(row, active_freeze=active[row.test_id]) if row.test_id in active else row
+            for row in rows
+        ]
     blocked = any(row_blocks(row) for row in rows)
     if blocked:
         verdict = Verdict.BLOCKED
@@ -201,7 +209,7 @@ def decide(
         verdict = Verdict.REVIEW
     counts = Counter(row.test_class for row in rows)
     return Decision(
-        rows=rows,
+        rows=tuple(rows),
         blocked=blocked,
         verdict=verdict,
         counts={test_class: counts.get(test_class, 0) for test_class in TestClass},

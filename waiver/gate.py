@@ -7,6 +7,7 @@ the decision. A failed property means the freeze store is not even read.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from waiver.read.registry import MAX_REGISTRY_BYTES, parse_registry
 from waiver.read.replays import ReplaySet, Tally, read_replays, read_single
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
-from waiver.write.report import Context, Json, error_report_json, render_json, report_json
+from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
 from waiver.write.summary import render_summary
 
 
@@ -91,49 +92,52 @@ def build_cases(
     registry: frozenset[str] | None,
     property_ok: bool,
     fixtures: Fixtures,
-) -> tuple[list[Case], list[str]]:
-    """One case per test id seen or expected; ids skipped everywhere and not expected are set aside.
+    skipped: list[str],
+) -> Iterator[Case]:
+    """One case per test id seen or expected, made as the decision consumes them.
 
-    Each case carries the digests of the fixtures its test is bound to (the whole set
-    unless a policy binding says otherwise).
+    Ids skipped in every replay and not expected by the registry are not cases: they are
+    appended to `skipped`. Each case carries the digests of the fixtures its test is bound
+    to (the whole set unless a policy binding says otherwise).
     """
     tally: Tally = replays.tally
     digests = fixtures.bound.digests
-    cases: list[Case] = []
-    skipped: list[str] = []
-    for position, test_id in enumerate(tally.ids):
-        outcomes = tally.outcomes(position)
+    unreadable = len(replays.errors)
+    for position, test_id, outcomes in tally.all_outcomes():
         expected = registry is None or test_id in registry
         if not outcomes and not (registry is not None and expected):
             skipped.append(test_id)
             continue
         expected_hash, current_hash = digests(test_id)
-        cases.append(
-            Case(
-                test_id=test_id,
-                property_ok=property_ok,
-                fixture_hash=current_hash,
-                expected_fixture_hash=expected_hash,
-                outcomes=outcomes,
-                known_test=expected,
-                retries=tally.retries.get(position, 0),
-                unreadable_replays=len(replays.errors),
-            )
+        yield Case(
+            test_id=test_id,
+            property_ok=property_ok,
+            fixture_hash=current_hash,
+            expected_fixture_hash=expected_hash,
+            outcomes=outcomes,
+            known_test=expected,
+            retries=tally.retries.get(position, 0),
+            unreadable_replays=unreadable,
         )
     for test_id in sorted((registry or frozenset()) - tally.index.keys()):
         expected_hash, current_hash = digests(test_id)
-        cases.append(
-            Case(
-                test_id,
-                property_ok,
-                current_hash,
-                expected_hash,
-                (),
-                known_test=True,
-                unreadable_replays=len(replays.errors),
-            )
+        yield Case(
+            test_id,
+            property_ok,
+            current_hash,
+            expected_hash,
+            (),
+            known_test=True,
+            unreadable_replays=unreadable,
         )
-    return cases, skipped
+
+
+def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> Iterator[Case]:
+    """With no replay and no registry to name the tests, the failed property cases are the
+    rows, so the report blocks on property_violation instead of being empty and clean."""
+    for test_id in failed_properties:
+        expected_hash, current_hash = fixtures.bound.digests(test_id)
+        yield Case(test_id, False, current_hash, expected_hash, (), known_test=True)
 
 
 def read_assertion_replays(
@@ -196,13 +200,13 @@ def _gate(
     records: tuple[FreezeRecord, ...] = ()
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
-    cases, skipped = build_cases(replays, registry, property_ok, fixtures)
-    if not cases and not property_ok:
-        # No replay and no registry to name the tests: the failed property cases are the
-        # rows, so the report blocks on property_violation instead of being empty and clean.
-        for test_id in failed_properties:
-            expected_hash, current_hash = fixtures.bound.digests(test_id)
-            cases.append(Case(test_id, False, current_hash, expected_hash, (), known_test=True))
+    skipped: list[str] = []
+    cases: Iterator[Case] = build_cases(replays, registry, property_ok, fixtures, skipped)
+    first = next(cases, None)
+    if first is not None:
+        cases = itertools.chain([first], cases)
+    elif not property_ok:
+        cases = failed_property_cases(failed_properties, fixtures)
     decision: Decision = decide(cases, settings.policy, now, records)
     context = Context(
         fixtures={
@@ -262,7 +266,7 @@ def _report_on_failure(options: GateOptions, settings: Settings, now: datetime) 
 
 
 def _write(options: GateOptions, document: Json) -> None:
-    write_atomic(options.out, render_json(document))
+    write_atomic(options.out, json_chunks(document))
     if options.summary is not None:
         with open(options.summary, "a", encoding="utf-8") as stream:
             stream.write(render_summary(document))

@@ -33,7 +33,7 @@ class Verdict(enum.StrEnum):
     CLEAN = "clean"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Case:
     """Everything the decision needs to know about one test id."""
 
@@ -57,7 +57,7 @@ class Policy:
     strict: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FreezeProposal:
     test_id: str
     fixture_hash: str
@@ -81,7 +81,7 @@ class VoidFreeze:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     test_id: str
     test_class: TestClass

