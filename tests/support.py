@@ -73,3 +73,25 @@ def run_gate(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
 
 def classes(report: dict[str, Any]) -> dict[str, str]:
     return {row["test_id"]: row["class"] for row in report["rows"]}
+
+
+def read_github_output(text: str) -> dict[str, str]:
+    """Parses `$GITHUB_OUTPUT` the way the runner does (heredoc and name=value forms)."""
+    lines = text.split("\n")
+    outputs: dict[str, str] = {}
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if not line:
+            index += 1
+            continue
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            end = lines.index(delimiter, index + 1)
+            outputs[name] = "\n".join(lines[index + 1 : end])
+            index = end + 1
+        else:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+            index += 1
+    return outputs

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, load_report, run_pytest
+from support import EMPTY, KNOWN, REPO, ROUND_TRIP, load_report, read_github_output, run_pytest
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -52,27 +52,6 @@ class Simulation:
     @property
     def failed(self) -> bool:
         return any(step.outcome == "failure" for step in self.steps)
-
-
-def parse_outputs(text: str) -> dict[str, str]:
-    lines = text.split("\n")
-    outputs: dict[str, str] = {}
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if not line:
-            index += 1
-            continue
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            end = lines.index(delimiter, index + 1)
-            outputs[name] = "\n".join(lines[index + 1 : end])
-            index = end + 1
-        else:
-            name, value = line.split("=", 1)
-            outputs[name] = value
-            index += 1
-    return outputs
 
 
 class Runner:
@@ -162,7 +141,7 @@ class Runner:
             timeout=300,
             check=False,
         )
-        outputs = parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text())
+        outputs = read_github_output(Path(env["GITHUB_OUTPUT"]).read_text())
         self.summary += Path(env["GITHUB_STEP_SUMMARY"]).read_text()
         outcome = "success" if completed.returncode == 0 else "failure"
         return StepRun(name, outcome, outputs, completed.stdout + completed.stderr)

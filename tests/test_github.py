@@ -21,7 +21,16 @@ import cmarkgfm  # type: ignore[import-untyped]
 import pytest
 from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
 
-from support import EMPTY, KNOWN, ROUND_TRIP, gate_args, load_report, run_gate, run_pytest
+from support import (
+    EMPTY,
+    KNOWN,
+    ROUND_TRIP,
+    gate_args,
+    load_report,
+    read_github_output,
+    run_gate,
+    run_pytest,
+)
 from waiver.cli import main
 from waiver.github import (
     command,
@@ -96,25 +105,6 @@ def test_output_delimiters_are_fresh_for_each_output() -> None:
     assert all(d.startswith("ghadelimiter_") and len(d) == 13 + 32 for d in delimiters)
 
 
-def read_outputs(text: str) -> dict[str, str]:
-    """Parses `$GITHUB_OUTPUT` the way the runner does (heredoc and name=value forms)."""
-    lines = text.split("\n")
-    outputs: dict[str, str] = {}
-    index = 0
-    while index < len(lines) and lines[index]:
-        line = lines[index]
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            end = lines.index(delimiter, index + 1)
-            outputs[name] = "\n".join(lines[index + 1 : end])
-            index = end + 1
-        else:
-            name, value = line.split("=", 1)
-            outputs[name] = value
-            index += 1
-    return outputs
-
-
 def test_output_values_name_every_count() -> None:
     report = {
         "blocked": True,
@@ -136,7 +126,7 @@ def test_output_values_name_every_count() -> None:
 
 def test_an_output_value_cannot_set_another_output() -> None:
     values = {"waiver-json": "a\nblocked=false\nverdict<<X\nclean\nX", "blocked": "true"}
-    assert read_outputs(render_outputs(values)) == values
+    assert read_github_output(render_outputs(values)) == values
 
 
 # --- file= ----------------------------------------------------------------------------
@@ -472,7 +462,7 @@ def test_publish_writes_annotations_outputs_and_summary(example: Path, tmp_path:
     assert log.startswith(render_annotations(document, str(example), str(example)))
     token = log.splitlines()[2].removeprefix("::stop-commands::")
     assert log.endswith(f"::stop-commands::{token}\n{render_log(document)}\n::{token}::\n")
-    assert read_outputs((tmp_path / "output.txt").read_text())["blocked"] == "true"
+    assert read_github_output((tmp_path / "output.txt").read_text())["blocked"] == "true"
     assert (tmp_path / "summary.md").read_text() == render_summary(document)
 
 
@@ -510,7 +500,7 @@ def test_gate_on_a_runner(
     out = capsys.readouterr().out
     assert out.startswith(render_annotations(document, str(example), str(example)))
     assert out.endswith(f"waiver: blocked; report written to {example / 'waiver.json'}\n")
-    outputs = read_outputs((tmp_path / "output.txt").read_text())
+    outputs = read_github_output((tmp_path / "output.txt").read_text())
     assert outputs == {
         "blocked": "true",
         "verdict": "blocked",
@@ -542,7 +532,7 @@ def test_an_input_error_on_a_runner_still_sets_outputs_and_annotates(
     assert out == (
         f"::error title=waiver%3A input error::{example / 'properties.xml'}: file not found\n"
     )
-    outputs = read_outputs((tmp_path / "output.txt").read_text())
+    outputs = read_github_output((tmp_path / "output.txt").read_text())
     assert (outputs["blocked"], outputs["verdict"]) == ("true", "blocked")
     assert "**Input error**" in (tmp_path / "summary.md").read_text()
 

@@ -20,8 +20,7 @@ def test_the_first_section_has_exactly_two_commands() -> None:
     assert COMMANDS == [
         "python3 -m venv .venv && .venv/bin/pip install . pytest && "
         "PYTHON=.venv/bin/python examples/demo/run.sh",
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && "
-        ".venv/bin/python -m pytest",
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest",
     ]
 
 
