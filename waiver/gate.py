@@ -31,7 +31,7 @@ from waiver.read.lock import (
     scan_fixtures,
 )
 from waiver.read.protected import ProtectedFiles
-from waiver.read.registry import MAX_REGISTRY_BYTES, parse_registry
+from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.replays import ReplaySet, Tally, read_replays, read_single
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
@@ -89,7 +89,7 @@ def read_properties(
 
 def build_cases(
     replays: ReplaySet,
-    registry: frozenset[str] | None,
+    registry: Registry | None,
     property_ok: bool,
     fixtures: Fixtures,
     skipped: list[str],
@@ -104,7 +104,7 @@ def build_cases(
     digests = fixtures.bound.digests
     unreadable = len(replays.errors)
     for position, test_id, outcomes in tally.all_outcomes():
-        expected = registry is None or test_id in registry
+        expected = registry is None or bool(registry.expected[position])
         if not outcomes and not (registry is not None and expected):
             skipped.append(test_id)
             continue
@@ -119,7 +119,7 @@ def build_cases(
             retries=tally.retries.get(position, 0),
             unreadable_replays=unreadable,
         )
-    for test_id in sorted((registry or frozenset()) - tally.index.keys()):
+    for test_id in registry.vanished if registry is not None else ():
         expected_hash, current_hash = digests(test_id)
         yield Case(
             test_id,
@@ -183,20 +183,38 @@ def trusted_changes(options: GateOptions, settings: Settings, protected: Protect
     }
 
 
-def _gate(
-    options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
-) -> Json:
-    check_policy(settings.policy)
-    rule = TestIdRule(options.root)
-    fixtures = read_fixtures(options, settings, protected)
-    property_cases, failed_properties = read_properties(options, settings, rule)
-    replays = read_assertion_replays(options, settings, rule, not failed_properties)
+@dataclass(frozen=True)
+class Classified:
+    """The decision and the little the report keeps of the replays that fed it."""
+
+    decision: Decision
+    replays: Json | None
+    skipped: list[str]
+
+
+def classify_replays(
+    options: GateOptions,
+    settings: Settings,
+    protected: ProtectedFiles,
+    rule: TestIdRule,
+    fixtures: Fixtures,
+    failed_properties: list[str],
+    now: datetime,
+) -> Classified:
+    """Replays, registry and freeze store in, decision out.
+
+    A function of its own so that the per-test tally is freed before the report is built:
+    at 500,000 tests its index alone is some 40 MB.
+    """
+    property_ok = not failed_properties
+    replays = read_assertion_replays(options, settings, rule, property_ok)
     registry = None
     if settings.registry is not None:
-        registry = parse_registry(
-            protected.read(settings.registry, MAX_REGISTRY_BYTES), settings.registry
+        registry = match_registry(
+            protected.read(settings.registry, MAX_REGISTRY_BYTES),
+            settings.registry,
+            replays.tally.index,
         )
-    property_ok = not failed_properties
     records: tuple[FreezeRecord, ...] = ()
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
@@ -207,7 +225,32 @@ def _gate(
         cases = itertools.chain([first], cases)
     elif not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
-    decision: Decision = decide(cases, settings.policy, now, records)
+    return Classified(
+        decision=decide(cases, settings.policy, now, records),
+        replays={
+            "count": replays.replay_count,
+            "read": len(replays.tally.replays),
+            "errors": [
+                {"replay": e.replay, "source": e.source, "problem": e.problem}
+                for e in replays.errors
+            ],
+        }
+        if replays.replay_count
+        else None,
+        skipped=skipped,
+    )
+
+
+def _gate(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
+) -> Json:
+    check_policy(settings.policy)
+    rule = TestIdRule(options.root)
+    fixtures = read_fixtures(options, settings, protected)
+    property_cases, failed_properties = read_properties(options, settings, rule)
+    classified = classify_replays(
+        options, settings, protected, rule, fixtures, failed_properties, now
+    )
     context = Context(
         fixtures={
             "lock": options.lock,
@@ -233,21 +276,12 @@ def _gate(
             "cases": property_cases,
             "failed": failed_properties,
         },
-        replays={
-            "count": replays.replay_count,
-            "read": len(replays.tally.replays),
-            "errors": [
-                {"replay": e.replay, "source": e.source, "problem": e.problem}
-                for e in replays.errors
-            ],
-        }
-        if replays.replay_count
-        else None,
-        registry={"used": registry is not None, "path": settings.registry},
-        skipped=skipped,
+        replays=classified.replays,
+        registry={"used": settings.registry is not None, "path": settings.registry},
+        skipped=classified.skipped,
         trusted_revision=protected.revision,
     )
-    return report_json(decision, settings, context, now)
+    return report_json(classified.decision, settings, context, now)
 
 
 @contextlib.contextmanager

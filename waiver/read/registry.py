@@ -2,24 +2,50 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import io
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 
 from waiver.errors import InputError
 
 MAX_REGISTRY_BYTES = 64 << 20
 
 
-def parse_registry(data: bytes, source: str) -> frozenset[str]:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(source, f"not UTF-8 ({error.reason} at byte {error.start})") from None
-    ids = set()
-    for line in text.split("\n"):
-        test_id = line.removesuffix("\r")
+@dataclass(frozen=True)
+class Registry:
+    """The registry matched against the ids the replays produced.
+
+    Held as a mark per known position rather than a second set of id strings, which at
+    500,000 tests would cost as much memory as the replays' own index.
+    """
+
+    expected: bytearray  # 1 at the position of every reported id that the registry lists
+    vanished: tuple[str, ...]  # listed ids that no replay reported, sorted
+
+
+def registry_lines(data: bytes, source: str) -> Iterator[str]:
+    for number, raw in enumerate(io.BytesIO(data), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(
+                source, f"line {number}: not UTF-8 ({error.reason} at byte {error.start})"
+            ) from None
+        test_id = line.removesuffix("\n").removesuffix("\r")
         if test_id.strip() and not test_id.startswith("#"):
-            ids.add(test_id)
-    return frozenset(ids)
+            yield test_id
+
+
+def match_registry(data: bytes, source: str, index: Mapping[str, int]) -> Registry:
+    expected = bytearray(len(index))
+    vanished = set()
+    for test_id in registry_lines(data, source):
+        position = index.get(test_id)
+        if position is None:
+            vanished.add(test_id)
+        else:
+            expected[position] = 1
+    return Registry(expected, tuple(sorted(vanished)))
 
 
 def format_registry(test_ids: Iterable[str]) -> str:
