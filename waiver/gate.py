@@ -7,6 +7,7 @@ the decision. A failed property means the freeze store is not even read.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import os
 from collections.abc import Iterator
@@ -312,13 +313,30 @@ def read_settings(options: GateOptions, protected: ProtectedFiles) -> Settings:
     return effective(policy_file, options.flags, options.root)
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while the gate builds its per-test objects.
+
+    Every test leaves long-lived rows and dicts behind, so the collector's full passes
+    rescan a heap that only grows: a fifth of a 500,000-test run. The gate makes no
+    reference cycles worth collecting before it exits.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Json:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(options.out)
     # Until the policy file is read, an error report can only show the flags and defaults.
     with _report_on_failure(options, effective(None, options.flags, options.root), now):
         settings = read_settings(options, protected)
-    with _report_on_failure(options, settings, now):
+    with _report_on_failure(options, settings, now), _collector_paused():
         document = _gate(options, settings, protected, now)
         _write(options, document)
     return document
