@@ -9,24 +9,11 @@ from typing import Any
 
 import pytest
 
-from support import classes, load_report
+from support import case_json, classes, load_report
 from waiver.cli import main
 
 ROUND_TRIP = "tests/assertions/test_parse.py::test_round_trip"
 EMPTY = "tests/assertions/test_parse.py::test_empty"
-HASH = "a" * 64
-
-
-def case(test_id: str, outcomes: list[bool], **changes: Any) -> dict[str, Any]:
-    return {
-        "test_id": test_id,
-        "property_ok": True,
-        "fixture_hash": HASH,
-        "expected_fixture_hash": HASH,
-        "outcomes": outcomes,
-        "known_test": True,
-        **changes,
-    }
 
 
 def classify(
@@ -42,7 +29,7 @@ def classify(
 def test_two_row_sample(tmp_path: Path) -> None:
     code, report = classify(
         tmp_path,
-        [case(ROUND_TRIP, [False, True, False, True, False]), case(EMPTY, [False] * 5)],
+        [case_json(ROUND_TRIP, [False, True, False, True, False]), case_json(EMPTY, [False] * 5)],
     )
     assert code == 1
     assert report["blocked"] is True
@@ -77,24 +64,24 @@ MIXED = [True, False, True, False, True]
 def test_mixed_rows_that_never_get_a_freeze(
     tmp_path: Path, changes: dict[str, Any], outcomes: list[bool], expected: str
 ) -> None:
-    code, report = classify(tmp_path, [case(ROUND_TRIP, outcomes, **changes)])
+    code, report = classify(tmp_path, [case_json(ROUND_TRIP, outcomes, **changes)])
     assert code == 1
     assert classes(report) == {ROUND_TRIP: expected}
     assert report["rows"][0]["freeze"] is None
 
 
 def test_only_an_unstable_row_is_review_not_blocked(tmp_path: Path) -> None:
-    code, report = classify(tmp_path, [case(ROUND_TRIP, MIXED), case(EMPTY, [True] * 5)])
+    code, report = classify(tmp_path, [case_json(ROUND_TRIP, MIXED), case_json(EMPTY, [True] * 5)])
     assert (code, report["verdict"], report["blocked"]) == (0, "review", False)
 
 
 def test_all_stable_passes_are_clean(tmp_path: Path) -> None:
-    code, report = classify(tmp_path, [case(ROUND_TRIP, [True] * 5)])
+    code, report = classify(tmp_path, [case_json(ROUND_TRIP, [True] * 5)])
     assert (code, report["verdict"]) == (0, "clean")
 
 
 def test_freeze_hours_sets_the_window(tmp_path: Path) -> None:
-    _, report = classify(tmp_path, [case(ROUND_TRIP, MIXED)], "--freeze-hours", "6")
+    _, report = classify(tmp_path, [case_json(ROUND_TRIP, MIXED)], "--freeze-hours", "6")
     freeze = report["rows"][0]["freeze"]
     window = datetime.fromisoformat(freeze["expires_at"]) - datetime.fromisoformat(
         freeze["issued_at"]
@@ -107,7 +94,7 @@ def test_min_replays_below_one_is_a_usage_error(
     tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = tmp_path / "cases.json"
-    source.write_text(json.dumps([case(ROUND_TRIP, MIXED)]))
+    source.write_text(json.dumps([case_json(ROUND_TRIP, MIXED)]))
     out = tmp_path / "waiver.json"
     code = main(["classify", "--cases", str(source), "--out", str(out), "--min-replays", value])
     assert code == 2
@@ -121,8 +108,8 @@ def test_min_replays_below_one_is_a_usage_error(
         ("[]", "zero tests"),
         ('{"test_id": 1}', "JSON list"),
         ('[{"test_id": "x"}]', "missing property_ok"),
-        (json.dumps([case("x", [1, 0])]), "booleans"),
-        (json.dumps([case("x", MIXED), case("x", MIXED)]), "repeats"),
+        (json.dumps([case_json("x", [1, 0])]), "booleans"),
+        (json.dumps([case_json("x", MIXED), case_json("x", MIXED)]), "repeats"),
         ('[{"a": 1, "a": 2}]', "duplicate key"),
         ("[NaN]", "NaN"),
         ("[", "not valid JSON"),

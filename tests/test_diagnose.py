@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from support import case_json
 from waiver.cli import main
 from waiver.diagnose import INSTRUCTION, NOTICE
 from waiver.reply_guard import Accepted, Dropped, guard
@@ -139,17 +140,6 @@ def endpoint() -> Iterator[ChatServer]:
         thread.join()
 
 
-def case(test_id: str, outcomes: list[bool]) -> dict[str, Any]:
-    return {
-        "test_id": test_id,
-        "property_ok": True,
-        "fixture_hash": HASH,
-        "expected_fixture_hash": HASH,
-        "outcomes": outcomes,
-        "known_test": True,
-    }
-
-
 @pytest.fixture
 def report(tmp_path: Path) -> Path:
     """A blocked waiver.json with two unstable rows, a stable failure and a stable pass."""
@@ -157,10 +147,10 @@ def report(tmp_path: Path) -> Path:
     cases.write_text(
         json.dumps(
             [
-                case(ROUND_TRIP, [False, True, False, True, False]),
-                case(SHUFFLE, [True, True, True, True, False]),
-                case(EMPTY, [False] * 5),
-                case(KNOWN, [True] * 5),
+                case_json(ROUND_TRIP, [False, True, False, True, False]),
+                case_json(SHUFFLE, [True, True, True, True, False]),
+                case_json(EMPTY, [False] * 5),
+                case_json(KNOWN, [True] * 5),
             ]
         )
     )
