@@ -3,8 +3,9 @@
 `docker build` is recorded and succeeds (or exits FAKE_DOCKER_BUILD_EXIT). `docker run`
 checks nothing itself; it records its arguments and runs the image's entry point,
 entrypoint.py, as the container would: with only the `--env` variables, in the
-`--workdir`, and with every container path in them mapped through the `--mount`s to the
-host folder behind it. FAKE_DOCKER_RUN_EXIT makes it fail before running anything.
+`--workdir`, and with every container path in them (and in its arguments) mapped through
+the `--mount`s to the host folder behind it; `--entrypoint python3` runs this Python on the
+arguments instead. FAKE_DOCKER_RUN_EXIT makes it fail before running anything.
 Each call is appended as one JSON line to FAKE_DOCKER_LOG.
 """
 
@@ -63,11 +64,27 @@ def main() -> int:
     table = mounts(options)
     env = {}
     for entry in options.get("--env", []) + options.get("-e", []):
-        name, _, value = entry.partition("=")
-        env[name] = to_host(value, table)
-    workdir = to_host(options["--workdir"][0], table)
+        name, equals, value = entry.partition("=")
+        if equals:
+            env[name] = to_host(value, table)
+        elif name in os.environ:  # `--env NAME` hands over the caller's value, as docker does
+            env[name] = os.environ[name]
+    workdir = to_host(options["--workdir"][0], table) if "--workdir" in options else None
+    # The image's entry point, or `--entrypoint python3` followed by its arguments.
+    program = (
+        [sys.executable]
+        if options.get("--entrypoint") == ["python3"]
+        else [
+            sys.executable,
+            str(REPO / "entrypoint.py"),
+        ]
+    )
+    arguments = []
+    for argument in image[1:]:
+        flag, equals, value = argument.partition("=")
+        arguments.append(f"{flag}={to_host(value, table)}" if equals else to_host(argument, table))
     completed = subprocess.run(
-        [sys.executable, str(REPO / "entrypoint.py"), *image[1:]],
+        [*program, *arguments],
         cwd=workdir,
         env={**env, "PATH": os.environ["PATH"], "PYTHONPATH": str(REPO)},
         check=False,

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from chat_server import reply, running_chat_server
 from support import EMPTY, KNOWN, REPO, ROUND_TRIP, load_report, read_github_output, run_pytest
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text())
@@ -493,3 +494,37 @@ def test_no_run_step_interpolates_an_expression() -> None:
         runs += [(path.name, step["run"]) for step in steps if "run" in step]
     assert len(runs) >= 10
     assert [name for name, run in runs if "${{" in run] == []
+
+
+def test_diagnosis_runs_after_the_upload_and_changes_nothing(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, _ = workspace
+    with running_chat_server() as server:
+        server.answers = [reply("1. A counter file shared between replays.")]
+        simulation = simulate(
+            workspace,
+            tmp_path,
+            inputs={"diagnose": "true", "model-endpoint": server.url, "model": "local"},
+            extra={"WAIVER_MODEL_API_KEY": "sk-simulated-key"},
+        )
+    names = [step.name for step in simulation.steps]
+    assert outcomes(simulation) == [
+        "success",
+        "success",
+        "success",
+        "success",
+        "success",
+        "failure",
+    ]
+    assert names.index("Upload waiver.json") < names.index("Diagnose unstable rows")
+    assert simulation.outputs["blocked"] == "true"
+    assert [upload["name"] for upload in simulation.uploads] == ["waiver", "waiver-diagnosis"]
+    assert simulation.uploads[1]["path"] == str(work / "diagnosis.json")
+    [seen] = server.seen
+    assert json.loads(seen.body)["messages"][1]["content"].count(ROUND_TRIP) == 1
+    assert "## Commentary — not a test result" in simulation.summary
+    assert simulation.summary.index("waiver: blocked") < simulation.summary.index("Commentary")
+    assert "sk-simulated-key" not in simulation.summary
+    report = load_report(work / "waiver.json")
+    assert report["blocked"] is True
