@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from waiver import __version__
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.gate import GateOptions, run_gate
+from waiver.gate import GateOptions, run_gate, write_report
 from waiver.github import on_github, publish
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.config import Flags, effective, read_config
@@ -32,7 +32,6 @@ from waiver.replay import ReplayOptions, run_replays
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
 from waiver.write.report import Context, policy_json, render_json, report_json
-from waiver.write.summary import render_summary
 
 EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -77,10 +76,7 @@ def _classify(args: argparse.Namespace) -> int:
     cases = parse_cases(read_small(args.cases, MAX_CASES_BYTES, args.cases), args.cases)
     now = _now(args)
     document = report_json(decide(cases, settings.policy, now), settings, Context(), now)
-    write_atomic(args.out, render_json(document))
-    if args.summary is not None:
-        with open(args.summary, "a", encoding="utf-8") as stream:
-            stream.write(render_summary(document))
+    write_report(args.out, args.summary, document)
     return _report(args, document)
 
 
@@ -143,8 +139,7 @@ def _baseline(args: argparse.Namespace) -> int:
     if replays.errors:
         first = replays.errors[0]
         raise InputError(first.source, first.problem)
-    tally = replays.tally
-    ran = [test_id for i, test_id in enumerate(tally.ids) if tally.outcomes(i)]
+    ran = [test_id for _, test_id, outcomes in replays.tally.all_outcomes() if outcomes]
     write_atomic(args.out, format_registry(ran))
     print(f"waiver: {len(ran)} test ids written to {args.out}")
     return EXIT_CLEAR

@@ -296,14 +296,17 @@ def _report_on_failure(options: GateOptions, settings: Settings, now: datetime) 
             if isinstance(error, InputError)
             else ("usage", str(error))
         )
-        _write(options, error_report_json(source, problem, settings, now))
+        write_report(
+            options.out, options.summary, error_report_json(source, problem, settings, now)
+        )
         raise
 
 
-def _write(options: GateOptions, document: Json) -> None:
-    write_atomic(options.out, json_chunks(document))
-    if options.summary is not None:
-        with open(options.summary, "a", encoding="utf-8") as stream:
+def write_report(out: str, summary: str | None, document: Json) -> None:
+    """waiver.json, atomically, and the Markdown summary appended to `summary` if given."""
+    write_atomic(out, json_chunks(document))
+    if summary is not None:
+        with open(summary, "a", encoding="utf-8") as stream:
             stream.write(render_summary(document))
 
 
@@ -338,5 +341,5 @@ def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> 
         settings = read_settings(options, protected)
     with _report_on_failure(options, settings, now), _collector_paused():
         document = _gate(options, settings, protected, now)
-        _write(options, document)
+        write_report(options.out, options.summary, document)
     return document
