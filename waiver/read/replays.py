@@ -22,12 +22,14 @@ whole and recorded, so its tests end up with a short replay list.
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
+from operator import attrgetter
 
 from waiver.errors import InputError
 from waiver.read.files import open_regular, read_chunks
@@ -51,6 +53,16 @@ class ReplayError:
     problem: str
 
 
+@dataclass(frozen=True, slots=True)
+class ReplayCases:
+    """One replay read on its own: ids in the order first seen, a state byte per id."""
+
+    ids: list[str]
+    states: bytearray
+    retries: dict[int, int]  # position -> attempts beyond the first
+    testcases: int
+
+
 @dataclass
 class Tally:
     """Outcome bits per test id per replay, kept compact: one byte per id per replay."""
@@ -60,6 +72,29 @@ class Tally:
     replays: list[bytearray] = field(default_factory=list)
     retries: dict[int, int] = field(default_factory=dict)
     testcases: int = 0  # <testcase> elements read, over all replays
+
+    def add(self, replay: ReplayCases) -> None:
+        """Merge one replay in; positions are the order in which ids were first seen."""
+        states, retries = replay.states, replay.retries
+        if replay.ids != self.ids:
+            # Replays of one suite usually list the same ids in the same order; only
+            # when they do not are the replay's positions mapped to the tally's.
+            index, ids = self.index, self.ids
+            positions = []
+            for test_id in replay.ids:
+                position = index.get(test_id)
+                if position is None:
+                    position = index[test_id] = len(ids)
+                    ids.append(test_id)
+                positions.append(position)
+            states = bytearray(len(ids))
+            for position, state in zip(positions, replay.states, strict=True):
+                states[position] = state
+            retries = {positions[local]: extra for local, extra in retries.items()}
+        self.replays.append(states)
+        self.testcases += replay.testcases
+        for position, extra in retries.items():
+            self.retries[position] = self.retries.get(position, 0) + extra
 
     def outcomes(self, position: int) -> tuple[bool, ...]:
         """Pass/fail per replay that produced an outcome for the id, in replay order."""
@@ -177,12 +212,12 @@ def check_shards(path: str, files: list[str], shards: int) -> None:
         )
 
 
-def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:
-    """Add one replay to the tally; on an input error, nothing of it stays in the tally."""
-    states = bytearray(len(tally.ids))
+def read_cases(paths: list[str], rule: TestIdRule, limits: Limits) -> ReplayCases:
+    """One replay on its own, every shard file of it: its ids, states, retries and size."""
+    index: dict[str, int] = {}
+    ids: list[str] = []
+    states = bytearray()
     retries: dict[int, int] = {}
-    first_new = len(tally.ids)
-    index, ids = tally.index, tally.ids
 
     def sink(suite: str, classname: str, name: str, outcome: int, extra: int) -> None:
         test_id = rule(suite, classname, name)
@@ -199,20 +234,55 @@ def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits
         states[position] = state | outcome | SEEN
 
     testcases = 0
+    for path in paths:
+        testcases += read_junit(
+            read_chunks(open_regular(path, path), limits.max_report_bytes, path), path, sink
+        )
+    return ReplayCases(ids, states, retries, testcases)
+
+
+def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:
+    """Add one replay to the tally; on an input error, nothing of it reaches the tally."""
+    tally.add(read_cases(paths, rule, limits))
+
+
+def _read_numbered(
+    reports: str, rule: TestIdRule, limits: Limits, shards: int | None, replay: tuple[int, str]
+) -> ReplayCases | ReplayError:
+    """One replay of the folder, or why it cannot be counted; the unit of work of a worker."""
+    number, name = replay
     try:
-        for path in paths:
-            testcases += read_junit(
-                read_chunks(open_regular(path, path), limits.max_report_bytes, path), path, sink
-            )
-    except InputError:
-        for test_id in ids[first_new:]:
-            del index[test_id]
-        del ids[first_new:]
-        raise
-    tally.replays.append(states)
-    tally.testcases += testcases
-    for position, extra in retries.items():
-        tally.retries[position] = tally.retries.get(position, 0) + extra
+        path = os.path.join(reports, name)
+        files = _report_files(path, limits)
+        if shards is not None:
+            check_shards(path, files, shards)
+        return read_cases(files, rule, limits)
+    except InputError as error:
+        return ReplayError(number, error.source, error.problem)
+
+
+def available_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _read_all(
+    read: Callable[[tuple[int, str]], ReplayCases | ReplayError],
+    replays: list[tuple[int, str]],
+    workers: int,
+) -> Iterator[ReplayCases | ReplayError]:
+    """Each replay read, in the order given, by up to `workers` processes at once.
+
+    Replays are independent until they are merged, and reading is nearly all of the
+    gate's time, so on a machine with more than one core each replay is parsed in a
+    process of its own. Workers are forked, so they start with everything imported and
+    send back only the compact result; the merge stays in this process, in replay order,
+    so the result is the same whatever the number of workers.
+    """
+    if workers <= 1 or len(replays) <= 1:
+        yield from map(read, replays)
+        return
+    with multiprocessing.get_context("fork").Pool(min(workers, len(replays))) as pool:
+        yield from pool.imap(read, replays)
 
 
 def read_replays(
@@ -221,24 +291,24 @@ def read_replays(
     limits: Limits,
     expected: int | None = None,
     shards: int | None = None,
+    workers: int | None = None,
 ) -> ReplaySet:
     sources = _replay_sources(reports)
     count = max([*sources, expected or 0])
     tally = Tally()
-    errors: list[ReplayError] = []
-    for number in range(1, count + 1):
-        name = sources.get(number)
-        if name is None:
-            errors.append(ReplayError(number, f"run-{number}", "missing"))
-            continue
-        try:
-            path = os.path.join(reports, name)
-            files = _report_files(path, limits)
-            if shards is not None:
-                check_shards(path, files, shards)
-            read_replay(files, rule, tally, limits)
-        except InputError as error:
-            errors.append(ReplayError(number, error.source, error.problem))
+    errors: list[ReplayError] = [
+        ReplayError(number, f"run-{number}", "missing")
+        for number in range(1, count + 1)
+        if number not in sources
+    ]
+    read = partial(_read_numbered, reports, rule, limits, shards)
+    found = sorted(sources.items())
+    for result in _read_all(read, found, available_cpus() if workers is None else workers):
+        if isinstance(result, ReplayError):
+            errors.append(result)
+        else:
+            tally.add(result)
+    errors.sort(key=attrgetter("replay"))
     ran = any(state & (PASS | FAIL) for states in tally.replays for state in states)
     if not ran:
         problem = "no test case ran in any replay"

@@ -1,0 +1,129 @@
+"""Reading a folder of replays: the result is a function of the files alone.
+
+Replays are read by several processes at once when the machine has more than one core;
+these properties hold the parallel read to the one-process read and to a plain model of
+the rule (a replay passes a test only when every occurrence that ran passed).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from waiver.errors import InputError
+from waiver.read.replays import Limits, ReplaySet, read_replays
+from waiver.read.testid import TestIdRule
+
+IDS = ("k::a", "k::b", "m::c", "m::d")
+ELEMENTS = {"pass": "", "fail": "<failure/>", "skip": "<skipped/>", "flaky": "<flakyError/>"}
+
+occurrences = st.lists(
+    st.tuples(st.sampled_from(IDS), st.sampled_from(sorted(ELEMENTS))), max_size=8
+)
+# A replay is its occurrences, or "missing" (no file) or "broken" (a truncated file).
+replay_sets = st.lists(st.one_of(occurrences, st.sampled_from(["missing", "broken"])), max_size=5)
+
+
+def report(cases: list[tuple[str, str]]) -> str:
+    testcases = []
+    for test_id, kind in cases:
+        classname, name = test_id.split("::")
+        testcases.append(
+            f'<testcase classname="{classname}" name="{name}">{ELEMENTS[kind]}</testcase>'
+        )
+    return f'<testsuites><testsuite name="s">{"".join(testcases)}</testsuite></testsuites>'
+
+
+def write_replays(folder: Path, replays: list[list[tuple[str, str]] | str]) -> None:
+    for number, replay in enumerate(replays, start=1):
+        path = folder / f"run-{number}.xml"
+        if replay == "broken":
+            path.write_text(report([("k::a", "pass")])[:-9])
+        elif replay != "missing":
+            assert isinstance(replay, list)
+            path.write_text(report(replay))
+
+
+def model_outcomes(replays: list[list[tuple[str, str]] | str]) -> dict[str, tuple[bool, ...]]:
+    """Per id, the outcome of each readable replay in which it ran, by the rule itself."""
+    outcomes: dict[str, list[bool]] = {}
+    for replay in replays:
+        if isinstance(replay, str):
+            continue
+        ran: dict[str, bool] = {}
+        for test_id, kind in replay:
+            outcomes.setdefault(test_id, [])
+            if kind != "skip":
+                ran[test_id] = ran.get(test_id, True) and kind == "pass"
+        for test_id, passed in ran.items():
+            outcomes[test_id].append(passed)
+    return {test_id: tuple(found) for test_id, found in outcomes.items()}
+
+
+def read(folder: Path, workers: int, expected: int) -> ReplaySet | str:
+    try:
+        return read_replays(str(folder), TestIdRule(None), Limits(), expected, workers=workers)
+    except InputError as error:
+        return f"{error.source}: {error.problem}"
+
+
+def snapshot(result: ReplaySet | str) -> object:
+    if isinstance(result, str):
+        return result
+    tally = result.tally
+    return (
+        tally.ids,
+        tally.index,
+        [bytes(states) for states in tally.replays],
+        tally.retries,
+        tally.testcases,
+        result.replay_count,
+        result.errors,
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(replays=replay_sets)
+def test_parallel_and_single_process_reads_agree_with_the_rule(
+    replays: list[list[tuple[str, str]] | str],
+) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        write_replays(folder, replays)
+        single = read(folder, workers=1, expected=len(replays))
+        parallel = read(folder, workers=3, expected=len(replays))
+    assert snapshot(parallel) == snapshot(single)
+    expected = model_outcomes(replays)
+    if not any(expected.values()):
+        assert isinstance(single, str) and "no test case ran in any replay" in single
+        return
+    assert isinstance(single, ReplaySet)
+    tally = single.tally
+    assert {test_id: tally.outcomes(tally.index[test_id]) for test_id in tally.ids} == expected
+    unreadable = [number for number, replay in enumerate(replays, 1) if isinstance(replay, str)]
+    assert [error.replay for error in single.errors] == unreadable
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_replays_listing_ids_in_other_orders_line_up_by_id(tmp_path: Path, workers: int) -> None:
+    write_replays(
+        tmp_path,
+        [
+            [("k::a", "pass"), ("k::b", "fail")],
+            [("m::c", "pass"), ("k::b", "pass"), ("k::a", "fail")],
+            [("k::b", "pass")],
+        ],
+    )
+    result = read(tmp_path, workers=workers, expected=3)
+    assert isinstance(result, ReplaySet)
+    tally = result.tally
+    assert tally.ids == ["k::a", "k::b", "m::c"]
+    assert [tally.outcomes(position) for position in range(3)] == [
+        (True, False),
+        (False, True, True),
+        (True,),
+    ]
