@@ -219,8 +219,11 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits) -> ReplayCase
     states = bytearray()
     retries: dict[int, int] = {}
 
+    prefixes = rule.prefixes
+
     def sink(suite: str, classname: str, name: str, outcome: int, extra: int) -> None:
-        test_id = rule(suite, classname, name)
+        prefix = prefixes.get(classname)  # the rule's own cache, without a call per testcase
+        test_id = rule(suite, classname, name) if prefix is None else prefix + name
         position = index.get(test_id)
         if position is None:
             position = index[test_id] = len(ids)

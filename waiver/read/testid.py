@@ -35,7 +35,9 @@ class TestIdRule:
 
     def __init__(self, root: str | None) -> None:
         self._root = root
-        self._prefixes: dict[str, str] = {}
+        # classname -> the id up to the name, for every classname the rule has seen; the
+        # replay reader looks here first, as it makes an id for every testcase it reads.
+        self.prefixes: dict[str, str] = {}
 
     def _prefix(self, classname: str) -> str:
         """The id up to the name: `path.py::Class::` when `classname` names a module."""
@@ -50,9 +52,9 @@ class TestIdRule:
     def __call__(self, suite: str, classname: str, name: str) -> str:
         if classname:
             # Called once per testcase of every replay: the lookup is inlined and cached.
-            prefix = self._prefixes.get(classname)
+            prefix = self.prefixes.get(classname)
             if prefix is None:
-                prefix = self._prefixes[classname] = self._prefix(classname)
+                prefix = self.prefixes[classname] = self._prefix(classname)
             return prefix + name
         if suite:
             return f"{suite}::{name}"
