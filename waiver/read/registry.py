@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -24,14 +23,18 @@ class Registry:
 
 
 def registry_lines(data: bytes, source: str) -> Iterator[str]:
-    for number, raw in enumerate(io.BytesIO(data), start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise InputError(
-                source, f"line {number}: not UTF-8 ({error.reason} at byte {error.start})"
-            ) from None
-        test_id = line.removesuffix("\n").removesuffix("\r")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        number = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1)
+        raise InputError(
+            source, f"line {number}: not UTF-8 ({error.reason} at byte {column})"
+        ) from None
+    # Lines end at "\n" alone, as a file's lines do; str.splitlines would also split at
+    # characters such as U+2028 that a test id may contain.
+    for line in text.split("\n"):
+        test_id = line.removesuffix("\r")
         if test_id.strip() and not test_id.startswith("#"):
             yield test_id
 
