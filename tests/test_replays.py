@@ -75,10 +75,12 @@ def snapshot(result: ReplaySet | str) -> object:
     if isinstance(result, str):
         return result
     tally = result.tally
+    width = len(tally.ids)
     return (
         tally.ids,
         tally.index,
-        [bytes(states) for states in tally.replays],
+        # A replay's states may end before ids that other replays added: no outcome there.
+        [bytes(states) + bytes(width - len(states)) for states in tally.replays],
         tally.retries,
         tally.testcases,
         result.replay_count,

@@ -17,6 +17,9 @@ in that replay passed.
 `Tally.retries` counts, per id over all replays, the attempts beyond the first: every
 retry element and every repeated occurrence. A replay that cannot be read is dropped
 whole and recorded, so its tests end up with a short replay list.
+
+With more than one core, replays after the first are read by forked worker processes,
+one replay each; the tally is the same whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ import multiprocessing
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import cache
 from operator import attrgetter
 
 from waiver.errors import InputError
@@ -55,10 +58,16 @@ class ReplayError:
 
 @dataclass(frozen=True, slots=True)
 class ReplayCases:
-    """One replay read on its own: ids in the order first seen, a state byte per id."""
+    """One replay, read against the ids a tally already knew, in the form a worker sends back.
 
-    ids: list[str]
-    states: bytearray
+    Positions below `known` are the tally's; the ids the replay saw that the tally did not
+    know are `new_ids`, at positions from `known` on. Replays of one suite rarely hold a
+    new id, so a worker sends back little more than one byte per test.
+    """
+
+    known: int
+    new_ids: list[str]
+    states: bytearray  # one state byte per position
     retries: dict[int, int]  # position -> attempts beyond the first
     testcases: int
 
@@ -75,22 +84,24 @@ class Tally:
 
     def add(self, replay: ReplayCases) -> None:
         """Merge one replay in; positions are the order in which ids were first seen."""
+        index, ids, known = self.index, self.ids, replay.known
+        positions = []
+        for test_id in replay.new_ids:
+            position = index.get(test_id)
+            if position is None:
+                position = index[test_id] = len(ids)
+                ids.append(test_id)
+            positions.append(position)
         states, retries = replay.states, replay.retries
-        if replay.ids != self.ids:
-            # Replays of one suite usually list the same ids in the same order; only
-            # when they do not are the replay's positions mapped to the tally's.
-            index, ids = self.index, self.ids
-            positions = []
-            for test_id in replay.ids:
-                position = index.get(test_id)
-                if position is None:
-                    position = index[test_id] = len(ids)
-                    ids.append(test_id)
-                positions.append(position)
-            states = bytearray(len(ids))
-            for position, state in zip(positions, replay.states, strict=True):
-                states[position] = state
-            retries = {positions[local]: extra for local, extra in retries.items()}
+        if positions != list(range(known, known + len(positions))):
+            # Another replay, read at the same time, added some of these ids first.
+            states = replay.states[:known] + bytearray(len(ids) - known)
+            for local, position in enumerate(positions, start=known):
+                states[position] = replay.states[local]
+            retries = {
+                position if position < known else positions[position - known]: extra
+                for position, extra in retries.items()
+            }
         self.replays.append(states)
         self.testcases += replay.testcases
         for position, extra in retries.items():
@@ -212,23 +223,27 @@ def check_shards(path: str, files: list[str], shards: int) -> None:
         )
 
 
-def read_cases(paths: list[str], rule: TestIdRule, limits: Limits) -> ReplayCases:
-    """One replay on its own, every shard file of it: its ids, states, retries and size."""
-    index: dict[str, int] = {}
-    ids: list[str] = []
-    states = bytearray()
+def read_cases(
+    paths: list[str], rule: TestIdRule, limits: Limits, known: Mapping[str, int]
+) -> ReplayCases:
+    """One replay, every shard file of it, with the positions of the `known` ids."""
+    base = len(known)
+    index: dict[str, int] = {}  # ids not in `known`
+    new_ids: list[str] = []
+    states = bytearray(base)
     retries: dict[int, int] = {}
-
     prefixes = rule.prefixes
 
     def sink(suite: str, classname: str, name: str, outcome: int, extra: int) -> None:
         prefix = prefixes.get(classname)  # the rule's own cache, without a call per testcase
         test_id = rule(suite, classname, name) if prefix is None else prefix + name
-        position = index.get(test_id)
+        position = known.get(test_id)
         if position is None:
-            position = index[test_id] = len(ids)
-            ids.append(test_id)
-            states.append(0)
+            position = index.get(test_id)
+            if position is None:
+                position = index[test_id] = base + len(new_ids)
+                new_ids.append(test_id)
+                states.append(0)
         state = states[position]
         if state:  # seen before in this replay: a repeated occurrence is one more attempt
             extra += 1
@@ -241,27 +256,50 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits) -> ReplayCase
         testcases += read_junit(
             read_chunks(open_regular(path, path), limits.max_report_bytes, path), path, sink
         )
-    return ReplayCases(ids, states, retries, testcases)
+    return ReplayCases(base, new_ids, states, retries, testcases)
 
 
 def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:
     """Add one replay to the tally; on an input error, nothing of it reaches the tally."""
-    tally.add(read_cases(paths, rule, limits))
+    tally.add(read_cases(paths, rule, limits, tally.index))
 
 
-def _read_numbered(
-    reports: str, rule: TestIdRule, limits: Limits, shards: int | None, replay: tuple[int, str]
-) -> ReplayCases | ReplayError:
-    """One replay of the folder, or why it cannot be counted; the unit of work of a worker."""
-    number, name = replay
-    try:
-        path = os.path.join(reports, name)
-        files = _report_files(path, limits)
-        if shards is not None:
-            check_shards(path, files, shards)
-        return read_cases(files, rule, limits)
-    except InputError as error:
-        return ReplayError(number, error.source, error.problem)
+@dataclass(frozen=True)
+class ReplayReader:
+    """Reads one replay of a reports folder, or says why it cannot be counted."""
+
+    reports: str
+    rule: TestIdRule
+    limits: Limits
+    shards: int | None
+    known: Mapping[str, int]
+
+    def __call__(self, replay: tuple[int, str]) -> ReplayCases | ReplayError:
+        number, name = replay
+        try:
+            path = os.path.join(self.reports, name)
+            files = _report_files(path, self.limits)
+            if self.shards is not None:
+                check_shards(path, files, self.shards)
+            return read_cases(files, self.rule, self.limits, self.known)
+        except InputError as error:
+            return ReplayError(number, error.source, error.problem)
+
+
+# The reader of a worker process, inherited when it is forked rather than sent with every
+# replay: its `known` index holds every id of a replay already read.
+_worker_reader: ReplayReader | None = None
+
+
+def _start_worker(reader: ReplayReader) -> None:
+    global _worker_reader
+    _worker_reader = reader
+
+
+def _read_in_worker(replay: tuple[int, str]) -> ReplayCases | ReplayError:
+    if _worker_reader is None:
+        raise RuntimeError("a replay worker was started without its reader")
+    return _worker_reader(replay)
 
 
 def available_cpus() -> int:
@@ -269,23 +307,24 @@ def available_cpus() -> int:
 
 
 def _read_all(
-    read: Callable[[tuple[int, str]], ReplayCases | ReplayError],
-    replays: list[tuple[int, str]],
-    workers: int,
+    reader: ReplayReader, replays: list[tuple[int, str]], workers: int
 ) -> Iterator[ReplayCases | ReplayError]:
     """Each replay read, in the order given, by up to `workers` processes at once.
 
     Replays are independent until they are merged, and reading is nearly all of the
     gate's time, so on a machine with more than one core each replay is parsed in a
     process of its own. Workers are forked, so they start with everything imported and
-    send back only the compact result; the merge stays in this process, in replay order,
-    so the result is the same whatever the number of workers.
+    with the ids already known; they send back little more than a byte per test. The
+    merge stays in this process, in replay order, so the result is the same whatever the
+    number of workers.
     """
     if workers <= 1 or len(replays) <= 1:
-        yield from map(read, replays)
+        yield from map(reader, replays)
         return
-    with multiprocessing.get_context("fork").Pool(min(workers, len(replays))) as pool:
-        yield from pool.imap(read, replays)
+    context = multiprocessing.get_context("fork")
+    processes = min(workers, len(replays))
+    with context.Pool(processes, _start_worker, (reader,)) as pool:
+        yield from pool.imap(_read_in_worker, replays)
 
 
 def read_replays(
@@ -304,13 +343,23 @@ def read_replays(
         for number in range(1, count + 1)
         if number not in sources
     ]
-    read = partial(_read_numbered, reports, rule, limits, shards)
-    found = sorted(sources.items())
-    for result in _read_all(read, found, available_cpus() if workers is None else workers):
+    reader = ReplayReader(reports, rule, limits, shards, tally.index)
+
+    def merge(result: ReplayCases | ReplayError) -> None:
         if isinstance(result, ReplayError):
             errors.append(result)
         else:
             tally.add(result)
+
+    # Replays are read here until one holds a test, so that the workers for the rest
+    # start out knowing its ids.
+    found = iter(sorted(sources.items()))
+    for replay in found:
+        merge(reader(replay))
+        if tally.ids:
+            break
+    for result in _read_all(reader, list(found), available_cpus() if workers is None else workers):
+        merge(result)
     errors.sort(key=attrgetter("replay"))
     ran = any(state & (PASS | FAIL) for states in tally.replays for state in states)
     if not ran:
