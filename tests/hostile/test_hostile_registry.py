@@ -6,7 +6,9 @@ import json
 
 import pytest
 
+import waiver.read.registry
 from hostile_support import Repo, Run
+from waiver.read.registry import BLOCK_BYTES, registry_lines
 
 
 @pytest.mark.parametrize(
@@ -21,9 +23,17 @@ from hostile_support import Repo, Run
     ],
     ids=["first-byte", "inside-a-later-line", "cut-short-at-the-end"],
 )
+# The registry is decoded in blocks of whole lines; tiny blocks put lines in later blocks.
+@pytest.mark.parametrize("block", [BLOCK_BYTES, 8], ids=["one-block", "8-byte-blocks"])
 def test_a_registry_that_is_not_utf8_fails_closed_naming_the_line(
-    repo: Repo, run_gate: Run, registry: bytes, where: str
+    repo: Repo,
+    run_gate: Run,
+    monkeypatch: pytest.MonkeyPatch,
+    registry: bytes,
+    where: str,
+    block: int,
 ) -> None:
+    monkeypatch.setattr(waiver.read.registry, "BLOCK_BYTES", block)
     path = repo.root / "known-tests.txt"
     path.write_bytes(registry)
     code, _, err = run_gate("--known-tests", str(path))
@@ -31,3 +41,11 @@ def test_a_registry_that_is_not_utf8_fails_closed_naming_the_line(
     assert f"{path}: {where}" in err
     report = json.loads((repo.root / "waiver.json").read_text())
     assert (report["blocked"], report["rows"]) == (True, [])
+
+
+def test_lines_are_the_same_whatever_the_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = "a::one\r\n\n# comment\n  \nb::twö\u2028three\nlast::line".encode()
+    expected = ["a::one", "b::twö\u2028three", "last::line"]
+    for block in (1, 3, 8, BLOCK_BYTES):
+        monkeypatch.setattr(waiver.read.registry, "BLOCK_BYTES", block)
+        assert list(registry_lines(data, "known-tests.txt")) == expected

@@ -29,7 +29,7 @@ import multiprocessing
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from operator import attrgetter
@@ -83,18 +83,25 @@ class Tally:
     testcases: int = 0  # <testcase> elements read, over all replays
 
     def add(self, replay: ReplayCases) -> None:
-        """Merge one replay in; positions are the order in which ids were first seen."""
+        """Merge one replay in; positions are the order in which ids were first seen.
+
+        The replay's new ids may already be here, at the positions it gave them: a replay
+        read in this process adds them as it reads.
+        """
         index, ids, known = self.index, self.ids, replay.known
         positions = []
-        for test_id in replay.new_ids:
+        moved = False
+        for offset, test_id in enumerate(replay.new_ids, start=known):
             position = index.get(test_id)
             if position is None:
                 position = index[test_id] = len(ids)
                 ids.append(test_id)
+            moved = moved or position != offset
             positions.append(position)
         states, retries = replay.states, replay.retries
-        if positions != list(range(known, known + len(positions))):
-            # Another replay, read at the same time, added some of these ids first.
+        if moved:
+            # Another replay, read at the same time, added ids first: the new ids of this
+            # one are not at the positions it gave them.
             states = replay.states[:known] + bytearray(len(ids) - known)
             for local, position in enumerate(positions, start=known):
                 states[position] = replay.states[local]
@@ -106,6 +113,12 @@ class Tally:
         self.testcases += replay.testcases
         for position, extra in retries.items():
             self.retries[position] = self.retries.get(position, 0) + extra
+
+    def forget(self, count: int) -> None:
+        """Drop the ids from position `count` on, added by a replay that is not kept."""
+        for test_id in self.ids[count:]:
+            del self.index[test_id]
+        del self.ids[count:]
 
     def outcomes(self, position: int) -> tuple[bool, ...]:
         """Pass/fail per replay that produced an outcome for the id, in replay order."""
@@ -223,13 +236,15 @@ def check_shards(path: str, files: list[str], shards: int) -> None:
         )
 
 
-def read_cases(
-    paths: list[str], rule: TestIdRule, limits: Limits, known: Mapping[str, int]
-) -> ReplayCases:
-    """One replay, every shard file of it, with the positions of the `known` ids."""
-    base = len(known)
-    index: dict[str, int] = {}  # ids not in `known`
-    new_ids: list[str] = []
+def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally) -> ReplayCases:
+    """One replay, every shard file of it, read against the ids of `tally`.
+
+    Ids the tally does not know are added to its index and ids as they are read (a second
+    index of every id would cost tens of MB at 500,000 tests), and dropped again if the
+    replay cannot be read. Its states and retries are left for `Tally.add`.
+    """
+    index, ids = tally.index, tally.ids
+    base = len(ids)
     states = bytearray(base)
     retries: dict[int, int] = {}
     prefixes = rule.prefixes
@@ -237,13 +252,11 @@ def read_cases(
     def sink(suite: str, classname: str, name: str, outcome: int, extra: int) -> None:
         prefix = prefixes.get(classname)  # the rule's own cache, without a call per testcase
         test_id = rule(suite, classname, name) if prefix is None else prefix + name
-        position = known.get(test_id)
+        position = index.get(test_id)
         if position is None:
-            position = index.get(test_id)
-            if position is None:
-                position = index[test_id] = base + len(new_ids)
-                new_ids.append(test_id)
-                states.append(0)
+            position = index[test_id] = len(ids)
+            ids.append(test_id)
+            states.append(0)
         state = states[position]
         if state:  # seen before in this replay: a repeated occurrence is one more attempt
             extra += 1
@@ -252,16 +265,20 @@ def read_cases(
         states[position] = state | outcome | SEEN
 
     testcases = 0
-    for path in paths:
-        testcases += read_junit(
-            read_chunks(open_regular(path, path), limits.max_report_bytes, path), path, sink
-        )
-    return ReplayCases(base, new_ids, states, retries, testcases)
+    try:
+        for path in paths:
+            testcases += read_junit(
+                read_chunks(open_regular(path, path), limits.max_report_bytes, path), path, sink
+            )
+    except InputError:
+        tally.forget(base)
+        raise
+    return ReplayCases(base, ids[base:], states, retries, testcases)
 
 
 def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:
     """Add one replay to the tally; on an input error, nothing of it reaches the tally."""
-    tally.add(read_cases(paths, rule, limits, tally.index))
+    tally.add(read_cases(paths, rule, limits, tally))
 
 
 @dataclass(frozen=True)
@@ -272,7 +289,7 @@ class ReplayReader:
     rule: TestIdRule
     limits: Limits
     shards: int | None
-    known: Mapping[str, int]
+    tally: Tally
 
     def __call__(self, replay: tuple[int, str]) -> ReplayCases | ReplayError:
         number, name = replay
@@ -281,13 +298,13 @@ class ReplayReader:
             files = _report_files(path, self.limits)
             if self.shards is not None:
                 check_shards(path, files, self.shards)
-            return read_cases(files, self.rule, self.limits, self.known)
+            return read_cases(files, self.rule, self.limits, self.tally)
         except InputError as error:
             return ReplayError(number, error.source, error.problem)
 
 
 # The reader of a worker process, inherited when it is forked rather than sent with every
-# replay: its `known` index holds every id of a replay already read.
+# replay: its tally holds every id of a replay already read.
 _worker_reader: ReplayReader | None = None
 
 
@@ -299,7 +316,14 @@ def _start_worker(reader: ReplayReader) -> None:
 def _read_in_worker(replay: tuple[int, str]) -> ReplayCases | ReplayError:
     if _worker_reader is None:
         raise RuntimeError("a replay worker was started without its reader")
-    return _worker_reader(replay)
+    tally = _worker_reader.tally
+    known = len(tally.ids)
+    try:
+        return _worker_reader(replay)
+    finally:
+        # The worker's copy of the tally must stay as it was forked: positions beyond it
+        # mean ids new to the replay, which the gate's own tally places.
+        tally.forget(known)
 
 
 def available_cpus() -> int:
@@ -343,7 +367,7 @@ def read_replays(
         for number in range(1, count + 1)
         if number not in sources
     ]
-    reader = ReplayReader(reports, rule, limits, shards, tally.index)
+    reader = ReplayReader(reports, rule, limits, shards, tally)
 
     def merge(result: ReplayCases | ReplayError) -> None:
         if isinstance(result, ReplayError):
