@@ -30,6 +30,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from operator import attrgetter
@@ -326,8 +327,15 @@ def _read_in_worker(replay: tuple[int, str]) -> ReplayCases | ReplayError:
         tally.forget(known)
 
 
-def available_cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+def replay_workers() -> int:
+    """How many processes may read replays at once: the cores this process may run on.
+
+    Workers are forked, so only where forking is the norm (Linux, which also says which
+    cores are ours); elsewhere replays are read one after another.
+    """
+    if not hasattr(os, "sched_getaffinity"):
+        return 1
+    return len(os.sched_getaffinity(0))
 
 
 def _read_all(
@@ -345,10 +353,15 @@ def _read_all(
     if workers <= 1 or len(replays) <= 1:
         yield from map(reader, replays)
         return
-    context = multiprocessing.get_context("fork")
-    processes = min(workers, len(replays))
-    with context.Pool(processes, _start_worker, (reader,)) as pool:
-        yield from pool.imap(_read_in_worker, replays)
+    # An executor rather than a multiprocessing.Pool: a worker that dies (out of memory,
+    # killed) breaks the executor with an error, where a pool would wait for it forever.
+    with ProcessPoolExecutor(
+        min(workers, len(replays)),
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_start_worker,
+        initargs=(reader,),
+    ) as pool:
+        yield from pool.map(_read_in_worker, replays)
 
 
 def read_replays(
@@ -382,7 +395,7 @@ def read_replays(
         merge(reader(replay))
         if tally.ids:
             break
-    for result in _read_all(reader, list(found), available_cpus() if workers is None else workers):
+    for result in _read_all(reader, list(found), replay_workers() if workers is None else workers):
         merge(result)
     errors.sort(key=attrgetter("replay"))
     ran = any(state & (PASS | FAIL) for states in tally.replays for state in states)
