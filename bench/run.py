@@ -307,7 +307,9 @@ RSS include any child processes a reader starts (RSS as the largest single proce
   time, visiting every case and reading its results.
 - **gate**: `python -m waiver gate --reports reports --properties properties.xml --fixtures fixtures
   --lock fixture.lock --known-tests known-tests.txt --out … --summary … --root .`, end to end,
-  writing `waiver.json` and the summary.
+  writing `waiver.json` and the summary. It reads the first replay itself and the others in
+  worker processes, one per core, so its wall time is below its CPU time; the floor and the
+  peer use one core.
 
 The sets (`bench/generate.py`, seeded, written to `bench/data/`, not committed): T test ids in
 pytest `--junitxml` form, parametrized, one module file per 100 ids so ids follow the pytest
