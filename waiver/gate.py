@@ -111,7 +111,7 @@ def build_cases(
             skipped.append(test_id)
             continue
         expected_hash, current_hash = digests(test_id)
-        # Positional: one Case per test, and keywords cost a fifth more.
+        # Positional: one Case per test, and keywords cost about a sixth more.
         yield Case(
             test_id,
             property_ok,

@@ -25,12 +25,10 @@ one replay each; the tally is the same whatever the number of workers.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import re
 import stat
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from operator import attrgetter
@@ -353,6 +351,10 @@ def _read_all(
     if workers <= 1 or len(replays) <= 1:
         yield from map(reader, replays)
         return
+    # Imported here: they add a fiftieth of a second to the start of every command.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # An executor rather than a multiprocessing.Pool: a worker that dies (out of memory,
     # killed) breaks the executor with an error, where a pool would wait for it forever.
     with ProcessPoolExecutor(
