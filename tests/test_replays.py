@@ -129,3 +129,18 @@ def test_replays_listing_ids_in_other_orders_line_up_by_id(tmp_path: Path, worke
         (False, True, True),
         (True,),
     ]
+
+
+def test_without_semaphores_the_replays_are_read_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in a container without /dev/shm, where a process pool cannot make its queues."""
+
+    def no_sem_open(*_args: object) -> None:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr("_multiprocessing.SemLock", no_sem_open)
+    write_replays(tmp_path, [[("k::a", "pass")], [("k::a", "fail")], [("k::a", "pass")]])
+    result = read(tmp_path, workers=2, expected=3)
+    assert isinstance(result, ReplaySet)
+    assert result.tally.outcomes(0) == (True, False, True)

@@ -357,12 +357,18 @@ def _read_all(
 
     # An executor rather than a multiprocessing.Pool: a worker that dies (out of memory,
     # killed) breaks the executor with an error, where a pool would wait for it forever.
-    with ProcessPoolExecutor(
-        min(workers, len(replays)),
-        mp_context=multiprocessing.get_context("fork"),
-        initializer=_start_worker,
-        initargs=(reader,),
-    ) as pool:
+    try:
+        pool = ProcessPoolExecutor(
+            min(workers, len(replays)),
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_start_worker,
+            initargs=(reader,),
+        )
+    except OSError:
+        # No POSIX semaphores for its queues, as in a container without /dev/shm.
+        yield from map(reader, replays)
+        return
+    with pool:
         yield from pool.map(_read_in_worker, replays)
 
 
