@@ -14,11 +14,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
-
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from waiver.errors import InputError
 from waiver.model import Policy
@@ -28,6 +24,7 @@ from waiver.read.replays import Limits
 
 if TYPE_CHECKING:
     import jsonschema
+    from yaml.nodes import Node
 
 MAX_CONFIG_BYTES = 1 << 20
 MAX_INTEGER_CHARS = 20
@@ -117,6 +114,8 @@ def _tag(tag: str) -> str:
 def _check_nodes(node: Node, path: list[str | int], seen: set[int], source: str) -> None:
     """Plain values only: no tags beyond YAML's own scalars and collections, no aliases,
     string keys given once. Checked on the node tree, before any object is constructed."""
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
     where = key_path(path)
     if id(node) in seen:
         raise InputError(source, f"{where}: YAML aliases are not allowed in a policy file")
@@ -153,6 +152,10 @@ def _check_nodes(node: Node, path: list[str | int], seen: set[int], source: str)
 
 
 def load_yaml(data: bytes, source: str) -> object:
+    # Imported here, like jsonschema below: only a run with a policy file pays for yaml's
+    # import (0.02 s).
+    import yaml
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -172,6 +175,8 @@ def load_yaml(data: bytes, source: str) -> object:
 
 def _safe_load(text: str, source: str) -> object:
     """yaml.safe_load in its two halves, so that the node tree is checked first."""
+    import yaml
+
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
@@ -191,6 +196,8 @@ def _integer(_: object, value: object) -> bool:
 @cache
 def _validator() -> jsonschema.protocols.Validator:
     # Imported here: only a run with a policy file pays for jsonschema's import (0.07 s).
+    from importlib import resources
+
     import jsonschema
 
     schema = json.loads(
