@@ -194,6 +194,20 @@ def test_a_strict_unstable_row_blocks_and_gets_no_proposal() -> None:
     assert decision.blocked is True
 
 
+def test_under_strict_patterns_only_a_strict_unstable_row_blocks() -> None:
+    """A strict row that passes, and an unstable row no pattern matches, leave it in review."""
+    decision = decide(
+        [case("tests/auth/login", (True,) * 5), case("tests/ui/menu")],
+        Policy(strict=("tests/auth/*",)),
+        NOW,
+    )
+    assert [(row.test_id, row.strict) for row in decision.rows] == [
+        ("tests/auth/login", True),
+        ("tests/ui/menu", False),
+    ]
+    assert (decision.verdict, decision.blocked) == (Verdict.REVIEW, False)
+
+
 def test_an_unstable_row_gets_a_proposal_with_its_own_binding() -> None:
     [row] = decide([case(fixture_hash=A, retries=2)], Policy(), NOW).rows
     assert row.freeze is not None
