@@ -161,7 +161,7 @@ def row_lines(rows: Iterable[Json]) -> Iterator[str]:
     """Each row made by `row_json` as one line of compact JSON, as `_ROW_ENCODER` writes it.
 
     Rows without a freeze differ from many others only in their test id, so the text after
-    the id is encoded once for each distinct rest and reused: four times faster than
+    the id is encoded once for each distinct rest and reused: nearly four times faster than
     encoding 100,000 rows one by one, which was the largest cost of writing the report.
     """
     rests: dict[tuple[object, ...], str] = {}
