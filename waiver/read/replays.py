@@ -88,9 +88,12 @@ class Tally:
         read in this process adds them as it reads.
         """
         index, ids, known = self.index, self.ids, replay.known
+        new_ids = replay.new_ids
+        if len(ids) == known + len(new_ids) and ids[known:] == new_ids:
+            new_ids = []  # read in this process: already here, the same objects in order
         positions = []
         moved = False
-        for offset, test_id in enumerate(replay.new_ids, start=known):
+        for offset, test_id in enumerate(new_ids, start=known):
             position = index.get(test_id)
             if position is None:
                 position = index[test_id] = len(ids)
