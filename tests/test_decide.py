@@ -9,16 +9,15 @@ import pytest
 
 from waiver.decide import check_policy, classify, decide, is_strict, propose_freeze, void_reason
 from waiver.errors import UsageError
-from waiver.model import Case, FreezeRecord, Policy, Row, TestClass, Verdict
+from waiver.model import Case, Evidence, FreezeRecord, Policy, Row, TestClass, Verdict
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 A, B = "a" * 64, "b" * 64
 FLIP = (True, False, True, False, True)
 
 
-def case(test_id: str = "t", outcomes: tuple[bool, ...] = FLIP, **changes: Any) -> Case:
+def evidence(outcomes: tuple[bool, ...] = FLIP, **changes: Any) -> Evidence:
     fields: dict[str, Any] = {
-        "test_id": test_id,
         "property_ok": True,
         "fixture_hash": A,
         "expected_fixture_hash": A,
@@ -26,7 +25,11 @@ def case(test_id: str = "t", outcomes: tuple[bool, ...] = FLIP, **changes: Any) 
         "known_test": True,
     }
     fields.update(changes)
-    return Case(**fields)
+    return Evidence(**fields)
+
+
+def case(test_id: str = "t", outcomes: tuple[bool, ...] = FLIP, **changes: Any) -> Case:
+    return Case((test_id,), evidence(outcomes, **changes))
 
 
 @pytest.mark.parametrize(
@@ -52,13 +55,13 @@ def case(test_id: str = "t", outcomes: tuple[bool, ...] = FLIP, **changes: Any) 
 def test_the_first_matching_rule_wins(
     changes: dict[str, Any], outcomes: tuple[bool, ...], expected: TestClass
 ) -> None:
-    assert classify(case(outcomes=outcomes, **changes), 5) is expected
+    assert classify(evidence(outcomes, **changes), 5) is expected
 
 
 def test_min_replays_one_accepts_a_single_outcome() -> None:
-    assert classify(case(outcomes=(True,)), 1) is TestClass.STABLE_PASS
+    assert classify(evidence((True,)), 1) is TestClass.STABLE_PASS
     with pytest.raises(UsageError, match="min_replays must be at least 1, got 0"):
-        classify(case(), 0)
+        classify(evidence(), 0)
 
 
 @pytest.mark.parametrize(
@@ -81,7 +84,7 @@ def test_policy_at_its_limits_is_accepted() -> None:
 
 
 def test_a_proposal_counts_the_replays_and_starts_now() -> None:
-    proposal = propose_freeze(case(), Policy(freeze_hours=6), NOW)
+    proposal = propose_freeze("t", evidence(), Policy(freeze_hours=6), NOW)
     assert (proposal.test_id, proposal.fixture_hash) == ("t", A)
     assert (proposal.replay_pass, proposal.replay_total) == (3, 5)
     assert proposal.issued_at == NOW
@@ -160,7 +163,7 @@ def test_void_reasons(
     changes: dict[str, Any], row_changes: dict[str, Any], reason: str | None
 ) -> None:
     rows = {"t": unstable_row(**row_changes)}
-    assert void_reason(record(**changes), rows, Policy(), NOW) == reason
+    assert void_reason(record(**changes), rows.get, Policy(), NOW) == reason
 
 
 def test_a_second_valid_record_for_the_same_test_is_void() -> None:
@@ -219,3 +222,15 @@ def test_an_unstable_row_gets_a_proposal_with_its_own_binding() -> None:
 def test_decide_rejects_a_bad_policy() -> None:
     with pytest.raises(UsageError):
         decide([case()], Policy(freeze_hours=0), NOW)
+
+
+def test_rows_are_a_sorted_sequence_found_by_id() -> None:
+    rows = decide([Case(("b", "c", "a"), evidence((True,) * 5)), case("d")], Policy(), NOW).rows
+    assert [row.test_id for row in rows] == ["a", "b", "c", "d"]
+    assert rows[-1] == rows[3] == rows.find("d")
+    assert rows[-1].freeze is not None
+    assert [row.test_id for row in rows[1:3]] == ["b", "c"]
+    assert rows.find("bb") is None
+    assert rows.find("e") is None
+    with pytest.raises(IndexError):
+        rows[4]

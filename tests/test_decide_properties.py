@@ -12,6 +12,7 @@ from waiver.model import (
     BLOCKING_CLASSES,
     CLOSED_CLASSES,
     Case,
+    Evidence,
     FreezeRecord,
     Policy,
     TestClass,
@@ -21,9 +22,8 @@ NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 HASHES = st.sampled_from(["a" * 64, "b" * 64])
 IDS = st.text(min_size=1, max_size=12)
 
-cases = st.builds(
-    Case,
-    test_id=IDS,
+evidence = st.builds(
+    Evidence,
     property_ok=st.booleans(),
     fixture_hash=HASHES,
     expected_fixture_hash=HASHES,
@@ -32,7 +32,26 @@ cases = st.builds(
     retries=st.integers(0, 3),
     unreadable_replays=st.integers(0, 1),
 )
-case_lists = st.lists(cases, max_size=8, unique_by=lambda case: case.test_id)
+# A case holds every test id that shares its evidence: one to three here.
+cases = st.builds(
+    Case, test_ids=st.lists(IDS, min_size=1, max_size=3, unique=True).map(tuple), evidence=evidence
+)
+
+
+@st.composite
+def case_lists(draw: st.DrawFn) -> list[Case]:
+    """Cases whose test ids are distinct across the whole list."""
+    ids = draw(st.lists(IDS, max_size=12, unique=True))
+    found: list[Case] = []
+    while ids:
+        size = draw(st.integers(1, 3))
+        found.append(Case(tuple(ids[:size]), draw(evidence)))
+        ids = ids[size:]
+    return found
+
+
+def ids_of(case_list: list[Case]) -> set[str]:
+    return {test_id for case in case_list for test_id in case.test_ids}
 policies = st.builds(
     Policy,
     min_replays=st.integers(1, 6),
@@ -42,11 +61,11 @@ policies = st.builds(
 )
 
 
-def record_for(case: Case, **changes: object) -> FreezeRecord:
+def record_for(test_id: str, case: Case, **changes: object) -> FreezeRecord:
     fields: dict[str, object] = {
-        "test_id": case.test_id,
+        "test_id": test_id,
         "class": "unstable_assertion",
-        "fixture_hash": case.fixture_hash,
+        "fixture_hash": case.evidence.fixture_hash,
         "replay_pass": 1,
         "replay_total": 2,
         "counts_as_pass": False,
@@ -58,11 +77,16 @@ def record_for(case: Case, **changes: object) -> FreezeRecord:
     return FreezeRecord(0, fields)
 
 
-@given(case_lists, policies, st.data())
+@given(case_lists(), policies, st.data())
 def test_a_freeze_only_ever_on_unstable_assertion(
     case_list: list[Case], policy: Policy, data: st.DataObject
 ) -> None:
-    records = [record_for(case) for case in case_list if data.draw(st.booleans())]
+    records = [
+        record_for(test_id, case)
+        for case in case_list
+        for test_id in case.test_ids
+        if data.draw(st.booleans())
+    ]
     decision = decide(case_list, policy, NOW, records)
     for row in decision.rows:
         if row.freeze is not None or row.active_freeze is not None:
@@ -73,24 +97,29 @@ def test_a_freeze_only_ever_on_unstable_assertion(
             assert not row.strict
 
 
-@given(case_lists, cases, policies)
+@given(case_lists(), cases, policies)
 def test_adding_a_closed_or_unknown_row_never_unblocks(
     case_list: list[Case], extra: Case, policy: Policy
 ) -> None:
     before = decide(case_list, policy, NOW)
-    others = [case for case in case_list if case.test_id != extra.test_id]
+    others = [case for case in case_list if not set(case.test_ids) & set(extra.test_ids)]
     after = decide([*others, extra], policy, NOW)
-    if classify(extra, policy.min_replays) in BLOCKING_CLASSES:
+    if classify(extra.evidence, policy.min_replays) in BLOCKING_CLASSES:
         assert after.blocked
-    if before.blocked and extra.test_id not in {case.test_id for case in case_list}:
+    if before.blocked and not set(extra.test_ids) & ids_of(case_list):
         assert after.blocked
 
 
-@given(case_lists, policies, st.data())
+@given(case_lists(), policies, st.data())
 def test_active_freezes_never_change_blocked_or_classes(
     case_list: list[Case], policy: Policy, data: st.DataObject
 ) -> None:
-    records = [record_for(case) for case in case_list if data.draw(st.booleans())]
+    records = [
+        record_for(test_id, case)
+        for case in case_list
+        for test_id in case.test_ids
+        if data.draw(st.booleans())
+    ]
     with_store = decide(case_list, policy, NOW, records)
     without = decide(case_list, policy, NOW)
     assert with_store.blocked == without.blocked
@@ -98,20 +127,22 @@ def test_active_freezes_never_change_blocked_or_classes(
     assert [row.test_class for row in with_store.rows] == [row.test_class for row in without.rows]
 
 
-@given(case_lists, cases, policies, st.data())
+@given(case_lists(), cases, policies, st.data())
 def test_a_class_depends_only_on_its_case_and_min_replays(
     case_list: list[Case], case: Case, policy: Policy, data: st.DataObject
 ) -> None:
-    others = [other for other in case_list if other.test_id != case.test_id]
+    others = [other for other in case_list if not set(other.test_ids) & set(case.test_ids)]
     shuffled = data.draw(st.permutations(others))
     later = NOW + timedelta(days=data.draw(st.integers(0, 400)))
-    expected = classify(case, policy.min_replays)
+    expected = classify(case.evidence, policy.min_replays)
     for neighbours, moment in ((others, NOW), (shuffled, later)):
         rows = {row.test_id: row for row in decide([*neighbours, case], policy, moment).rows}
-        assert rows[case.test_id].test_class is expected
+        assert [rows[test_id].test_class for test_id in case.test_ids] == [expected] * len(
+            case.test_ids
+        )
 
 
-@given(case_lists, policies)
+@given(case_lists(), policies)
 def test_blocked_exactly_when_a_blocking_row_or_strict_unstable_row_exists(
     case_list: list[Case], policy: Policy
 ) -> None:
@@ -123,3 +154,26 @@ def test_blocked_exactly_when_a_blocking_row_or_strict_unstable_row_exists(
     )
     assert decision.blocked is expected
     assert [row.test_id for row in decision.rows] == sorted(row.test_id for row in decision.rows)
+
+
+@given(case_lists(), policies, st.data())
+def test_a_case_decides_as_its_test_ids_would_one_by_one(
+    case_list: list[Case], policy: Policy, data: st.DataObject
+) -> None:
+    records = [
+        record_for(test_id, case)
+        for case in case_list
+        for test_id in case.test_ids
+        if data.draw(st.booleans())
+    ]
+    single = [Case((test_id,), case.evidence) for case in case_list for test_id in case.test_ids]
+    grouped = decide(case_list, policy, NOW, records)
+    one_by_one = decide(single, policy, NOW, records)
+    assert list(grouped.rows) == list(one_by_one.rows)
+    assert len(grouped.rows) == len(single) == sum(grouped.counts.values())
+    assert (grouped.counts, grouped.blocked, grouped.verdict) == (
+        one_by_one.counts,
+        one_by_one.blocked,
+        one_by_one.verdict,
+    )
+    assert (grouped.active, grouped.void) == (one_by_one.active, one_by_one.void)

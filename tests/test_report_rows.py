@@ -1,4 +1,5 @@
-"""Rows of waiver.json: the fast row writer writes exactly what the JSON encoder would."""
+"""Rows of waiver.json: written from the decision's columns, exactly as the JSON encoder
+would write each row's `row_json`."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from waiver.model import FreezeProposal, FreezeRecord, Row, TestClass
-from waiver.write.report import row_json, row_lines
+from waiver.model import Finding, FreezeProposal, FreezeRecord, Row, Rows, TestClass
+from waiver.write.report import ReportRows, row_json, split_rows
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 HASHES = st.sampled_from(["a" * 64, "b" * 64])
@@ -43,11 +44,44 @@ rows = st.builds(
 )
 
 
+def as_columns(generated: list[Row]) -> Rows:
+    """The rows as a decision holds them: rows with equal findings share one object."""
+    shared: dict[Finding, Finding] = {}
+    findings = []
+    for row in generated:
+        finding = Finding(
+            row.test_class,
+            row.replay_pass,
+            row.replay_total,
+            row.retries,
+            row.fixture_hash,
+            row.strict,
+        )
+        findings.append(shared.setdefault(finding, finding))
+    return Rows(
+        tuple(row.test_id for row in generated),
+        tuple(findings),
+        {number: row.freeze for number, row in enumerate(generated) if row.freeze},
+        {number: row.active_freeze for number, row in enumerate(generated) if row.active_freeze},
+    )
+
+
+def encoded(generated: list[Row]) -> list[str]:
+    return [json.dumps(row_json(row), separators=(", ", ": ")) for row in generated]
+
+
 @given(st.lists(rows, max_size=20))
 def test_each_row_line_is_the_compact_encoding_of_its_row(generated: list[Row]) -> None:
+    columns = as_columns(generated)
+    assert list(columns) == generated
+    assert list(ReportRows(columns).lines()) == encoded(generated)
+
+
+@given(st.lists(rows, max_size=20))
+def test_the_columns_split_as_the_rows_read_back_do(generated: list[Row]) -> None:
     documents = [row_json(row) for row in generated]
-    expected = [json.dumps(document, separators=(", ", ": ")) for document in documents]
-    assert list(row_lines(documents)) == expected
+    assert split_rows(ReportRows(as_columns(generated))) == split_rows(documents)
+    assert list(ReportRows(as_columns(generated))) == documents
 
 
 BASE = Row("t", TestClass.STABLE_PASS, 5, 5, 0, "a" * 64, False, None, None)
@@ -68,6 +102,5 @@ BASE = Row("t", TestClass.STABLE_PASS, 5, 5, 0, "a" * 64, False, None, None)
 def test_rows_that_differ_in_one_field_after_the_id_are_written_apart(
     change: dict[str, Any],
 ) -> None:
-    documents = [row_json(BASE), row_json(replace(BASE, **change))]
-    expected = [json.dumps(document, separators=(", ", ": ")) for document in documents]
-    assert list(row_lines(documents)) == expected
+    generated = [BASE, replace(BASE, **change)]
+    assert list(ReportRows(as_columns(generated)).lines()) == encoded(generated)

@@ -6,21 +6,25 @@ same classes, and the tests can drive every rule directly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
-from operator import attrgetter, countOf
+from itertools import repeat
+from operator import itemgetter
 
 from waiver.errors import UsageError
 from waiver.model import (
     BLOCKING_CLASSES,
     Case,
     Decision,
+    Evidence,
+    Finding,
     FreezeProposal,
     FreezeRecord,
     Policy,
     Row,
+    Rows,
     TestClass,
     Verdict,
     VoidFreeze,
@@ -52,19 +56,20 @@ def check_policy(policy: Policy) -> None:
         )
 
 
-def classify(case: Case, min_replays: int) -> TestClass:
-    """The first matching rule of SPEC section 2 wins."""
+def classify(evidence: Evidence, min_replays: int) -> TestClass:
+    """The first matching rule of SPEC section 2 wins; the test id plays no part."""
     if min_replays < 1:
         raise UsageError(f"min_replays must be at least 1, got {min_replays}")
-    if not case.property_ok:
+    if not evidence.property_ok:
         return TestClass.PROPERTY_VIOLATION
-    if case.fixture_hash != case.expected_fixture_hash:
+    if evidence.fixture_hash != evidence.expected_fixture_hash:
         return TestClass.FIXTURE_DRIFT
-    if not case.known_test or case.unreadable_replays or len(case.outcomes) < min_replays:
+    outcomes = evidence.outcomes
+    if not evidence.known_test or evidence.unreadable_replays or len(outcomes) < min_replays:
         return TestClass.UNKNOWN_TEST
-    if all(case.outcomes):
+    if all(outcomes):
         return TestClass.STABLE_PASS
-    if any(case.outcomes):
+    if any(outcomes):
         return TestClass.UNSTABLE_ASSERTION
     return TestClass.STABLE_ASSERTION_FAIL
 
@@ -73,12 +78,14 @@ def is_strict(test_id: str, policy: Policy) -> bool:
     return bool(policy.strict) and any(fnmatchcase(test_id, pattern) for pattern in policy.strict)
 
 
-def propose_freeze(case: Case, policy: Policy, now: datetime) -> FreezeProposal:
+def propose_freeze(
+    test_id: str, evidence: Evidence, policy: Policy, now: datetime
+) -> FreezeProposal:
     return FreezeProposal(
-        test_id=case.test_id,
-        fixture_hash=case.fixture_hash,
-        replay_pass=sum(case.outcomes),
-        replay_total=len(case.outcomes),
+        test_id=test_id,
+        fixture_hash=evidence.fixture_hash,
+        replay_pass=sum(evidence.outcomes),
+        replay_total=len(evidence.outcomes),
         issued_at=now,
         expires_at=now + timedelta(hours=policy.freeze_hours),
     )
@@ -95,7 +102,7 @@ def _aware_time(value: object) -> datetime | None:
 
 
 def void_reason(
-    record: FreezeRecord, rows: Mapping[str, Row], policy: Policy, now: datetime
+    record: FreezeRecord, find_row: Callable[[str], Row | None], policy: Policy, now: datetime
 ) -> str | None:
     """Why a stored record may not apply, or None when it is active for its row."""
     fields = record.fields
@@ -121,7 +128,7 @@ def void_reason(
     if expires_at - issued_at > timedelta(hours=policy.max_freeze_hours):
         return f"lifetime exceeds the policy maximum of {policy.max_freeze_hours} h"
     test_id = fields["test_id"]
-    row = rows.get(test_id) if isinstance(test_id, str) else None
+    row = find_row(test_id) if isinstance(test_id, str) else None
     if row is None:
         return "no test with exactly this test id in this run"
     if row.test_class is not TestClass.UNSTABLE_ASSERTION:
@@ -132,12 +139,15 @@ def void_reason(
 
 
 def check_freezes(
-    records: Iterable[FreezeRecord], rows: Mapping[str, Row], policy: Policy, now: datetime
+    records: Iterable[FreezeRecord],
+    find_row: Callable[[str], Row | None],
+    policy: Policy,
+    now: datetime,
 ) -> tuple[dict[str, FreezeRecord], list[VoidFreeze]]:
     active: dict[str, FreezeRecord] = {}
     void: list[VoidFreeze] = []
     for record in records:
-        reason = void_reason(record, rows, policy, now)
+        reason = void_reason(record, find_row, policy, now)
         if reason is None:
             test_id = str(record.fields["test_id"])
             if test_id in active:
@@ -149,25 +159,42 @@ def check_freezes(
     return active, void
 
 
-def _row(case: Case, policy: Policy, now: datetime) -> Row:
-    test_class = classify(case, policy.min_replays)
-    strict = is_strict(case.test_id, policy)
-    freeze = None
-    if test_class is TestClass.UNSTABLE_ASSERTION and not strict:
-        freeze = propose_freeze(case, policy, now)
-    outcomes = case.outcomes
-    # Positional: one Row per test, and keywords cost about a sixth more.
-    return Row(
-        case.test_id,
-        test_class,
-        sum(outcomes),
-        len(outcomes),
-        case.retries,
-        case.fixture_hash,
-        strict,
-        freeze,
-        None,
-    )
+def _rows(
+    cases: Iterable[Case], policy: Policy, now: datetime
+) -> tuple[list[tuple[str, Finding, FreezeProposal | None]], dict[TestClass, int]]:
+    """(test id, finding, proposal) per test id, unsorted, and the count of each class.
+
+    A case is classified once for all its ids; only strict patterns and proposals, which
+    name the test, are looked at id by id, and only where they can matter.
+    """
+    rows: list[tuple[str, Finding, FreezeProposal | None]] = []
+    counts = dict.fromkeys(TestClass, 0)
+    for case in cases:
+        evidence = case.evidence
+        test_class = classify(evidence, policy.min_replays)
+        counts[test_class] += len(case.test_ids)
+        outcomes = evidence.outcomes
+        finding = Finding(
+            test_class,
+            sum(outcomes),
+            len(outcomes),
+            evidence.retries,
+            evidence.fixture_hash,
+            False,
+        )
+        unstable = test_class is TestClass.UNSTABLE_ASSERTION
+        if not policy.strict and not unstable:
+            rows.extend(zip(case.test_ids, repeat(finding), repeat(None)))
+            continue
+        strict_finding = replace(finding, strict=True)
+        for test_id in case.test_ids:
+            if is_strict(test_id, policy):
+                rows.append((test_id, strict_finding, None))
+            elif unstable:
+                rows.append((test_id, finding, propose_freeze(test_id, evidence, policy, now)))
+            else:
+                rows.append((test_id, finding, None))
+    return rows, counts
 
 
 def decide(
@@ -182,26 +209,34 @@ def decide(
     record leaves its row unstable_assertion and `blocked` exactly as it was.
     """
     check_policy(policy)
-    rows = sorted((_row(case, policy, now) for case in cases), key=attrgetter("test_id"))
+    found, counts = _rows(cases, policy, now)
+    found.sort(key=itemgetter(0))
+    rows = Rows(
+        tuple(test_id for test_id, _, _ in found),
+        tuple(finding for _, finding, _ in found),
+        {number: row[2] for number, row in enumerate(found) if row[2] is not None},
+    )
     records = tuple(freeze_records)
     active: dict[str, FreezeRecord] = {}
     void: list[VoidFreeze] = []
     if records:
-        by_id = {row.test_id: row for row in rows}
-        active, void = check_freezes(records, by_id, policy, now)
+        active, void = check_freezes(records, rows.find, policy, now)
     if active:
-        rows = [
-            replace(row, active_freeze=active[row.test_id]) if row.test_id in active else row
-            for row in rows
-        ]
-    # countOf compares by identity first; a Counter would call the enum's Python __hash__
-    # once per row.
-    classes = [row.test_class for row in rows]
-    counts = {test_class: countOf(classes, test_class) for test_class in TestClass}
+        rows = replace(
+            rows,
+            active={
+                number: active[test_id]
+                for number, test_id in enumerate(rows.test_ids)
+                if test_id in active
+            },
+        )
     # A closed or unknown row blocks, and so does an unstable row under a strict pattern.
     blocked = any(counts[test_class] for test_class in BLOCKING_CLASSES) or (
         bool(policy.strict)
-        and any(row.strict and row.test_class is TestClass.UNSTABLE_ASSERTION for row in rows)
+        and any(
+            finding.strict and finding.test_class is TestClass.UNSTABLE_ASSERTION
+            for finding in rows.findings
+        )
     )
     if blocked:
         verdict = Verdict.BLOCKED
@@ -210,7 +245,7 @@ def decide(
     else:
         verdict = Verdict.REVIEW
     return Decision(
-        rows=tuple(rows),
+        rows=rows,
         blocked=blocked,
         verdict=verdict,
         counts=counts,

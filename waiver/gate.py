@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from datetime import datetime
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.model import Case, Decision, FreezeRecord
+from waiver.model import Case, Decision, Evidence, FreezeRecord
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
@@ -94,53 +93,57 @@ def build_cases(
     property_ok: bool,
     fixtures: Fixtures,
     skipped: list[str],
-) -> Iterator[Case]:
-    """One case per test id seen or expected, made as the decision consumes them.
+) -> list[Case]:
+    """One case per distinct evidence, holding every test id seen or expected that has it.
 
     Ids skipped in every replay and not expected by the registry are not cases: they are
-    appended to `skipped`. Each case carries the digests of the fixtures its test is bound
-    to (the whole set unless a policy binding says otherwise).
+    appended to `skipped`. Each case carries the digests of the fixtures its tests are
+    bound to (the whole set unless a policy binding says otherwise).
     """
     tally: Tally = replays.tally
     digests = fixtures.bound.digests
     unreadable = len(replays.errors)
     retries = tally.retries
+    expected_at = registry.expected if registry is not None else None
+    # (outcomes, known, retries, digests) -> ids: what the evidence of an id depends on
+    groups: dict[tuple[tuple[bool, ...], bool, int, tuple[str, str]], list[str]] = {}
     for position, test_id, outcomes in tally.all_outcomes():
-        expected = registry is None or bool(registry.expected[position])
-        if not outcomes and not (registry is not None and expected):
+        expected = expected_at is None or bool(expected_at[position])
+        if not outcomes and not (expected_at is not None and expected):
             skipped.append(test_id)
             continue
-        expected_hash, current_hash = digests(test_id)
-        # Positional: one Case per test, and keywords cost about a sixth more.
-        yield Case(
-            test_id,
-            property_ok,
-            current_hash,
-            expected_hash,
-            outcomes,
-            expected,
-            retries.get(position, 0),
-            unreadable,
-        )
+        key = (outcomes, expected, retries.get(position, 0), digests(test_id))
+        ids = groups.get(key)
+        if ids is None:
+            ids = groups[key] = []
+        ids.append(test_id)
     for test_id in registry.vanished if registry is not None else ():
-        expected_hash, current_hash = digests(test_id)
-        yield Case(
-            test_id,
-            property_ok,
-            current_hash,
-            expected_hash,
-            (),
-            known_test=True,
-            unreadable_replays=unreadable,
+        groups.setdefault(((), True, 0, digests(test_id)), []).append(test_id)
+    return [
+        Case(
+            tuple(ids),
+            Evidence(
+                property_ok,
+                current_hash,
+                expected_hash,
+                outcomes,
+                known,
+                extra,
+                unreadable,
+            ),
         )
+        for (outcomes, known, extra, (expected_hash, current_hash)), ids in groups.items()
+    ]
 
 
-def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> Iterator[Case]:
+def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> list[Case]:
     """With no replay and no registry to name the tests, the failed property cases are the
     rows, so the report blocks on property_violation instead of being empty and clean."""
-    for test_id in failed_properties:
-        expected_hash, current_hash = fixtures.bound.digests(test_id)
-        yield Case(test_id, False, current_hash, expected_hash, (), known_test=True)
+    return [
+        Case((test_id,), Evidence(False, current_hash, expected_hash, (), known_test=True))
+        for test_id in failed_properties
+        for expected_hash, current_hash in [fixtures.bound.digests(test_id)]
+    ]
 
 
 def read_assertion_replays(
@@ -222,11 +225,8 @@ def classify_replays(
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
     skipped: list[str] = []
-    cases: Iterator[Case] = build_cases(replays, registry, property_ok, fixtures, skipped)
-    first = next(cases, None)
-    if first is not None:
-        cases = itertools.chain([first], cases)
-    elif not property_ok:
+    cases = build_cases(replays, registry, property_ok, fixtures, skipped)
+    if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
     return Classified(
         decision=decide(cases, settings.policy, now, records),

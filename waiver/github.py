@@ -21,11 +21,11 @@ from waiver.errors import InputError
 from waiver.model import CLOSED_CLASSES, TestClass
 from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
+from waiver.write.report import split_rows
 from waiver.write.summary import ORDER, render_summary
 
 MAX_PER_KIND = 10  # the runner shows at most 10 error and 10 warning annotations per step
 MAX_LOGGED_ROWS = 100
-WARNING_CLASSES = frozenset({TestClass.UNKNOWN_TEST, TestClass.UNSTABLE_ASSERTION})
 EXPLANATIONS = {
     TestClass.PROPERTY_VIOLATION: "a property case failed, so no test result can be trusted",
     TestClass.FIXTURE_DRIFT: "a fixture's bytes differ from the lock",
@@ -126,9 +126,7 @@ def render_annotations(report: Mapping[str, Any], root: str, workspace: str) -> 
     if error is not None:
         message = f"{visible_text(error['source'])}: {visible_text(error['problem'], 2000)}"
         return command("error", {"title": "waiver: input error"}, message) + "\n"
-    rows = [
-        row for row in report["rows"] if TestClass(row["class"]) in CLOSED_CLASSES | WARNING_CLASSES
-    ]
+    rows = split_rows(report["rows"])[1]
     rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
     lines: list[str] = []
     shown = {"error": 0, "warning": 0}
@@ -154,7 +152,7 @@ def render_annotations(report: Mapping[str, Any], root: str, workspace: str) -> 
 
 def render_log(report: Mapping[str, Any]) -> str:
     """The rows that are not a pass, one line each, as plain text for the job log."""
-    rows = [row for row in report["rows"] if row["class"] != TestClass.STABLE_PASS]
+    rows = split_rows(report["rows"])[1]
     rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
     lines = [
         f"{row['class']:<22} {row['replay_pass']}/{row['replay_total']}  "

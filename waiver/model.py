@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import overload
 
 
 class TestClass(enum.StrEnum):
@@ -34,10 +36,9 @@ class Verdict(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Case:
-    """Everything the decision needs to know about one test id."""
+class Evidence:
+    """Everything the decision knows about a test apart from its id."""
 
-    test_id: str
     property_ok: bool
     fixture_hash: str
     expected_fixture_hash: str
@@ -47,6 +48,19 @@ class Case:
     # Replays that ran but could not be read: their outcome for this test is unknown, so
     # the replay list is short whatever min_replays says.
     unreadable_replays: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """Test ids that share their evidence exactly.
+
+    In a large run nearly every test passed every replay against the same fixtures, so
+    the gate makes one case per distinct evidence and the decision classifies each once,
+    instead of making and classifying an object per test.
+    """
+
+    test_ids: tuple[str, ...]
+    evidence: Evidence
 
 
 @dataclass(frozen=True)
@@ -94,9 +108,68 @@ class Row:
     active_freeze: FreezeRecord | None
 
 
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A row apart from its id and freezes; the rows of one case share one."""
+
+    test_class: TestClass
+    replay_pass: int
+    replay_total: int
+    retries: int
+    fixture_hash: str
+    strict: bool
+
+
+@dataclass(frozen=True)
+class Rows(Sequence[Row]):
+    """The rows of a decision, sorted by test id, held as columns.
+
+    A `Row` is made only when one is asked for: writing 100,000 rows needs the ids and
+    their few distinct findings, not 100,000 objects.
+    """
+
+    test_ids: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()  # one per test id, shared between rows
+    freezes: Mapping[int, FreezeProposal] = field(default_factory=dict)  # by row number
+    active: Mapping[int, FreezeRecord] = field(default_factory=dict)  # by row number
+
+    def __len__(self) -> int:
+        return len(self.test_ids)
+
+    @overload
+    def __getitem__(self, number: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, number: slice) -> Sequence[Row]: ...
+
+    def __getitem__(self, number: int | slice) -> Row | Sequence[Row]:
+        if isinstance(number, slice):
+            return [self[i] for i in range(len(self))[number]]
+        number = range(len(self))[number]  # negative numbers count from the end
+        finding = self.findings[number]
+        return Row(
+            self.test_ids[number],
+            finding.test_class,
+            finding.replay_pass,
+            finding.replay_total,
+            finding.retries,
+            finding.fixture_hash,
+            finding.strict,
+            self.freezes.get(number),
+            self.active.get(number),
+        )
+
+    def find(self, test_id: str) -> Row | None:
+        """The row of `test_id`, found by bisection in the sorted ids."""
+        number = bisect.bisect_left(self.test_ids, test_id)
+        if number < len(self) and self.test_ids[number] == test_id:
+            return self[number]
+        return None
+
+
 @dataclass(frozen=True)
 class Decision:
-    rows: tuple[Row, ...]
+    rows: Rows
     blocked: bool
     verdict: Verdict
     counts: Mapping[TestClass, int]

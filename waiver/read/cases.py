@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from waiver.errors import InputError
-from waiver.model import Case
+from waiver.model import Case, Evidence
 from waiver.read.jsonfile import parse_json
 
 MAX_CASES_BYTES = 256 << 20
@@ -45,12 +45,14 @@ def parse_cases(data: bytes, source: str) -> tuple[Case, ...]:
         seen.add(item["test_id"])
         cases.append(
             Case(
-                test_id=item["test_id"],
-                property_ok=item["property_ok"],
-                fixture_hash=item["fixture_hash"],
-                expected_fixture_hash=item["expected_fixture_hash"],
-                outcomes=tuple(outcomes),
-                known_test=item["known_test"],
+                (item["test_id"],),
+                Evidence(
+                    property_ok=item["property_ok"],
+                    fixture_hash=item["fixture_hash"],
+                    expected_fixture_hash=item["expected_fixture_hash"],
+                    outcomes=tuple(outcomes),
+                    known_test=item["known_test"],
+                ),
             )
         )
     return tuple(cases)

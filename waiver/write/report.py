@@ -7,7 +7,10 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import compress, repeat
 from json.encoder import encode_basestring_ascii
+from operator import attrgetter, is_
+from typing import Any
 
 from waiver import __version__
 from waiver.model import (
@@ -15,6 +18,7 @@ from waiver.model import (
     FreezeProposal,
     FreezeRecord,
     Row,
+    Rows,
     TestClass,
     Verdict,
 )
@@ -113,7 +117,7 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
     return {
         **_header(now, decision.verdict, settings),
         "counts": {test_class.value: decision.counts[test_class] for test_class in TestClass},
-        "rows": [row_json(row) for row in decision.rows],
+        "rows": ReportRows(decision.rows),
         "skipped": sorted(context.skipped),
         "fixtures": context.fixtures,
         "properties": context.properties,
@@ -157,31 +161,76 @@ def _indented(value: object) -> str:
     return json.dumps(value, indent=2).replace("\n", "\n  ")
 
 
-def row_lines(rows: Iterable[Json]) -> Iterator[str]:
-    """Each row made by `row_json` as one line of compact JSON, as `_ROW_ENCODER` writes it.
+class ReportRows:
+    """The rows of a report: `row_json` of each row of a decision, made only when needed.
 
-    Rows without a freeze differ from many others only in their test id, so the text after
-    the id is encoded once for each distinct rest and reused: nearly four times faster than
-    encoding 100,000 rows one by one, which was the largest cost of writing the report.
+    A large run has a few distinct findings shared by many ids, so the report is written
+    straight from the decision's columns: the text after a row's id is encoded once per
+    finding and reused, and the writers that want only the rows that are not a pass get
+    them without a dict per passing test.
     """
-    rests: dict[tuple[object, ...], str] = {}
+
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[Json]:
+        return map(row_json, self.rows)
+
+    def lines(self) -> Iterator[str]:
+        """Each row as one line of compact JSON, as `_ROW_ENCODER` writes its `row_json`."""
+        rows = self.rows
+        with_freeze = rows.freezes.keys() | rows.active.keys()
+        rests: dict[int, str] = {}  # id() of a finding -> the text after the test id
+        for number, (test_id, finding) in enumerate(zip(rows.test_ids, rows.findings, strict=True)):
+            if number in with_freeze:
+                yield _ROW_ENCODER.encode(row_json(rows[number]))
+                continue
+            rest = rests.get(id(finding))
+            if rest is None:
+                whole = _ROW_ENCODER.encode(row_json(rows[number]))
+                start = len(_ROW_START) + len(encode_basestring_ascii(test_id))
+                rest = rests[id(finding)] = whole[start:]
+            yield _ROW_START + encode_basestring_ascii(test_id) + rest
+
+    def split(self) -> tuple[list[str], list[Mapping[str, Any]]]:
+        """The ids of the stable passes, in order, and `row_json` of every other row."""
+        rows = self.rows
+        classes = list(map(attrgetter("test_class"), rows.findings))
+        passing = list(map(is_, classes, repeat(TestClass.STABLE_PASS)))
+        passes = list(compress(rows.test_ids, passing))
+        others: list[Mapping[str, Any]] = [
+            row_json(rows[number]) for number, ok in enumerate(passing) if not ok
+        ]
+        return passes, others
+
+
+def split_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[list[str], list[Mapping[str, Any]]]:
+    """The ids of the stable passes, in order, and every other row, of a report's rows."""
+    if isinstance(rows, ReportRows):
+        return rows.split()
+    passes: list[str] = []
+    others: list[Mapping[str, Any]] = []
     for row in rows:
-        if row["freeze"] is not None or row["active_freeze"] is not None:
-            yield _ROW_ENCODER.encode(row)
-            continue
-        key = (
-            row["class"],
-            row["replay_pass"],
-            row["replay_total"],
-            row["retries"],
-            row["fixture_hash"],
-            row["strict"],
-        )
-        rest = rests.get(key)
-        if rest is None:
-            whole = _ROW_ENCODER.encode({**row, "test_id": ""})
-            rest = rests[key] = whole[len(_ROW_START) + 2 :]
-        yield _ROW_START + encode_basestring_ascii(str(row["test_id"])) + rest
+        if row["class"] == TestClass.STABLE_PASS:
+            passes.append(str(row["test_id"]))
+        else:
+            others.append(row)
+    return passes, others
+
+
+def _row_list(rows: ReportRows) -> Iterator[str]:
+    if not rows:
+        yield "[]"
+        return
+    lines = rows.lines()
+    separator = "[\n    "
+    while batch := list(itertools.islice(lines, _ROW_BATCH)):
+        yield separator + ",\n    ".join(batch)
+        separator = ",\n    "
+    yield "\n  ]"
 
 
 def json_chunks(document: Mapping[str, object]) -> Iterator[str]:
@@ -190,14 +239,8 @@ def json_chunks(document: Mapping[str, object]) -> Iterator[str]:
     yield "{"
     for number, (key, value) in enumerate(items):
         yield f"{',' if number else ''}\n  {json.dumps(key)}: "
-        if key == "rows" and isinstance(value, list) and value:
-            yield "["
-            lines = row_lines(value)
-            separator = "\n    "
-            while batch := list(itertools.islice(lines, _ROW_BATCH)):
-                yield separator + ",\n    ".join(batch)
-                separator = ",\n    "
-            yield "\n  ]"
+        if isinstance(value, ReportRows):
+            yield from _row_list(value)
         else:
             yield _indented(value)
     yield "\n}\n"

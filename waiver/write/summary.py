@@ -12,6 +12,7 @@ from typing import Any
 
 from waiver.model import BLOCKING_CLASSES, CLOSED_CLASSES, TestClass
 from waiver.write.escape import md_code
+from waiver.write.report import split_rows
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
 RESERVE = 4_000  # room kept for the closing lines
@@ -85,18 +86,13 @@ def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequ
     return 0
 
 
-def _blockers(report: Mapping[str, Any]) -> str:
+def _blockers(report: Mapping[str, Any], strict: int) -> str:
     """What blocks admission, in words: "1 `stable_assertion_fail` and 2 `unknown_test`"."""
     parts = [
         f"{report['counts'][test_class]} `{test_class.value}`"
         for test_class in ORDER
         if test_class in BLOCKING_CLASSES and report["counts"][test_class]
     ]
-    strict = sum(
-        1
-        for row in report["rows"]
-        if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION
-    )
     if strict:
         parts.append(f"{strict} strict `unstable_assertion`")
     if len(parts) < 2:
@@ -115,7 +111,9 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         out.add("Nothing was classified; the gate fails closed.")
         return "\n".join(out.lines) + "\n"
 
-    blockers = _blockers(report)
+    passes, rows = split_rows(report["rows"])
+    strict = [row for row in rows if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION]
+    blockers = _blockers(report, len(strict))
     if blockers:
         out.add(f"Blocked by {blockers}.")
         out.add("")
@@ -127,11 +125,6 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         )
     out.add("")
     out.add(f"Replays required per test: {report['min_replays']}.")
-    strict = [
-        row
-        for row in report["rows"]
-        if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION
-    ]
     if strict:
         out.add("")
         out.add(
@@ -164,7 +157,6 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
 
     left_out = 0
     rank = {test_class.value: number for number, test_class in enumerate(ORDER)}
-    rows = [row for row in report["rows"] if row["class"] != TestClass.STABLE_PASS]
     rows.sort(key=lambda row: (rank[row["class"]], row["test_id"]))
     left_out += _table(
         out,
@@ -222,7 +214,6 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             for v in report["freezes"]["void"]
         ],
     )
-    passes = [row["test_id"] for row in report["rows"] if row["class"] == TestClass.STABLE_PASS]
     skipped = report["skipped"]
     for title, ids in (
         (f"{len(passes)} stable pass{'' if len(passes) == 1 else 'es'}", passes),
