@@ -52,6 +52,8 @@ def case_lists(draw: st.DrawFn) -> list[Case]:
 
 def ids_of(case_list: list[Case]) -> set[str]:
     return {test_id for case in case_list for test_id in case.test_ids}
+
+
 policies = st.builds(
     Policy,
     min_replays=st.integers(1, 6),
