@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,7 +33,7 @@ from waiver.read.lock import (
 )
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
-from waiver.read.replays import ReplaySet, Tally, read_replays, read_single
+from waiver.read.replays import ReplaySet, Tally, outcomes_of, read_replays, read_single
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
@@ -101,39 +102,32 @@ def build_cases(
     bound to (the whole set unless a policy binding says otherwise).
     """
     tally: Tally = replays.tally
-    digests = fixtures.bound.digests
+    extras = [0] * len(tally.ids)
+    for position, extra in tally.retries.items():
+        extras[position] = extra
+    listed = registry.expected if registry is not None else b"\x01" * len(tally.ids)
+    # What an id's evidence depends on, apart from its fixtures: (states, listed, retries).
+    # Keyed on the raw states, so that per id this is one tuple and one dict lookup.
+    groups: defaultdict[tuple[tuple[int, ...], int, int], list[str]] = defaultdict(list)
+    keys = zip(tally.state_rows(), listed, extras, strict=True)
+    for test_id, key in zip(tally.ids, keys, strict=True):
+        groups[key].append(test_id)
+    if registry is not None:
+        groups[(), 1, 0].extend(registry.vanished)  # known from the registry, in no replay
     unreadable = len(replays.errors)
-    retries = tally.retries
-    expected_at = registry.expected if registry is not None else None
-    # (outcomes, known, retries, digests) -> ids: what the evidence of an id depends on
-    groups: dict[tuple[tuple[bool, ...], bool, int, tuple[str, str]], list[str]] = {}
-    for position, test_id, outcomes in tally.all_outcomes():
-        expected = expected_at is None or bool(expected_at[position])
-        if not outcomes and not (expected_at is not None and expected):
-            skipped.append(test_id)
+    cases = []
+    for (states, listed_here, extra), ids in groups.items():
+        outcomes = outcomes_of(states)
+        known = registry is None or bool(listed_here)
+        if not outcomes and not (registry is not None and known):
+            skipped.extend(ids)
             continue
-        key = (outcomes, expected, retries.get(position, 0), digests(test_id))
-        ids = groups.get(key)
-        if ids is None:
-            ids = groups[key] = []
-        ids.append(test_id)
-    for test_id in registry.vanished if registry is not None else ():
-        groups.setdefault(((), True, 0, digests(test_id)), []).append(test_id)
-    return [
-        Case(
-            tuple(ids),
-            Evidence(
-                property_ok,
-                current_hash,
-                expected_hash,
-                outcomes,
-                known,
-                extra,
-                unreadable,
-            ),
-        )
-        for (outcomes, known, extra, (expected_hash, current_hash)), ids in groups.items()
-    ]
+        for (expected_hash, current_hash), bound_ids in fixtures.bound.group(ids).items():
+            evidence = Evidence(
+                property_ok, current_hash, expected_hash, outcomes, known, extra, unreadable
+            )
+            cases.append(Case(tuple(bound_ids), evidence))
+    return cases
 
 
 def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> list[Case]:

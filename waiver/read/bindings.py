@@ -68,6 +68,15 @@ class FixtureBindings:
             (index,): (subset.expected, subset.current) for index, subset in enumerate(self.subsets)
         }
 
+    def group(self, test_ids: list[str]) -> dict[tuple[str, str], list[str]]:
+        """The ids by the (expected, current) digests of what they are bound to."""
+        if not self._tests:
+            return {self.whole: test_ids}
+        groups: dict[tuple[str, str], list[str]] = {}
+        for test_id in test_ids:
+            groups.setdefault(self.digests(test_id), []).append(test_id)
+        return groups
+
     def digests(self, test_id: str) -> tuple[str, str]:
         if not self._tests:
             return self.whole

@@ -128,13 +128,16 @@ class Tally:
             tuple(states[position] if position < len(states) else 0 for states in self.replays)
         )
 
-    def all_outcomes(self) -> Iterator[tuple[int, str, tuple[bool, ...]]]:
-        """(position, id, outcomes) for every id, fast: one pass over all replays at once."""
+    def state_rows(self) -> Iterator[tuple[int, ...]]:
+        """Each id's states in every replay, in position order: one pass over all replays."""
         width = len(self.ids)
         # A replay's states end at the last id it saw; ids first seen later have no state there.
         columns = [states + bytes(width - len(states)) for states in self.replays]
-        rows = zip(*columns, strict=True) if columns else itertools.repeat(())
-        for position, (test_id, states) in enumerate(zip(self.ids, rows, strict=False)):
+        return zip(*columns, strict=True) if columns else itertools.repeat((), width)
+
+    def all_outcomes(self) -> Iterator[tuple[int, str, tuple[bool, ...]]]:
+        """(position, id, outcomes) for every id, fast: one pass over all replays at once."""
+        for position, (test_id, states) in enumerate(zip(self.ids, self.state_rows(), strict=True)):
             yield position, test_id, outcomes_of(states)
 
 
