@@ -119,6 +119,24 @@ class Finding:
     fixture_hash: str
     strict: bool
 
+    def row(
+        self,
+        test_id: str,
+        freeze: FreezeProposal | None = None,
+        active_freeze: FreezeRecord | None = None,
+    ) -> Row:
+        return Row(
+            test_id,
+            self.test_class,
+            self.replay_pass,
+            self.replay_total,
+            self.retries,
+            self.fixture_hash,
+            self.strict,
+            freeze,
+            active_freeze,
+        )
+
 
 @dataclass(frozen=True)
 class Rows(Sequence[Row]):
@@ -146,17 +164,8 @@ class Rows(Sequence[Row]):
         if isinstance(number, slice):
             return [self[i] for i in range(len(self))[number]]
         number = range(len(self))[number]  # negative numbers count from the end
-        finding = self.findings[number]
-        return Row(
-            self.test_ids[number],
-            finding.test_class,
-            finding.replay_pass,
-            finding.replay_total,
-            finding.retries,
-            finding.fixture_hash,
-            finding.strict,
-            self.freezes.get(number),
-            self.active.get(number),
+        return self.findings[number].row(
+            self.test_ids[number], self.freezes.get(number), self.active.get(number)
         )
 
     def find(self, test_id: str) -> Row | None:

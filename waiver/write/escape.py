@@ -13,6 +13,7 @@ import unicodedata
 MAX_CELL = 300
 # Controls, format characters (bidi overrides, zero-width) and line/paragraph separators.
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+BACKTICK_RUN = re.compile(r"`+")
 
 
 def visible_text(text: str, limit: int = MAX_CELL) -> str:
@@ -29,7 +30,7 @@ def visible_text(text: str, limit: int = MAX_CELL) -> str:
 def md_code(text: str, limit: int = MAX_CELL) -> str:
     """`text` as a Markdown code span that is safe inside a table cell."""
     shown = visible_text(text, limit).replace("|", "\\|")
-    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    longest = max(map(len, BACKTICK_RUN.findall(shown)), default=0) if "`" in shown else 0
     fence = "`" * (longest + 1)
     pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
     return f"{fence}{pad}{shown}{pad}{fence}"

@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import compress, repeat
 from json.encoder import encode_basestring_ascii
-from operator import attrgetter, is_
+from operator import attrgetter, is_, not_
 from typing import Any
 
 from waiver import __version__
 from waiver.model import (
     Decision,
+    Finding,
     FreezeProposal,
     FreezeRecord,
     Row,
@@ -182,29 +183,41 @@ class ReportRows:
     def lines(self) -> Iterator[str]:
         """Each row as one line of compact JSON, as `_ROW_ENCODER` writes its `row_json`."""
         rows = self.rows
-        with_freeze = rows.freezes.keys() | rows.active.keys()
-        rests: dict[int, str] = {}  # id() of a finding -> the text after the test id
-        for number, (test_id, finding) in enumerate(zip(rows.test_ids, rows.findings, strict=True)):
-            if number in with_freeze:
+        test_ids, findings = rows.test_ids, rows.findings
+        # Findings are shared between rows, so by identity there are only a few of them.
+        distinct = dict(zip(map(id, findings), findings, strict=True))
+        rests = {key: _rest(finding) for key, finding in distinct.items()}
+        start = 0
+        for number in [*sorted(rows.freezes.keys() | rows.active.keys()), len(rows)]:
+            # Up to the next row with a freeze, each line is the escaped id and its rest.
+            yield from (
+                _ROW_START + encode_basestring_ascii(test_id) + rest
+                for test_id, rest in zip(
+                    test_ids[start:number],
+                    map(rests.__getitem__, map(id, findings[start:number])),
+                    strict=True,
+                )
+            )
+            if number < len(rows):
                 yield _ROW_ENCODER.encode(row_json(rows[number]))
-                continue
-            rest = rests.get(id(finding))
-            if rest is None:
-                whole = _ROW_ENCODER.encode(row_json(rows[number]))
-                start = len(_ROW_START) + len(encode_basestring_ascii(test_id))
-                rest = rests[id(finding)] = whole[start:]
-            yield _ROW_START + encode_basestring_ascii(test_id) + rest
+            start = number + 1
 
     def split(self) -> tuple[list[str], list[Mapping[str, Any]]]:
         """The ids of the stable passes, in order, and `row_json` of every other row."""
         rows = self.rows
-        classes = list(map(attrgetter("test_class"), rows.findings))
-        passing = list(map(is_, classes, repeat(TestClass.STABLE_PASS)))
+        passing = list(
+            map(is_, map(attrgetter("test_class"), rows.findings), repeat(TestClass.STABLE_PASS))
+        )
         passes = list(compress(rows.test_ids, passing))
         others: list[Mapping[str, Any]] = [
-            row_json(rows[number]) for number, ok in enumerate(passing) if not ok
+            row_json(rows[number]) for number in compress(range(len(rows)), map(not_, passing))
         ]
         return passes, others
+
+
+def _rest(finding: Finding) -> str:
+    """What follows the test id in the line of a row without a freeze: one per finding."""
+    return _ROW_ENCODER.encode(row_json(finding.row("")))[len(_ROW_START) + len('""') :]
 
 
 def split_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[list[str], list[Mapping[str, Any]]]:
