@@ -18,12 +18,13 @@ in that replay passed.
 retry element and every repeated occurrence. A replay that cannot be read is dropped
 whole and recorded, so its tests end up with a short replay list.
 
-With more than one core, replays after the first are read by forked worker processes,
-one replay each; the tally is the same whatever the number of workers.
+With more than one core, replays are read by forked worker processes, one replay each
+(see `read_replays`); the tally is the same whatever the number of workers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -32,11 +33,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from waiver.errors import InputError
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit import FAIL, PASS, read_junit
 from waiver.read.testid import TestIdRule
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 RUN_NAME = re.compile(r"run-([0-9]{1,6})(\.xml)?")
 SEEN = 8  # any occurrence of the id in this replay, so a state is never 0 once seen
@@ -332,7 +339,7 @@ def _read_in_worker(replay: tuple[int, str]) -> ReplayCases | ReplayError:
 
 
 def replay_workers() -> int:
-    """How many processes may read replays at once: the cores this process may run on.
+    """The cores this process may run on, which the reading of replays is planned for.
 
     Workers are forked, so only where forking is the norm (Linux, which also says which
     cores are ours); elsewhere replays are read one after another.
@@ -342,40 +349,81 @@ def replay_workers() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def _read_all(
-    reader: ReplayReader, replays: list[tuple[int, str]], workers: int
-) -> Iterator[ReplayCases | ReplayError]:
-    """Each replay read, in the order given, by up to `workers` processes at once.
+class _FreshRead:
+    """One replay read in a process forked before any id is known, while this one reads.
 
-    Replays are independent until they are merged, and reading is nearly all of the
-    gate's time, so on a machine with more than one core each replay is parsed in a
-    process of its own. Workers are forked, so they start with everything imported and
-    with the ids already known; they send back little more than a byte per test. The
-    merge stays in this process, in replay order, so the result is the same whatever the
-    number of workers.
+    A plain forked process with a pipe, not an executor: the executor for the other
+    replays is forked later, and forking while an executor's threads run may copy a lock
+    that one of them holds.
     """
-    if workers <= 1 or len(replays) <= 1:
-        yield from map(reader, replays)
+
+    def __init__(self, reader: ReplayReader, replay: tuple[int, str]) -> None:
+        import multiprocessing  # imported here, like the executor's
+
+        context = multiprocessing.get_context("fork")
+        self.receiving, sending = context.Pipe(duplex=False)
+        self.process: BaseProcess = context.Process(
+            target=_read_and_send, args=(reader, replay, sending), daemon=True
+        )
+        self.process.start()
+        sending.close()
+
+    def result(self) -> ReplayCases | ReplayError:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            result: ReplayCases | ReplayError = self.receiving.recv()
+        except EOFError:
+            raise BrokenProcessPool("a replay worker ended without a result") from None
+        finally:
+            self.receiving.close()
+            self.process.join()
+        return result
+
+
+def _read_and_send(reader: ReplayReader, replay: tuple[int, str], sending: Connection) -> None:
+    sending.send(reader(replay))
+    sending.close()
+
+
+@contextlib.contextmanager
+def _workers(reader: ReplayReader, count: int) -> Iterator[Executor | None]:
+    """`count` forked worker processes that read with `reader`, or None where none can start.
+
+    Workers are forked, so they start with everything imported and with the ids the
+    reader's tally holds at this moment. An executor rather than a multiprocessing.Pool:
+    a worker that dies (out of memory, killed) breaks the executor with an error, where a
+    pool would wait for it forever.
+    """
+    if count < 1:
+        yield None
         return
     # Imported here: they add a fiftieth of a second to the start of every command.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    # An executor rather than a multiprocessing.Pool: a worker that dies (out of memory,
-    # killed) breaks the executor with an error, where a pool would wait for it forever.
     try:
         pool = ProcessPoolExecutor(
-            min(workers, len(replays)),
+            count,
             mp_context=multiprocessing.get_context("fork"),
             initializer=_start_worker,
             initargs=(reader,),
         )
     except OSError:
         # No POSIX semaphores for its queues, as in a container without /dev/shm.
-        yield from map(reader, replays)
+        yield None
         return
     with pool:
-        yield from pool.map(_read_in_worker, replays)
+        yield pool
+
+
+def _read_in(
+    pool: Executor | None, reader: ReplayReader, replays: list[tuple[int, str]]
+) -> Iterator[ReplayCases | ReplayError]:
+    """Each replay read, in the order given: by the pool's workers, or here without one."""
+    if pool is None:
+        return map(reader, replays)
+    return pool.map(_read_in_worker, replays)
 
 
 def read_replays(
@@ -386,6 +434,17 @@ def read_replays(
     shards: int | None = None,
     workers: int | None = None,
 ) -> ReplaySet:
+    """Every replay of a reports folder, merged in replay order.
+
+    Replays are independent until they are merged, and reading is nearly all of the
+    gate's time, so with more than one core they are parsed in worker processes. This
+    process reads the first replay itself, so that the workers for the middle ones start
+    out knowing its ids and send back little more than a byte per test. Meanwhile the
+    last replays, one per other core, are read by workers forked before any id is known,
+    so no core waits for the first replay. The middle ones are then read all at once:
+    three replays on two cores take one and a half reads of time, not two. The merge stays
+    here, in replay order, so the result is the same whatever the number of workers.
+    """
     sources = _replay_sources(reports)
     count = max([*sources, expected or 0])
     tally = Tally()
@@ -402,15 +461,22 @@ def read_replays(
         else:
             tally.add(result)
 
-    # Replays are read here until one holds a test, so that the workers for the rest
-    # start out knowing its ids.
-    found = iter(sorted(sources.items()))
-    for replay in found:
+    cores = replay_workers() if workers is None else workers
+    found = sorted(sources.items())
+    last = len(found) - min(max(cores - 1, 0), len(found) - 1)
+    fresh = [_FreshRead(reader, replay) for replay in found[last:]]
+    first = iter(found[:last])
+    # Replays are read here until one holds a test, the ids the middle workers start with.
+    for replay in first:
         merge(reader(replay))
         if tally.ids:
             break
-    for result in _read_all(reader, list(found), replay_workers() if workers is None else workers):
-        merge(result)
+    middle = list(first)
+    with _workers(reader, min(len(middle), 2 * cores) if cores > 1 else 0) as pool:
+        results = _read_in(pool, reader, middle)
+        late = [read.result() for read in fresh]
+        for result in itertools.chain(results, late):
+            merge(result)
     errors.sort(key=attrgetter("replay"))
     ran = any(state & (PASS | FAIL) for states in tally.replays for state in states)
     if not ran:
