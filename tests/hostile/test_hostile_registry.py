@@ -8,7 +8,7 @@ import pytest
 
 import waiver.read.registry
 from hostile_support import Repo, Run
-from waiver.read.registry import BLOCK_BYTES, registry_lines
+from waiver.read.registry import BLOCK_BYTES, match_registry, registry_blocks
 
 
 @pytest.mark.parametrize(
@@ -48,4 +48,13 @@ def test_lines_are_the_same_whatever_the_block_size(monkeypatch: pytest.MonkeyPa
     expected = ["a::one", "b::twö\u2028three", "last::line"]
     for block in (1, 3, 8, BLOCK_BYTES):
         monkeypatch.setattr(waiver.read.registry, "BLOCK_BYTES", block)
-        assert list(registry_lines(data, "known-tests.txt")) == expected
+        blocks = registry_blocks(data, "known-tests.txt")
+        assert [test_id for block in blocks for test_id in block] == expected
+
+
+def test_comment_and_blank_lines_list_no_test_even_one_named_like_them() -> None:
+    """A reported id may look like a comment or be blank; the registry cannot list it."""
+    index = {"# not listed": 0, "a::one": 1, "  ": 2, "b::two": 3}
+    data = b"# not listed\r\na::one\n  \nc::gone\nb::two\r\nc::gone\n"
+    registry = match_registry(data, "known-tests.txt", index)
+    assert (list(registry.expected), registry.vanished) == ([0, 1, 0, 1], ("c::gone",))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import filterfalse
 
 from waiver.errors import InputError
 
@@ -23,8 +24,8 @@ class Registry:
     vanished: tuple[str, ...]  # listed ids that no replay reported, sorted
 
 
-def registry_lines(data: bytes, source: str) -> Iterator[str]:
-    """The ids of a registry, decoded a block of whole lines at a time.
+def registry_blocks(data: bytes, source: str) -> Iterator[list[str]]:
+    """The ids of a registry, a block of whole lines at a time, decoded and in file order.
 
     Decoding line by line cost as much as matching; decoding the whole file at once held
     every line of a 500,000-id registry in memory at the same time.
@@ -44,22 +45,21 @@ def registry_lines(data: bytes, source: str) -> Iterator[str]:
             ) from None
         # Lines end at "\n" alone, as a file's lines do; str.splitlines would also split
         # at characters such as U+2028 that a test id may contain.
-        for line in text.split("\n"):
-            test_id = line.removesuffix("\r")
-            if test_id.strip() and not test_id.startswith("#"):
-                yield test_id
+        lines = text.split("\n")
+        if "\r" in text:
+            lines = [line.removesuffix("\r") for line in lines]
+        yield [line for line in lines if line.strip() and not line.startswith("#")]
         start = end
 
 
 def match_registry(data: bytes, source: str, index: Mapping[str, int]) -> Registry:
     expected = bytearray(len(index))
-    vanished = set()
-    for test_id in registry_lines(data, source):
-        position = index.get(test_id)
-        if position is None:
-            vanished.add(test_id)
-        else:
-            expected[position] = 1
+    vanished: set[str] = set()
+    for block in registry_blocks(data, source):
+        for position in map(index.get, block):
+            if position is not None:
+                expected[position] = 1
+        vanished.update(filterfalse(index.__contains__, block))
     return Registry(expected, tuple(sorted(vanished)))
 
 
