@@ -463,7 +463,8 @@ def read_replays(
 
     cores = replay_workers() if workers is None else workers
     found = sorted(sources.items())
-    last = len(found) - min(max(cores - 1, 0), len(found) - 1)
+    # One fresh read per other core, but never of the only replay or of the first.
+    last = len(found) - max(0, min(cores - 1, len(found) - 1))
     fresh = [_FreshRead(reader, replay) for replay in found[last:]]
     first = iter(found[:last])
     # Replays are read here until one holds a test, the ids the middle workers start with.
