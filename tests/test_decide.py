@@ -234,3 +234,13 @@ def test_rows_are_a_sorted_sequence_found_by_id() -> None:
     assert rows.find("e") is None
     with pytest.raises(IndexError):
         rows[4]
+
+
+def test_an_id_in_two_cases_gets_a_row_for_each_in_case_order() -> None:
+    """Rows are sorted by id alone: two cases naming one id keep their order, and their
+    findings, which have no order, are never compared."""
+    decision = decide([case("t", (True,) * 5), case("t", (False,) * 5)], Policy(), NOW)
+    assert [row.test_class for row in decision.rows] == [
+        TestClass.STABLE_PASS,
+        TestClass.STABLE_ASSERTION_FAIL,
+    ]
