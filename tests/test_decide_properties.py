@@ -79,16 +79,21 @@ def record_for(test_id: str, case: Case, **changes: object) -> FreezeRecord:
     return FreezeRecord(0, fields)
 
 
-@given(case_lists(), policies, st.data())
-def test_a_freeze_only_ever_on_unstable_assertion(
-    case_list: list[Case], policy: Policy, data: st.DataObject
-) -> None:
-    records = [
+def some_records(case_list: list[Case], data: st.DataObject) -> list[FreezeRecord]:
+    """A freeze record for each of some of the test ids, chosen by Hypothesis."""
+    return [
         record_for(test_id, case)
         for case in case_list
         for test_id in case.test_ids
         if data.draw(st.booleans())
     ]
+
+
+@given(case_lists(), policies, st.data())
+def test_a_freeze_only_ever_on_unstable_assertion(
+    case_list: list[Case], policy: Policy, data: st.DataObject
+) -> None:
+    records = some_records(case_list, data)
     decision = decide(case_list, policy, NOW, records)
     for row in decision.rows:
         if row.freeze is not None or row.active_freeze is not None:
@@ -116,12 +121,7 @@ def test_adding_a_closed_or_unknown_row_never_unblocks(
 def test_active_freezes_never_change_blocked_or_classes(
     case_list: list[Case], policy: Policy, data: st.DataObject
 ) -> None:
-    records = [
-        record_for(test_id, case)
-        for case in case_list
-        for test_id in case.test_ids
-        if data.draw(st.booleans())
-    ]
+    records = some_records(case_list, data)
     with_store = decide(case_list, policy, NOW, records)
     without = decide(case_list, policy, NOW)
     assert with_store.blocked == without.blocked
@@ -162,12 +162,7 @@ def test_blocked_exactly_when_a_blocking_row_or_strict_unstable_row_exists(
 def test_a_case_decides_as_its_test_ids_would_one_by_one(
     case_list: list[Case], policy: Policy, data: st.DataObject
 ) -> None:
-    records = [
-        record_for(test_id, case)
-        for case in case_list
-        for test_id in case.test_ids
-        if data.draw(st.booleans())
-    ]
+    records = some_records(case_list, data)
     single = [Case((test_id,), case.evidence) for case in case_list for test_id in case.test_ids]
     grouped = decide(case_list, policy, NOW, records)
     one_by_one = decide(single, policy, NOW, records)
