@@ -92,12 +92,13 @@ class Tally:
         """Merge one replay in; positions are the order in which ids were first seen.
 
         The replay's new ids may already be here, at the positions it gave them: a replay
-        read in this process adds them as it reads.
+        read in this process adds them as it reads, and a replay read before any id was
+        known usually lists the first replay's ids in the same order.
         """
         index, ids, known = self.index, self.ids, replay.known
         new_ids = replay.new_ids
         if len(ids) == known + len(new_ids) and ids[known:] == new_ids:
-            new_ids = []  # read in this process: already here, the same objects in order
+            new_ids = []  # already here, in this order: nothing to look up
         positions = []
         moved = False
         for offset, test_id in enumerate(new_ids, start=known):

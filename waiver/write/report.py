@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from json.encoder import encode_basestring_ascii
 from operator import attrgetter, is_, not_
 from typing import Any
@@ -240,7 +239,7 @@ def _row_list(rows: ReportRows) -> Iterator[str]:
         return
     lines = rows.lines()
     separator = "[\n    "
-    while batch := list(itertools.islice(lines, _ROW_BATCH)):
+    while batch := list(islice(lines, _ROW_BATCH)):
         yield separator + ",\n    ".join(batch)
         separator = ",\n    "
     yield "\n  ]"
