@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
+PROPERTY_MODULE = "tests/properties/test_props.py"
+MODULE_TEXT = '"""Generated benchmark module."""\n'
 DEFAULT_SEED = 6
 REPLAYS = 5
 TESTS_PER_MODULE = 100
@@ -308,7 +310,8 @@ def _write_properties(root: Path) -> None:
 
 
 def _write_fixtures(root: Path, seed: int) -> None:
-    """A flat folder of small JSON fixtures and its lock in GNU sha256sum format."""
+    """A flat folder of small JSON fixtures and its lock in GNU sha256sum format, which
+    also locks the property-suite module, as the gate requires."""
     rng = seeded(f"waiver-bench-fixtures-{seed}")
     folder = root / "fixtures"
     folder.mkdir()
@@ -327,6 +330,8 @@ def _write_fixtures(root: Path, seed: int) -> None:
         relative = f"fixtures/case_{n:03d}.json"
         (root / relative).write_bytes(data)
         lock_lines.append(f"{hashlib.sha256(data).hexdigest()}  {relative}\n")
+    module = MODULE_TEXT.encode("utf-8")
+    lock_lines.append(f"{hashlib.sha256(module).hexdigest()}  {PROPERTY_MODULE}\n")
     lock_lines.sort(key=lambda line: line[66:].encode("utf-8"))
     (root / "fixture.lock").write_text("".join(lock_lines), encoding="utf-8")
 
@@ -334,11 +339,11 @@ def _write_fixtures(root: Path, seed: int) -> None:
 def _write_modules(root: Path, plan: list[Test]) -> None:
     """Create the module files that make ids follow the pytest rule."""
     paths = {test.module_path for test in plan}
-    paths.add("tests/properties/test_props.py")
+    paths.add(PROPERTY_MODULE)
     for relative in sorted(paths):
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text('"""Generated benchmark module."""\n', encoding="utf-8")
+        path.write_text(MODULE_TEXT, encoding="utf-8")
 
 
 def set_parameters(tests: int, seed: int) -> dict[str, int]:

@@ -52,7 +52,7 @@ def test_one_changed_fixture_byte_drifts_every_row(example: Path) -> None:
     assert code == 1
     assert set(classes(report).values()) == {"fixture_drift"}
     assert all(row["freeze"] is None for row in report["rows"])
-    assert report["fixtures"]["drift"] == [{"path": "fixtures/slugs.json", "kind": "changed"}]
+    assert report["fixtures"]["drift"] == [{"path": "fixtures/slugs.json", "kind": "changed", "part": "fixtures"}]
 
 
 def test_missing_and_unlocked_fixtures_are_drift(example: Path) -> None:
@@ -62,8 +62,8 @@ def test_missing_and_unlocked_fixtures_are_drift(example: Path) -> None:
     assert code == 1
     assert set(classes(report).values()) == {"fixture_drift"}
     assert report["fixtures"]["drift"] == [
-        {"path": "fixtures/extra.json", "kind": "not_in_lock"},
-        {"path": "fixtures/inputs.json", "kind": "missing"},
+        {"path": "fixtures/extra.json", "kind": "not_in_lock", "part": "fixtures"},
+        {"path": "fixtures/inputs.json", "kind": "missing", "part": "fixtures"},
     ]
 
 

@@ -40,8 +40,8 @@ RENDER_BINDING = """\
     fixtures: ["fixtures/render/*"]
 """
 KEYS = (
-    "bindings, fixtures, freeze_hours, freezes, limits, max_freeze_hours, min_replays, "
-    "registry, strict"
+    "bindings, fixtures, freeze_hours, freezes, harness, limits, max_freeze_hours, "
+    "min_replays, registry, strict"
 )
 
 
@@ -177,22 +177,19 @@ def _change(root: Path, how: str, path: str) -> None:
         target.unlink()
 
 
-@pytest.mark.parametrize(
-    "policy", [PARSE_BINDING, PARSE_BINDING + RENDER_BINDING], ids=["parse", "parse+render"]
-)
-@pytest.mark.parametrize(
-    ("how", "path"),
-    [
-        ("edit", "fixtures/render/x.json"),
-        ("add", "fixtures/render/new.json"),
-        ("delete", "fixtures/render/x.json"),
-    ],
-)
+DRIFTS = [
+    ("edit", "fixtures/render/x.json"),
+    ("add", "fixtures/render/new.json"),
+    ("delete", "fixtures/render/x.json"),
+]
+
+
+@pytest.mark.parametrize(("how", "path"), DRIFTS)
 def test_render_drift_leaves_tests_bound_to_parse_alone(
-    tmp_path: Path, policy: str, how: str, path: str
+    tmp_path: Path, how: str, path: str
 ) -> None:
     root = build_repo(tmp_path, {PARSE: FLIPS, RENDER: PASSES, AUTH: PASSES})
-    config = write_policy(root, policy)
+    config = write_policy(root, PARSE_BINDING + RENDER_BINDING)
     parse_digest = subset_digest(root, "fixtures/parse/")
     _change(root, how, path)
     code, report = gate(root, "--config", str(config))
@@ -244,9 +241,26 @@ def test_a_test_in_two_bindings_drifts_with_either_subset(tmp_path: Path) -> Non
     assert classes(gate(root, "--config", str(config))[1])[PARSE] == "fixture_drift"
 
 
+@pytest.mark.parametrize(("how", "path"), DRIFTS)
+def test_drift_in_a_file_no_binding_names_drifts_every_row(
+    tmp_path: Path, how: str, path: str
+) -> None:
+    # Only the parse fixtures are bound: the render fixture is part of the whole set, and
+    # so of every test's fixtures, bound or not.
+    root = build_repo(tmp_path, {PARSE: FLIPS, RENDER: PASSES})
+    config = write_policy(root, PARSE_BINDING)
+    _change(root, how, path)
+    code, report = gate(root, "--config", str(config))
+    assert code == 1
+    assert classes(report) == {PARSE: "fixture_drift", RENDER: "fixture_drift"}
+    assert rows(report)[PARSE]["freeze"] is None
+    subset = report["fixtures"]["bindings"][0]
+    assert subset["lock_digest"] != subset["tree_digest"]
+
+
 def test_unbound_tests_carry_the_digest_of_the_whole_set(tmp_path: Path) -> None:
     root = build_repo(tmp_path, {PARSE: FLIPS, AUTH: FLIPS})
-    config = write_policy(root, PARSE_BINDING)
+    config = write_policy(root, PARSE_BINDING + RENDER_BINDING)
     code, report = gate(root, "--config", str(config))
     assert code == 0
     found = rows(report)
@@ -284,7 +298,7 @@ def test_the_fixture_include_patterns_come_from_the_file_unless_a_flag_is_given(
     assert report["policy"]["sources"]["fixtures"] == "file"
     code, report = gate(root, "--config", str(config), "--pattern", "*")
     assert (code, classes(report)) == (1, {PARSE: "fixture_drift"})
-    assert report["fixtures"]["drift"] == [{"path": "fixtures/README.txt", "kind": "not_in_lock"}]
+    assert report["fixtures"]["drift"] == [{"path": "fixtures/README.txt", "kind": "not_in_lock", "part": "fixtures"}]
     assert report["policy"]["sources"]["fixtures"] == "flag"
 
 
@@ -349,6 +363,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "strict": [],
         "fixtures": [],
         "bindings": [],
+        "harness": [],
         "registry": str(root / "known-tests.txt"),
         "freezes": None,
         "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 50},
@@ -360,6 +375,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
             "strict": "file",
             "fixtures": "default",
             "bindings": "default",
+            "harness": "default",
             "registry": "file",
             "freezes": "default",
             "limits.max_report_bytes": "default",
@@ -436,6 +452,7 @@ def test_policy_check_prints_the_effective_values(
         "strict": ["tests/auth/*"],
         "fixtures": [],
         "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
+        "harness": [],
         "registry": None,
         "freezes": "ci/freezes.json",
         "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 10_000},
@@ -447,6 +464,7 @@ def test_policy_check_prints_the_effective_values(
             "strict": "file",
             "fixtures": "default",
             "bindings": "file",
+            "harness": "default",
             "registry": "default",
             "freezes": "file",
             "limits.max_report_bytes": "default",
@@ -463,7 +481,7 @@ def test_the_readme_example_is_valid_and_sets_every_key(
     config = write_policy(tmp_path, example)
     assert main(["policy", "--check", str(config)]) == 0
     sources = json.loads(capsys.readouterr().out)["sources"]
-    assert len(sources) == 10
+    assert len(sources) == 11
     assert set(sources.values()) == {"file"}
 
 

@@ -91,7 +91,8 @@ def _write_repo(root: Path, properties: str = "def test_holds():\n    assert Tru
     (root / "fixtures").mkdir()
     (root / "fixtures" / "data.json").write_text('{"n": 1}\n')
     with contextlib.chdir(root):
-        assert main(["lock", "--fixtures", "fixtures", "--out", "fixture.lock"]) == 0
+        assert main(["lock", "--fixtures", "fixtures", "--property-suite", "properties",
+                     "--out", "fixture.lock"]) == 0  # fmt: skip
 
 
 @pytest.fixture

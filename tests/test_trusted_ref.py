@@ -62,6 +62,7 @@ def make_change(work: Path) -> None:
     slugs = work / "fixtures" / "slugs.json"
     slugs.write_text(slugs.read_text().replace("]", ', {"text": "New", "slug": "new"}]', 1))
     assert main(["lock", "--root", str(work), "--fixtures", str(work / "fixtures"),
+                 "--property-suite", str(work / "tests" / "properties"),
                  "--out", str(work / "fixture.lock")]) == 0  # fmt: skip
     digest = lock_digest(parse_lock((work / "fixture.lock").read_bytes(), "fixture.lock"))
     (work / "freezes.json").write_text(json.dumps([freeze_for(ROUND_TRIP, digest)]))
@@ -95,7 +96,7 @@ def test_with_the_base_as_trusted_ref_the_change_is_fixture_drift(
     assert all(row["active_freeze"] is None and row["freeze"] is None for row in report["rows"])
     fixtures = report["fixtures"]
     assert fixtures["lock_source"] == f"trusted revision {base}"
-    assert fixtures["drift"] == [{"path": "fixtures/slugs.json", "kind": "changed"}]
+    assert fixtures["drift"] == [{"path": "fixtures/slugs.json", "kind": "changed", "part": "fixtures"}]
     assert fixtures["working_tree_lock_differs"] is True
     assert fixtures["protected_changes"] == [
         {"file": "lock", "path": str(work / "fixture.lock"), "change": "modified"},

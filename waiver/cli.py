@@ -22,6 +22,7 @@ from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
 from waiver.read.git import GitRevision
+from waiver.read.harness import Harness, scan_harness, suite_modules
 from waiver.read.lock import write_lock_text
 from waiver.read.protected import ProtectedFiles, WorkingTree
 from waiver.read.registry import format_registry
@@ -32,6 +33,7 @@ from waiver.replay import ReplayOptions, run_replays
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
 from waiver.write.report import Context, policy_json, render_json, report_json
+from waiver.write.restore import TrustedHarness
 
 EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -64,9 +66,19 @@ def _report(args: argparse.Namespace, document: dict[str, object]) -> int:
 
 
 def _lock(args: argparse.Namespace) -> int:
-    text = write_lock_text(args.root, args.fixtures, args.pattern)
+    policy_file = None if args.config is None else read_config(WorkingTree(), args.config)
+    settings = effective(policy_file, replace(Flags(), fixtures=tuple(args.pattern) or None), ".")
+    modules = frozenset(
+        module for suite in args.property_suite for module in suite_modules(args.root, suite)
+    )
+    harness = Harness(settings.harness, modules)
+    found = [
+        *harness.locked_set(scan_harness(args.root, harness)),
+        *((module, None) for module in sorted(modules)),
+    ]
+    text = write_lock_text(args.root, args.fixtures, settings.fixtures, found)
     write_atomic(args.out, text)
-    print(f"waiver: {text.count(chr(10))} fixtures locked in {args.out}")
+    print(f"waiver: {text.count(chr(10))} fixtures and harness files locked in {args.out}")
     return EXIT_CLEAR
 
 
@@ -185,9 +197,27 @@ def _add_policy_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_lock(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("lock", help="write a sha256sum-format fixture lock")
-    parser.add_argument("--fixtures", required=True, metavar="DIR")
-    parser.add_argument("--pattern", action="append", default=[], metavar="GLOB")
+    parser = subparsers.add_parser(
+        "lock", help="write a sha256sum-format lock of the fixtures and the test harness"
+    )
+    parser.add_argument("--fixtures", required=True, metavar="DIR", help="the fixtures folder")
+    parser.add_argument(
+        "--pattern",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="lock only fixtures whose path inside DIR matches (repeatable)",
+    )
+    parser.add_argument(
+        "--property-suite",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="lock every Python module under this folder of the property suite (repeatable)",
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="the policy file: its fixtures and harness globs"
+    )
     parser.add_argument("--out", default="fixture.lock", metavar="FILE")
     parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
     parser.set_defaults(handler=_lock)
@@ -274,6 +304,16 @@ def _add_policy(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     parser.set_defaults(handler=_check_policy_file)
 
 
+def _trusted_harness(args: argparse.Namespace) -> TrustedHarness | None:
+    """With --harness-from: the revision, lock and policy the harness is restored from."""
+    if args.harness_from is None:
+        return None
+    trusted = GitRevision(args.root, args.harness_from, os.environ)
+    policy_file = None if args.config is None else read_config(trusted, args.config)
+    settings = effective(policy_file, Flags(), args.root)
+    return TrustedHarness(args.root, trusted, args.lock, Harness(settings.harness))
+
+
 def _replay(args: argparse.Namespace) -> int:
     command: list[str] = args.command
     options = ReplayOptions(
@@ -282,6 +322,7 @@ def _replay(args: argparse.Namespace) -> int:
         command=command[1:] if command[:1] == ["--"] else command,
         timeout=args.timeout,
         properties_first=args.properties_first,
+        harness_from=_trusted_harness(args),
     )
     return run_replays(options)
 
@@ -301,6 +342,21 @@ def _add_replay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
         metavar="COMMAND",
         help="the property suite, one shell-quoted string, run once first to DIR/properties.xml",
     )
+    parser.add_argument(
+        "--harness-from",
+        metavar="REV",
+        help="first restore the files the lock at this git commit lists, and its test harness",
+    )
+    parser.add_argument(
+        "--lock",
+        default="fixture.lock",
+        metavar="FILE",
+        help="with --harness-from (default %(default)s)",
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="with --harness-from: the policy file's harness globs"
+    )
+    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     parser.set_defaults(handler=_replay)
 

@@ -1,7 +1,8 @@
 """`waiver gate`: read every input, decide, and write the report and the summary.
 
-The order is the seed's: fixtures against the lock, then properties, then replays, then
-the decision. A failed property means the freeze store is not even read.
+The order is the seed's: properties, fixtures and harness against the lock, then replays,
+then the decision. The property report is read first because the modules it names are
+part of the locked harness. A failed property means the freeze store is not even read.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from waiver.model import Case, Decision, Evidence, FreezeRecord
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
+from waiver.read.harness import Harness, property_modules, scan_harness
 from waiver.read.junit import FAIL, PASS
 from waiver.read.lock import (
     MAX_LOCK_BYTES,
@@ -56,36 +58,74 @@ class GateOptions:
 
 
 @dataclass(frozen=True)
+class LockedSet:
+    """What the lock protects: the fixture set under `folder`, and the test harness."""
+
+    folder: str
+    harness: Harness
+
+    def part(self, path: str) -> str:
+        """`fixtures` for a file of the fixture set, `harness` for anything else locked."""
+        inside = not self.folder or path.startswith(self.folder + "/")
+        return "fixtures" if inside and not self.harness.covers(path) else "harness"
+
+    def shared(self, path: str) -> bool:
+        return self.part(path) == "harness"
+
+
+@dataclass(frozen=True)
 class Fixtures:
     lock: tuple[LockEntry, ...]
     state: FixtureState
     expected: str
     current: str
     bound: FixtureBindings
+    locked_set: LockedSet
 
 
-def read_fixtures(options: GateOptions, settings: Settings, protected: ProtectedFiles) -> Fixtures:
+def read_fixtures(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, modules: frozenset[str]
+) -> Fixtures:
+    """The trusted lock against the fixture set and the harness in the working tree.
+
+    `modules` are the property-suite modules the property report names: they must be
+    locked like any other harness file.
+    """
     lock = parse_lock(protected.read(options.lock, MAX_LOCK_BYTES), options.lock)
     if settings.config is not None:
         check_binding_patterns(settings.bindings, lock, settings.config)
-    folder = fixtures_folder(options.root, options.fixtures)
-    paths = scan_fixtures(options.root, folder, settings.fixtures)
-    state = hash_tree(options.root, lock, paths, options.lock)
-    bound = FixtureBindings(settings.bindings, lock, state.tree)
-    return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound)
+    harness = Harness(settings.harness, modules)
+    locked_set = LockedSet(fixtures_folder(options.root, options.fixtures), harness)
+    found = [
+        *(
+            (path, None)
+            for path in scan_fixtures(options.root, locked_set.folder, settings.fixtures)
+        ),
+        *harness.locked_set(scan_harness(options.root, harness)),
+        *((module, None) for module in sorted(modules)),
+    ]
+    state = hash_tree(options.root, lock, found, options.lock)
+    bound = FixtureBindings(settings.bindings, lock, state.tree, locked_set.shared)
+    return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set)
 
 
-def read_properties(
-    options: GateOptions, settings: Settings, rule: TestIdRule
-) -> tuple[int, list[str]]:
-    """How many property cases ran, and which failed; zero cases protects nothing."""
+@dataclass(frozen=True)
+class Properties:
+    ran: int
+    failed: list[str]
+    modules: frozenset[str]
+
+
+def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) -> Properties:
+    """How many property cases ran, which failed, and the modules the report names; zero
+    cases protects nothing."""
     tally = read_single(options.properties, rule, settings.limits)
     states = tally.replays[0]
     ran = sum(1 for state in states if state & (PASS | FAIL))
     if ran == 0:
         raise InputError(options.properties, "the property report executed zero cases")
     failed = sorted(tally.ids[i] for i, state in enumerate(states) if state & FAIL)
-    return ran, failed
+    return Properties(ran, failed, property_modules(tally.ids))
 
 
 def build_cases(
@@ -243,10 +283,10 @@ def _gate(
 ) -> Json:
     check_policy(settings.policy)
     rule = TestIdRule(options.root)
-    fixtures = read_fixtures(options, settings, protected)
-    property_cases, failed_properties = read_properties(options, settings, rule)
+    properties = read_properties(options, settings, rule)
+    fixtures = read_fixtures(options, settings, protected, properties.modules)
     classified = classify_replays(
-        options, settings, protected, rule, fixtures, failed_properties, now
+        options, settings, protected, rule, fixtures, properties.failed, now
     )
     context = Context(
         fixtures={
@@ -255,7 +295,15 @@ def _gate(
             "lock_digest": fixtures.expected,
             "tree_digest": fixtures.current,
             "files": len(fixtures.lock),
-            "drift": [{"path": d.path, "kind": d.kind} for d in fixtures.state.drift],
+            "drift": [
+                {
+                    "path": d.path,
+                    "kind": d.kind,
+                    "part": fixtures.locked_set.part(d.path),
+                    **({"table": d.table} if d.table is not None else {}),
+                }
+                for d in fixtures.state.drift
+            ],
             "bindings": [
                 {
                     "tests": list(subset.binding.tests),
@@ -270,8 +318,8 @@ def _gate(
         },
         properties={
             "report": options.properties,
-            "cases": property_cases,
-            "failed": failed_properties,
+            "cases": properties.ran,
+            "failed": properties.failed,
         },
         replays=classified.replays,
         registry={"used": settings.registry is not None, "path": settings.registry},

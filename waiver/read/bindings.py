@@ -2,7 +2,9 @@
 
 A test that matches no binding is bound to the whole set, so any drift drifts it. A test
 that matches several bindings is bound to the union of their subsets: it drifts when any
-file it may read drifts. A subset's digests are `lock_digest` over its trusted lock entries
+file it may read drifts. Every subset also holds the shared files: the test harness,
+which every test runs under, and any locked file that no binding names, which is part of
+the whole set. So no binding can exempt a test from their drift. A subset's digests are `lock_digest` over its trusted lock entries
 and over its working-tree entries (which include files not in the lock), computed once
 per binding and once per distinct combination of bindings, never once per test.
 """
@@ -10,7 +12,7 @@ per binding and once per distinct combination of bindings, never once per test.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fnmatch import translate
 
@@ -32,11 +34,38 @@ class Subset:
     current: str  # digest of the subset's entries in the working tree
 
 
-def _subset(binding: Binding, lock: Sequence[LockEntry], tree: Sequence[LockEntry]) -> Subset:
+def _subset(
+    binding: Binding, lock: Sequence[LockEntry], tree: Sequence[LockEntry], shared: SharedEntries
+) -> Subset:
     matches = _matcher(binding.fixtures).match
-    locked = frozenset(entry for entry in lock if matches(entry.path))
-    found = frozenset(entry for entry in tree if matches(entry.path))
+    locked = frozenset(entry for entry in lock if matches(entry.path)) | shared.lock
+    found = frozenset(entry for entry in tree if matches(entry.path)) | shared.tree
     return Subset(binding, locked, found, lock_digest(locked), lock_digest(found))
+
+
+@dataclass(frozen=True)
+class SharedEntries:
+    """The entries every binding's subset holds: harness files and files no binding names."""
+
+    lock: frozenset[LockEntry]
+    tree: frozenset[LockEntry]
+
+    @classmethod
+    def of(
+        cls,
+        bindings: Sequence[Binding],
+        lock: Sequence[LockEntry],
+        tree: Sequence[LockEntry],
+        harness: Callable[[str], bool],
+    ) -> SharedEntries:
+        if not bindings:
+            return cls(frozenset(), frozenset())
+        named = _matcher([p for binding in bindings for p in binding.fixtures]).match
+
+        def shared(entry: LockEntry) -> bool:
+            return harness(entry.path) or not named(entry.path)
+
+        return cls(frozenset(filter(shared, lock)), frozenset(filter(shared, tree)))
 
 
 def check_binding_patterns(
@@ -59,10 +88,15 @@ class FixtureBindings:
     """Maps a test id to the (expected, current) fixture digests of the subset it is bound to."""
 
     def __init__(
-        self, bindings: Sequence[Binding], lock: Sequence[LockEntry], tree: Sequence[LockEntry]
+        self,
+        bindings: Sequence[Binding],
+        lock: Sequence[LockEntry],
+        tree: Sequence[LockEntry],
+        harness: Callable[[str], bool],
     ) -> None:
         self.whole = (lock_digest(lock), lock_digest(tree))
-        self.subsets = tuple(_subset(binding, lock, tree) for binding in bindings)
+        shared = SharedEntries.of(bindings, lock, tree, harness)
+        self.subsets = tuple(_subset(binding, lock, tree, shared) for binding in bindings)
         self._tests = tuple(_matcher(binding.tests).match for binding in bindings)
         self._digests: dict[tuple[int, ...], tuple[str, str]] = {
             (index,): (subset.expected, subset.current) for index, subset in enumerate(self.subsets)

@@ -64,6 +64,7 @@ class PolicyFile:
     strict: tuple[str, ...] | None = None
     fixtures: tuple[str, ...] | None = None
     bindings: tuple[Binding, ...] | None = None
+    harness: tuple[str, ...] | None = None
     registry: str | None = None
     freezes: str | None = None
     max_report_bytes: int | None = None
@@ -89,6 +90,7 @@ class Settings:
     policy: Policy = field(default_factory=Policy)
     fixtures: tuple[str, ...] = ()  # empty: every regular file under the fixtures folder
     bindings: tuple[Binding, ...] = ()
+    harness: tuple[str, ...] = ()  # globs added to the built-in harness files, never removing one
     registry: str | None = None
     freezes: str | None = None
     limits: Limits = field(default_factory=Limits)
@@ -280,6 +282,7 @@ def parse_config(data: bytes, source: str) -> PolicyFile:
         bindings=None
         if bindings is None
         else tuple(Binding(tuple(b["tests"]), tuple(b["fixtures"])) for b in bindings),
+        harness=_tuple(document.get("harness")),
         registry=_relative(document, "registry", source),
         freezes=_relative(document, "freezes", source),
         max_report_bytes=limits.get("max_report_bytes"),
@@ -346,6 +349,7 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
         policy=policy,
         fixtures=pick("fixtures", flags.fixtures, given.fixtures, ()),
         bindings=pick("bindings", None, given.bindings, ()),
+        harness=pick("harness", None, given.harness, ()),
         registry=pick("registry", flags.registry, in_root(given.registry), None),
         freezes=pick("freezes", flags.freezes, in_root(given.freezes), None),
         limits=Limits(

@@ -1,14 +1,20 @@
-"""The fixture lock (GNU sha256sum format) and the fixture tree it protects.
+"""The fixture lock (GNU sha256sum format) and the files it protects: the fixtures and the
+test harness.
 
 Lock text is read strictly and never handed to `sha256sum -c`, which would follow
-`../` paths. Fixture bytes are hashed as stored, through `open_beneath`.
+`../` paths. File bytes are hashed as stored, through `open_beneath`. One table of a file
+(the pytest table of `pyproject.toml`) is locked on its own, on a line that `sha256sum`
+reads as a comment: `# [tool.pytest] <sha256>  pyproject.toml`.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import json
 import os
 import re
+import tomllib
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,20 +25,27 @@ from waiver.errors import InputError
 from waiver.read.files import open_beneath, read_chunks, split_relative
 
 LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
+# A table line: `sha256sum -c` skips lines that start with `#`, so a lock holding them
+# still checks every whole file. The `\` that marks an escaped path goes before the digest.
+TABLE_LINE = re.compile(r"# \[([a-z_.]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
+LOCKED_TABLES = frozenset({"tool.pytest"})
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
+MAX_TOML_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
 class LockEntry:
     path: str
     digest: str
+    table: str | None = None  # a table of the file (see table_digest), or the whole file
 
 
 @dataclass(frozen=True)
 class Drift:
     path: str
     kind: str  # "changed", "missing" or "not_in_lock"
+    table: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,21 +79,34 @@ def parse_lock(data: bytes, source: str) -> tuple[LockEntry, ...]:
     if lines[-1] == "":
         lines.pop()
     entries: list[LockEntry] = []
-    seen: dict[str, str] = {}
+    seen: dict[tuple[str, str | None], str] = {}
     for number, line in enumerate(lines, start=1):
-        escaped = line.startswith("\\")
-        match = LOCK_LINE.fullmatch(line[1:] if escaped else line)
-        if match is None:
-            raise InputError(
-                source, f"line {number} is not '<64 lowercase hex sha256>  <path>': {line[:80]!r}"
-            )
-        digest, path = match.groups()
+        table = None
+        if line.startswith("#"):
+            table_match = TABLE_LINE.fullmatch(line)
+            if table_match is None or table_match[1] not in LOCKED_TABLES:
+                raise InputError(
+                    source,
+                    f"line {number}: a line starting with '#' must be a table line "
+                    f"'# [tool.pytest] <sha256>  <path>': {line[:80]!r}",
+                )
+            table, marker, digest, path = table_match.groups()
+            escaped = bool(marker)
+        else:
+            escaped = line.startswith("\\")
+            match = LOCK_LINE.fullmatch(line[1:] if escaped else line)
+            if match is None:
+                raise InputError(
+                    source,
+                    f"line {number} is not '<64 lowercase hex sha256>  <path>': {line[:80]!r}",
+                )
+            digest, path = match.groups()
         if escaped:
             path = _unescape(path, source, number)
         elif "\r" in path:
             raise InputError(source, f"line {number}: carriage return in path (CRLF line ends?)")
         split_relative(path, f"{source}: line {number}")
-        folded = unicodedata.normalize("NFC", path).casefold()
+        folded = (unicodedata.normalize("NFC", path).casefold(), table)
         if folded in seen:
             raise InputError(
                 source,
@@ -88,7 +114,7 @@ def parse_lock(data: bytes, source: str) -> tuple[LockEntry, ...]:
                 "under case-folding or Unicode normalisation",
             )
         seen[folded] = path
-        entries.append(LockEntry(path, digest))
+        entries.append(LockEntry(path, digest, table))
     if not entries:
         raise InputError(source, "the lock lists no fixtures")
     return tuple(entries)
@@ -102,12 +128,14 @@ def _escape(path: str) -> tuple[str, str]:
 
 def lock_line(entry: LockEntry) -> str:
     prefix, path = _escape(entry.path)
-    return f"{prefix}{entry.digest}  {path}\n"
+    table = f"# [{entry.table}] " if entry.table is not None else ""
+    return f"{table}{prefix}{entry.digest}  {path}\n"
 
 
 def format_lock(entries: Iterable[LockEntry]) -> str:
-    """Lock text that `sha256sum -c` accepts, sorted by path bytes like `sort -z` in C locale."""
-    ordered = sorted(entries, key=lambda entry: entry.path.encode("utf-8"))
+    """Lock text that `sha256sum -c` accepts, sorted by path bytes like `sort -z` in C locale
+    (a table line right after its file's own line)."""
+    ordered = sorted(entries, key=lambda entry: (entry.path.encode("utf-8"), entry.table or ""))
     return "".join(lock_line(entry) for entry in ordered)
 
 
@@ -126,6 +154,47 @@ def hash_fixture(root: str, path: str, source: str) -> str | None:
     for chunk in read_chunks(fd, None, source):
         digest.update(chunk)
     return digest.hexdigest()
+
+
+def _toml_value(value: object) -> str:
+    # TOML's dates and times have no JSON form; their ISO text is what they say.
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    raise TypeError(type(value).__name__)
+
+
+def table_digest(root: str, path: str, table: str) -> str | None:
+    """The sha256 of one table of a TOML file, or None when the file or the table is absent.
+
+    The table's parsed value is hashed as canonical JSON (sorted keys, no spaces, UTF-8),
+    so that an edit elsewhere in the file (a dependency bump) leaves it as it was, while
+    any value pytest would see, however it is spelled, changes it.
+    """
+    fd = open_beneath(root, path, path)
+    if fd is None:
+        return None
+    data = b"".join(read_chunks(fd, MAX_TOML_BYTES, path))
+    try:
+        value: object = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InputError(
+            path, f"not valid TOML, so its [{table}] table cannot be checked: {error}"
+        ) from None
+    for key in table.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    if value is None:
+        return None
+    text = json.dumps(
+        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_toml_value
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def hash_entry(root: str, path: str, table: str | None, source: str) -> str | None:
+    """A locked file's digest as it is now, or its table's; None when it is absent."""
+    if table is None:
+        return hash_fixture(root, path, source)
+    return table_digest(root, path, table)
 
 
 def fixtures_folder(root: str, fixtures: str) -> str:
@@ -172,37 +241,46 @@ def scan_fixtures(root: str, folder: str, patterns: Sequence[str]) -> list[str]:
 
 
 def hash_tree(
-    root: str, lock: Sequence[LockEntry], fixture_paths: Iterable[str], source: str
+    root: str,
+    lock: Sequence[LockEntry],
+    locked_set: Iterable[tuple[str, str | None]],
+    source: str,
 ) -> FixtureState:
-    """Hash the locked files and the fixture set as they are in the working tree."""
-    locked = {entry.path: entry.digest for entry in lock}
+    """Hash the locked files, and the locked set (fixtures and harness, as `(path, table)`)
+    as they are in the working tree."""
+    locked = {(entry.path, entry.table) for entry in lock}
     tree: list[LockEntry] = []
     drift: list[Drift] = []
     for entry in lock:
-        digest = hash_fixture(root, entry.path, source)
+        digest = hash_entry(root, entry.path, entry.table, source)
         if digest is None:
-            drift.append(Drift(entry.path, "missing"))
+            drift.append(Drift(entry.path, "missing", entry.table))
             continue
-        tree.append(LockEntry(entry.path, digest))
+        tree.append(LockEntry(entry.path, digest, entry.table))
         if digest != entry.digest:
-            drift.append(Drift(entry.path, "changed"))
-    for path in fixture_paths:
-        if path not in locked:
-            digest = hash_fixture(root, path, source)
+            drift.append(Drift(entry.path, "changed", entry.table))
+    for path, table in dict.fromkeys(locked_set):
+        if (path, table) not in locked:
+            digest = hash_entry(root, path, table, source)
             if digest is not None:
-                tree.append(LockEntry(path, digest))
-                drift.append(Drift(path, "not_in_lock"))
-    return FixtureState(tuple(tree), tuple(sorted(drift, key=lambda d: d.path)))
+                tree.append(LockEntry(path, digest, table))
+                drift.append(Drift(path, "not_in_lock", table))
+    return FixtureState(tuple(tree), tuple(sorted(drift, key=lambda d: (d.path, d.table or ""))))
 
 
-def write_lock_text(root: str, fixtures: str, patterns: Sequence[str]) -> str:
+def write_lock_text(
+    root: str, fixtures: str, patterns: Sequence[str], harness: Iterable[tuple[str, str | None]]
+) -> str:
+    """The lock of the fixture set and of the harness files found (`(path, table)` pairs)."""
     folder = fixtures_folder(root, fixtures)
-    entries = []
-    for path in scan_fixtures(root, folder, patterns):
-        digest = hash_fixture(root, path, path)
-        if digest is None:
-            raise InputError(path, "vanished while the lock was written")
-        entries.append(LockEntry(path, digest))
-    if not entries:
+    found = scan_fixtures(root, folder, patterns)
+    if not found:
         raise InputError(fixtures, "no fixture files matched")
+    entries = []
+    for path, table in dict.fromkeys([*((path, None) for path in found), *harness]):
+        digest = hash_entry(root, path, table, path)
+        if digest is None and table is None:
+            raise InputError(path, "vanished while the lock was written")
+        if digest is not None:
+            entries.append(LockEntry(path, digest, table))
     return format_lock(entries)

@@ -89,6 +89,7 @@ def policy_json(settings: Settings) -> Json:
             {"tests": list(binding.tests), "fixtures": list(binding.fixtures)}
             for binding in settings.bindings
         ],
+        "harness": list(settings.harness),
         "registry": settings.registry,
         "freezes": settings.freezes,
         "limits": {

@@ -148,6 +148,15 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             "The protected files (lock, registry, freeze store, policy file) were read from "
             f"trusted revision {md_code(report['trusted_revision'])}, not from this change."
         )
+    harness = [d for d in fixtures["drift"] if d["part"] == "harness"] if fixtures else []
+    if harness:
+        out.add("")
+        out.add(
+            f"**The change edits the test harness** ({len(harness)} file"
+            f"{'' if len(harness) == 1 else 's'}: conftest.py, pytest configuration or "
+            "property-suite modules), so its replays cannot be trusted and every test is "
+            "`fixture_drift`. Updating the harness is a separate, reviewed change."
+        )
     if fixtures is not None and fixtures.get("working_tree_lock_differs"):
         out.add("")
         out.add(
@@ -176,9 +185,16 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     if fixtures is not None:
         left_out += _table(
             out,
-            "Drifted fixtures",
-            ["fixture", "drift"],
-            [[md_code(d["path"]), d["kind"]] for d in fixtures["drift"]],
+            "Drifted fixtures and harness files",
+            ["file", "part", "drift"],
+            [
+                [
+                    md_code(d["path"] + (f" [{d['table']}]" if "table" in d else "")),
+                    d["part"],
+                    d["kind"],
+                ]
+                for d in fixtures["drift"]
+            ],
         )
         left_out += _table(
             out,
