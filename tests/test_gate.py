@@ -52,7 +52,9 @@ def test_one_changed_fixture_byte_drifts_every_row(example: Path) -> None:
     assert code == 1
     assert set(classes(report).values()) == {"fixture_drift"}
     assert all(row["freeze"] is None for row in report["rows"])
-    assert report["fixtures"]["drift"] == [{"path": "fixtures/slugs.json", "kind": "changed", "part": "fixtures"}]
+    assert report["fixtures"]["drift"] == [
+        {"path": "fixtures/slugs.json", "kind": "changed", "part": "fixtures"}
+    ]
 
 
 def test_missing_and_unlocked_fixtures_are_drift(example: Path) -> None:

@@ -298,7 +298,9 @@ def test_the_fixture_include_patterns_come_from_the_file_unless_a_flag_is_given(
     assert report["policy"]["sources"]["fixtures"] == "file"
     code, report = gate(root, "--config", str(config), "--pattern", "*")
     assert (code, classes(report)) == (1, {PARSE: "fixture_drift"})
-    assert report["fixtures"]["drift"] == [{"path": "fixtures/README.txt", "kind": "not_in_lock", "part": "fixtures"}]
+    assert report["fixtures"]["drift"] == [
+        {"path": "fixtures/README.txt", "kind": "not_in_lock", "part": "fixtures"}
+    ]
     assert report["policy"]["sources"]["fixtures"] == "flag"
 
 

@@ -96,7 +96,9 @@ def test_with_the_base_as_trusted_ref_the_change_is_fixture_drift(
     assert all(row["active_freeze"] is None and row["freeze"] is None for row in report["rows"])
     fixtures = report["fixtures"]
     assert fixtures["lock_source"] == f"trusted revision {base}"
-    assert fixtures["drift"] == [{"path": "fixtures/slugs.json", "kind": "changed", "part": "fixtures"}]
+    assert fixtures["drift"] == [
+        {"path": "fixtures/slugs.json", "kind": "changed", "part": "fixtures"}
+    ]
     assert fixtures["working_tree_lock_differs"] is True
     assert fixtures["protected_changes"] == [
         {"file": "lock", "path": str(work / "fixture.lock"), "change": "modified"},

@@ -33,7 +33,7 @@ from waiver.replay import ReplayOptions, run_replays
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
 from waiver.write.report import Context, policy_json, render_json, report_json
-from waiver.write.restore import TrustedHarness
+from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 
 EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -304,14 +304,38 @@ def _add_policy(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     parser.set_defaults(handler=_check_policy_file)
 
 
-def _trusted_harness(args: argparse.Namespace) -> TrustedHarness | None:
-    """With --harness-from: the revision, lock and policy the harness is restored from."""
-    if args.harness_from is None:
-        return None
-    trusted = GitRevision(args.root, args.harness_from, os.environ)
+def _trusted_harness(args: argparse.Namespace, commit: str) -> TrustedHarness:
+    """The revision, lock and policy the harness is restored from."""
+    trusted = GitRevision(args.root, commit, os.environ)
     policy_file = None if args.config is None else read_config(trusted, args.config)
     settings = effective(policy_file, Flags(), args.root)
     return TrustedHarness(args.root, trusted, args.lock, Harness(settings.harness))
+
+
+def _restore_harness(args: argparse.Namespace) -> int:
+    source = _trusted_harness(args, args.source)
+    print(describe_restore(source, restore_locked_files(source)))
+    return EXIT_CLEAR
+
+
+def _add_harness_source(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lock", default="fixture.lock", metavar="FILE", help="the lock (default %(default)s)"
+    )
+    parser.add_argument("--config", metavar="FILE", help="the policy file, for its harness globs")
+    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+
+
+def _add_restore_harness(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "restore-harness",
+        help="put the files a trusted commit's lock lists, and its test harness, in the work tree",
+    )
+    parser.add_argument(
+        "--from", dest="source", required=True, metavar="COMMIT", help="the trusted commit"
+    )
+    _add_harness_source(parser)
+    parser.set_defaults(handler=_restore_harness)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -322,7 +346,9 @@ def _replay(args: argparse.Namespace) -> int:
         command=command[1:] if command[:1] == ["--"] else command,
         timeout=args.timeout,
         properties_first=args.properties_first,
-        harness_from=_trusted_harness(args),
+        harness_from=None
+        if args.harness_from is None
+        else _trusted_harness(args, args.harness_from),
     )
     return run_replays(options)
 
@@ -344,19 +370,10 @@ def _add_replay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     parser.add_argument(
         "--harness-from",
-        metavar="REV",
-        help="first restore the files the lock at this git commit lists, and its test harness",
+        metavar="COMMIT",
+        help="first restore the files the lock at this commit lists, and its test harness",
     )
-    parser.add_argument(
-        "--lock",
-        default="fixture.lock",
-        metavar="FILE",
-        help="with --harness-from (default %(default)s)",
-    )
-    parser.add_argument(
-        "--config", metavar="FILE", help="with --harness-from: the policy file's harness globs"
-    )
-    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+    _add_harness_source(parser)
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     parser.set_defaults(handler=_replay)
 
@@ -375,6 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_policy(subparsers)
     _add_diagnose(subparsers)
     _add_replay(subparsers)
+    _add_restore_harness(subparsers)
     return parser
 
 

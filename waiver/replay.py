@@ -27,7 +27,7 @@ from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit import FAIL, PASS, SKIP, read_junit
 from waiver.read.replays import Limits
-from waiver.write.restore import TrustedHarness, restore_locked_files
+from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 
 JUNIT_PLACEHOLDER = "{junit}"
 PROPERTY_REPORT = "properties.xml"
@@ -306,14 +306,7 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
     _prepare(options.out)
     if options.harness_from is not None:
         restored = restore_locked_files(options.harness_from)
-        print(
-            f"waiver: harness from {options.harness_from.trusted.description}: "
-            f"{len(restored.written)} locked files restored"
-            + "".join(f", {path}" for path in restored.written)
-            + f"; {len(restored.removed)} removed"
-            + "".join(f", {path}" for path in restored.removed),
-            file=stream,
-        )
+        print(describe_restore(options.harness_from, restored), file=stream)
     live = stream.isatty() and not os.environ.get("CI")
     runner = Runner(options.out, options.timeout, (LiveProgress if live else Progress)(stream))
     env = dict(os.environ)

@@ -24,8 +24,10 @@ from waiver.read.files import split_relative
 from waiver.read.harness import Harness, scan_harness
 from waiver.read.lock import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.protected import ProtectedFiles
+from waiver.write.escape import visible_text
 
 MAX_RESTORED_BYTES = 64 << 20
+MAX_LINE = 4000
 
 
 @dataclass(frozen=True)
@@ -146,3 +148,16 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
             write_beneath(root, path, data)
             restored.written.append(path)
     return restored
+
+
+def describe_restore(source: TrustedHarness, restored: Restored) -> str:
+    """One line for the log: what was restored and removed, by path. The paths come from
+    the change's tree, so hidden characters are spelled out: no path can start a line."""
+    return visible_text(
+        f"waiver: harness from {source.trusted.description}: "
+        f"{len(restored.written)} locked files restored"
+        + "".join(f", {path}" for path in restored.written)
+        + f"; {len(restored.removed)} removed"
+        + "".join(f", {path}" for path in restored.removed),
+        MAX_LINE,
+    )
