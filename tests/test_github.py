@@ -327,6 +327,10 @@ def gate_document(work: Path, outcome: str) -> dict[str, Any]:
         replay_without(work, EMPTY)
     elif outcome == "clean":
         replay_without(work, EMPTY, ROUND_TRIP)
+    elif outcome == "harness":
+        # The change adds a conftest.py and edits pytest.ini: drift in the test harness.
+        (work / "conftest.py").write_text("collect_ignore = []\n")
+        (work / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider -q\n")
     elif outcome == "hostile":
         add_hostile_test(work)
         args = gate_args(work)
@@ -381,12 +385,12 @@ def render_like_github(markdown: str) -> Rendered:
     return rendered
 
 
-@pytest.mark.parametrize("outcome", ["blocked", "review", "clean", "hostile"])
+@pytest.mark.parametrize("outcome", ["blocked", "review", "clean", "hostile", "harness"])
 def test_summary_and_annotations_of_the_example_match_the_goldens(
     example: Path, outcome: str
 ) -> None:
     document = gate_document(example, outcome)
-    assert document["verdict"] == {"hostile": "blocked"}.get(outcome, outcome)
+    assert document["verdict"] == {"hostile": "blocked", "harness": "blocked"}.get(outcome, outcome)
 
     summary = render_summary(document)
     annotations = render_annotations(document, str(example), str(example))

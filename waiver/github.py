@@ -28,7 +28,7 @@ MAX_PER_KIND = 10  # the runner shows at most 10 error and 10 warning annotation
 MAX_LOGGED_ROWS = 100
 EXPLANATIONS = {
     TestClass.PROPERTY_VIOLATION: "a property case failed, so no test result can be trusted",
-    TestClass.FIXTURE_DRIFT: "a fixture's bytes differ from the lock",
+    TestClass.FIXTURE_DRIFT: "a fixture or test-harness file differs from the lock",
     TestClass.UNKNOWN_TEST: "new, vanished, or too few replay outcomes; needs human review",
     TestClass.UNSTABLE_ASSERTION: "flips between replays; a freeze proposal is not a pass",
     TestClass.STABLE_ASSERTION_FAIL: "failed in every replay",
