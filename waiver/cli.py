@@ -22,7 +22,7 @@ from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
 from waiver.read.git import GitRevision
-from waiver.read.harness import Harness, scan_harness, suite_modules
+from waiver.read.harness import Harness, suite_modules
 from waiver.read.lock import write_lock_text
 from waiver.read.protected import ProtectedFiles, WorkingTree
 from waiver.read.registry import format_registry
@@ -71,12 +71,8 @@ def _lock(args: argparse.Namespace) -> int:
     modules = frozenset(
         module for suite in args.property_suite for module in suite_modules(args.root, suite)
     )
-    harness = Harness(settings.harness, modules)
-    found = [
-        *harness.locked_set(scan_harness(args.root, harness)),
-        *((module, None) for module in sorted(modules)),
-    ]
-    text = write_lock_text(args.root, args.fixtures, settings.fixtures, found)
+    harness = Harness(settings.harness, modules).in_tree(args.root)
+    text = write_lock_text(args.root, args.fixtures, settings.fixtures, harness)
     write_atomic(args.out, text)
     print(f"waiver: {text.count(chr(10))} fixtures and harness files locked in {args.out}")
     return EXIT_CLEAR

@@ -21,7 +21,7 @@ from waiver.model import Case, Decision, Evidence, FreezeRecord
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
-from waiver.read.harness import Harness, property_modules, scan_harness
+from waiver.read.harness import Harness, property_modules
 from waiver.read.junit import FAIL, PASS
 from waiver.read.lock import (
     MAX_LOCK_BYTES,
@@ -96,14 +96,8 @@ def read_fixtures(
         check_binding_patterns(settings.bindings, lock, settings.config)
     harness = Harness(settings.harness, modules)
     locked_set = LockedSet(fixtures_folder(options.root, options.fixtures), harness)
-    found = [
-        *(
-            (path, None)
-            for path in scan_fixtures(options.root, locked_set.folder, settings.fixtures)
-        ),
-        *harness.locked_set(scan_harness(options.root, harness)),
-        *((module, None) for module in sorted(modules)),
-    ]
+    fixture_paths = scan_fixtures(options.root, locked_set.folder, settings.fixtures)
+    found = [*((path, None) for path in fixture_paths), *harness.in_tree(options.root)]
     state = hash_tree(options.root, lock, found, options.lock)
     bound = FixtureBindings(settings.bindings, lock, state.tree, locked_set.shared)
     return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set)

@@ -4,9 +4,10 @@ A test that matches no binding is bound to the whole set, so any drift drifts it
 that matches several bindings is bound to the union of their subsets: it drifts when any
 file it may read drifts. Every subset also holds the shared files: the test harness,
 which every test runs under, and any locked file that no binding names, which is part of
-the whole set. So no binding can exempt a test from their drift. A subset's digests are `lock_digest` over its trusted lock entries
-and over its working-tree entries (which include files not in the lock), computed once
-per binding and once per distinct combination of bindings, never once per test.
+the whole set. So no binding can exempt a test from their drift. A subset's digests are
+`lock_digest` over its trusted lock entries and over its working-tree entries (which
+include files not in the lock), computed once per binding and once per distinct
+combination of bindings, never once per test.
 """
 
 from __future__ import annotations

@@ -56,6 +56,11 @@ class Harness:
             pairs.append((path, None))
         return pairs
 
+    def in_tree(self, root: str) -> list[tuple[str, str | None]]:
+        """The `(path, table)` pairs of the harness in the tree under `root`, modules too."""
+        found = self.locked_set(scan_harness(root, self))
+        return [*found, *((module, None) for module in sorted(self.modules))]
+
 
 def property_modules(test_ids: Iterable[str]) -> frozenset[str]:
     """The modules a property report's ids name (`tests/props/test_x.py::test_y`)."""

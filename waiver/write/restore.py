@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from waiver.errors import InputError
 from waiver.read.files import split_relative
-from waiver.read.harness import Harness, scan_harness
+from waiver.read.harness import Harness
 from waiver.read.lock import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.protected import ProtectedFiles
 from waiver.write.escape import visible_text
@@ -132,7 +132,7 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
         write_beneath(root, entry.path, data)
         restored.written.append(entry.path)
     locked = {(entry.path, entry.table) for entry in lock}
-    for path, table in harness.locked_set(scan_harness(root, harness)):
+    for path, table in harness.in_tree(root):
         if (path, table) in locked or path in restored.written:
             continue
         if table is not None and hash_entry(root, path, table, path) is None:
