@@ -6,6 +6,7 @@ Exit codes, everywhere: 0 not blocked, 1 blocked, 2 usage or input error, 3 inte
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -16,8 +17,16 @@ from datetime import UTC, datetime
 from waiver import __version__
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.gate import GateOptions, run_gate, write_report
-from waiver.github import on_github, publish
+from waiver.gate import (
+    GateOptions,
+    check_output_paths,
+    error_json,
+    flag_settings,
+    remove_report,
+    run_gate,
+    write_report,
+)
+from waiver.github import is_step_summary, on_github, publish
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
@@ -34,6 +43,8 @@ from waiver.write.escape import visible_text
 from waiver.write.report import Context, policy_json, render_json, report_json
 
 EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+# The commands whose --out is a verdict: a run that fails leaves none behind.
+REPORT_COMMANDS = ("gate", "classify")
 
 
 def _moment(text: str) -> datetime:
@@ -71,12 +82,19 @@ def _lock(args: argparse.Namespace) -> int:
 
 
 def _classify(args: argparse.Namespace) -> int:
+    remove_report(args.out)
+    check_output_paths(args.out, args.summary)
     settings = effective(None, _policy(args), ".")
     check_policy(settings.policy)
     cases = parse_cases(read_small(args.cases, MAX_CASES_BYTES, args.cases), args.cases)
     now = _now(args)
     document = report_json(decide(cases, settings.policy, now), settings, Context(), now)
-    write_report(args.out, args.summary, document)
+    write_report(
+        args.out,
+        args.summary,
+        document,
+        summary_appends=is_step_summary(os.environ, args.summary),
+    )
     return _report(args, document)
 
 
@@ -97,6 +115,7 @@ def _gate(args: argparse.Namespace) -> int:
         ),
         config=args.config,
         summary=args.summary,
+        summary_appends=is_step_summary(os.environ, args.summary),
         replays=args.replays,
         shards=args.shards,
     )
@@ -105,20 +124,27 @@ def _gate(args: argparse.Namespace) -> int:
         if args.trusted_ref is None
         else GitRevision(args.root, args.trusted_ref, os.environ)
     )
+    now = _now(args)
     if not on_github(os.environ):
-        return _report(args, run_gate(options, protected, _now(args)))
+        return _report(args, run_gate(options, protected, now))
     try:
-        document = run_gate(options, protected, _now(args))
-    except (InputError, UsageError):
-        _publish(args, _load_report(args.out))  # the blocked report the gate left behind
+        document = run_gate(options, protected, now)
+    except (InputError, UsageError) as error:
+        _publish(args, _failure_report(options, error, now))
         raise
     _publish(args, document)
     return _report(args, document)
 
 
-def _load_report(path: str) -> dict[str, object]:
-    with open(path, encoding="utf-8") as stream:
-        document: dict[str, object] = json.load(stream)
+def _failure_report(
+    options: GateOptions, error: InputError | UsageError, now: datetime
+) -> dict[str, object]:
+    """The blocked report the gate left behind, or, where it could write none, its like."""
+    try:
+        with open(options.out, encoding="utf-8") as stream:
+            document: dict[str, object] = json.load(stream)
+    except FileNotFoundError:
+        return error_json(error, flag_settings(options), now)
     return document
 
 
@@ -328,12 +354,37 @@ def _fail(message: str) -> None:
     print(f"waiver: error: {visible_text(message, 2000)}", file=sys.stderr)
 
 
+def _named_report(argv: Sequence[str]) -> str | None:
+    """The --out of a `gate` or `classify` command line that did not parse, if it names one."""
+    if not argv or argv[0] not in REPORT_COMMANDS:
+        return None
+    finder = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    finder.add_argument("--out")
+    try:
+        known, _ = finder.parse_known_args(argv[1:])
+    except (argparse.ArgumentError, SystemExit):
+        return None
+    out: str | None = known.out
+    return out
+
+
+def _discard_report(out: str | None) -> None:
+    """After an exit other than 0 or 1, no report may be left that could say not blocked."""
+    if out is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else EXIT_INPUT
+        parse_code = exit_.code if isinstance(exit_.code, int) else EXIT_INPUT
+        if parse_code != EXIT_CLEAR:
+            _discard_report(_named_report(words))
+        return parse_code
     try:
         code: int = args.handler(args)
     except (InputError, UsageError) as error:
@@ -341,5 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except Exception as error:  # the boundary: anything else is a bug in waiver
         _fail(f"internal error: {type(error).__name__}: {error}")
+        if args.handler in (_gate, _classify):
+            _discard_report(args.out)
         return EXIT_INTERNAL
     return code

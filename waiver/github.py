@@ -211,6 +211,11 @@ def _same_file(first: str | None, second: str) -> bool:
     return first is not None and bool(second) and os.path.abspath(first) == os.path.abspath(second)
 
 
+def is_step_summary(env: Mapping[str, str], path: str | None) -> bool:
+    """Whether `path` is the runner's $GITHUB_STEP_SUMMARY, which is appended to, never replaced."""
+    return _same_file(path, env.get("GITHUB_STEP_SUMMARY", ""))
+
+
 def publish(
     env: Mapping[str, str],
     report: Mapping[str, Any],
