@@ -41,6 +41,7 @@ from waiver.replay import ReplayOptions, run_replays
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
 from waiver.write.report import Context, policy_json, render_json, report_json
+from waiver.write.terminal import render_terminal
 
 EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 # The commands whose --out is a verdict: a run that fails leaves none behind.
@@ -71,6 +72,8 @@ def _policy(args: argparse.Namespace) -> Flags:
 def _report(args: argparse.Namespace, document: dict[str, object]) -> int:
     blocked = bool(document["blocked"])
     print(f"waiver: {document['verdict']}; report written to {args.out}")
+    if not on_github(os.environ):  # on a runner, the annotations and the log list the rows
+        print(render_terminal(document), end="")
     return EXIT_BLOCKED if blocked else EXIT_CLEAR
 
 

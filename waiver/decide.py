@@ -26,6 +26,7 @@ from waiver.model import (
     Row,
     Rows,
     TestClass,
+    UnknownReason,
     Verdict,
     VoidFreeze,
 )
@@ -72,6 +73,15 @@ def classify(evidence: Evidence, min_replays: int) -> TestClass:
     if any(outcomes):
         return TestClass.UNSTABLE_ASSERTION
     return TestClass.STABLE_ASSERTION_FAIL
+
+
+def unknown_reason(evidence: Evidence) -> UnknownReason:
+    """Which question an unknown_test row puts to the reviewer; new wins over short."""
+    if not evidence.known_test:
+        return UnknownReason.NEW
+    if not evidence.outcomes:
+        return UnknownReason.VANISHED
+    return UnknownReason.SHORT
 
 
 def is_strict(test_id: str, policy: Policy) -> bool:
@@ -181,6 +191,7 @@ def _rows(
             evidence.retries,
             evidence.fixture_hash,
             False,
+            unknown_reason(evidence) if test_class is TestClass.UNKNOWN_TEST else None,
         )
         unstable = test_class is TestClass.UNSTABLE_ASSERTION
         if not policy.strict and not unstable:
