@@ -334,6 +334,51 @@ def _add_replay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     parser.set_defaults(handler=_replay)
 
 
+def _freeze(args: argparse.Namespace) -> int:
+    # Imported here: the report schema costs every other command 0.1 s.
+    from waiver.commands import freeze
+
+    policy = freeze.read_policy(args.config)
+    now = _now(args)
+    if args.action == "accept":
+        lines = freeze.accept(args.report, args.test_ids, args.store, policy, now)
+    elif args.action == "prune":
+        lines = freeze.prune(args.store, policy, now)
+    else:
+        lines = freeze.list_store(args.store, policy, now)
+    for line in lines:
+        print(f"waiver: {line}")
+    return EXIT_CLEAR
+
+
+def _add_freeze(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("freeze", help="accept, prune or list freeze-store records")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    accept = actions.add_parser(
+        "accept", help="copy the freeze proposals of these tests from a report into the store"
+    )
+    accept.add_argument("--report", required=True, metavar="FILE", help="the gate's waiver.json")
+    accept.add_argument(
+        "test_ids", nargs="+", metavar="TEST_ID", help="tests whose proposal to accept"
+    )
+    prune = actions.add_parser("prune", help="remove expired and void records, saying why")
+    listing = actions.add_parser("list", help="show each record and whether it is void")
+    for action in (accept, prune, listing):
+        action.add_argument(
+            "--store", required=True, metavar="FILE", help="the freeze store (freezes.json)"
+        )
+        action.add_argument(
+            "--config", metavar="FILE", help="the policy file, for max_freeze_hours (default 168)"
+        )
+        action.add_argument(
+            "--now",
+            type=_moment,
+            metavar="TIME",
+            help="judge expiry at this time (ISO 8601 with zone)",
+        )
+        action.set_defaults(handler=_freeze)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="waiver", description="Name the class of every test id before anything is waived."
@@ -348,6 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_policy(subparsers)
     _add_diagnose(subparsers)
     _add_replay(subparsers)
+    _add_freeze(subparsers)
     return parser
 
 

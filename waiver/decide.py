@@ -44,6 +44,9 @@ FREEZE_FIELDS = (
 )
 
 
+DUPLICATE = "another record for this test id is already active"
+
+
 def check_policy(policy: Policy) -> None:
     """Reject values that would make the gate meaningless rather than fall back to a default."""
     if policy.min_replays < 1:
@@ -111,10 +114,8 @@ def _aware_time(value: object) -> datetime | None:
     return moment if moment.utcoffset() is not None else None
 
 
-def void_reason(
-    record: FreezeRecord, find_row: Callable[[str], Row | None], policy: Policy, now: datetime
-) -> str | None:
-    """Why a stored record may not apply, or None when it is active for its row."""
+def record_void_reason(record: FreezeRecord, policy: Policy, now: datetime) -> str | None:
+    """Why a stored record may not apply whatever the rows, or None when it could."""
     fields = record.fields
     if "expires_at" not in fields:
         return "missing field expires_at"
@@ -137,6 +138,17 @@ def void_reason(
         return "issued in the future"
     if expires_at - issued_at > timedelta(hours=policy.max_freeze_hours):
         return f"lifetime exceeds the policy maximum of {policy.max_freeze_hours} h"
+    return None
+
+
+def void_reason(
+    record: FreezeRecord, find_row: Callable[[str], Row | None], policy: Policy, now: datetime
+) -> str | None:
+    """Why a stored record may not apply, or None when it is active for its row."""
+    reason = record_void_reason(record, policy, now)
+    if reason is not None:
+        return reason
+    fields = record.fields
     test_id = fields["test_id"]
     row = find_row(test_id) if isinstance(test_id, str) else None
     if row is None:
@@ -161,7 +173,7 @@ def check_freezes(
         if reason is None:
             test_id = str(record.fields["test_id"])
             if test_id in active:
-                reason = "another record for this test id is already active"
+                reason = DUPLICATE
             else:
                 active[test_id] = record
                 continue
