@@ -205,12 +205,30 @@ def _check_policy_file(args: argparse.Namespace) -> int:
 
 def _add_policy_flags(parser: argparse.ArgumentParser) -> None:
     # No defaults here: a flag that was not given must not override the policy file.
-    parser.add_argument("--min-replays", type=int, metavar="N", help="default 5")
-    parser.add_argument("--freeze-hours", type=int, metavar="H", help="default 24")
     parser.add_argument(
-        "--now", type=_moment, help="evaluate at this time (ISO 8601 with zone) instead of now"
+        "--min-replays",
+        type=int,
+        metavar="N",
+        help="replay outcomes each test needs; fewer is unknown_test (default 5)",
     )
-    parser.add_argument("--summary", metavar="FILE", help="append the Markdown summary here")
+    parser.add_argument(
+        "--freeze-hours",
+        type=int,
+        metavar="H",
+        help="lifetime of a fresh freeze proposal in hours (default 24)",
+    )
+    parser.add_argument(
+        "--now",
+        type=_moment,
+        metavar="TIME",
+        help="evaluate at this time (ISO 8601 with zone) instead of now",
+    )
+    parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="write the Markdown summary here, replacing the file "
+        "($GITHUB_STEP_SUMMARY is appended to)",
+    )
 
 
 def _add_lock(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -232,25 +250,69 @@ def _add_classify(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
 
 def _add_gate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("gate", help="run the whole gate from JUnit reports")
-    parser.add_argument("--reports", required=True, metavar="DIR")
-    parser.add_argument("--properties", required=True, metavar="PATH")
-    parser.add_argument("--fixtures", required=True, metavar="DIR")
-    parser.add_argument("--lock", required=True, metavar="FILE")
-    parser.add_argument("--out", required=True, metavar="FILE")
-    parser.add_argument("--known-tests", metavar="FILE")
-    parser.add_argument("--freezes", metavar="FILE")
-    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
-    parser.add_argument("--pattern", action="append", default=[], metavar="GLOB")
-    parser.add_argument("--replays", type=int, metavar="N", help="how many replays to expect")
+    parser.add_argument(
+        "--reports",
+        required=True,
+        metavar="DIR",
+        help="folder of replays: run-1.xml … run-N.xml, or run-1/ … run-N/ folders of shards",
+    )
+    parser.add_argument(
+        "--properties",
+        required=True,
+        metavar="FILE",
+        help="the property suite's JUnit file (not a folder, not a replay's report)",
+    )
+    parser.add_argument(
+        "--fixtures", required=True, metavar="DIR", help="the fixture folder the lock protects"
+    )
+    parser.add_argument(
+        "--lock", required=True, metavar="FILE", help="the sha256sum-format fixture lock"
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="where waiver.json is written; an earlier report there is removed first",
+    )
+    parser.add_argument(
+        "--known-tests",
+        metavar="FILE",
+        help="the known-tests registry (waiver baseline); without it new and vanished tests "
+        "are not detected",
+    )
+    parser.add_argument(
+        "--freezes", metavar="FILE", help="the freeze store: accepted freeze records (JSON list)"
+    )
+    parser.add_argument(
+        "--root", default=".", metavar="DIR", help="repository root (default: the current folder)"
+    )
+    parser.add_argument(
+        "--pattern",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only fixtures matching this glob are locked (repeatable; default: every file)",
+    )
+    parser.add_argument(
+        "--replays",
+        type=int,
+        metavar="N",
+        help="how many replays to expect; a missing one makes every test unknown_test",
+    )
     parser.add_argument(
         "--shards", type=int, metavar="K", help="run-<n>/ folders hold shard-1.xml … shard-K.xml"
     )
-    parser.add_argument("--max-report-bytes", type=int, metavar="N")
+    parser.add_argument(
+        "--max-report-bytes",
+        type=int,
+        metavar="N",
+        help="size cap of one JUnit file (default 512 MiB); a larger one is unreadable",
+    )
     parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
     parser.add_argument(
         "--trusted-ref",
         metavar="REV",
-        help="read the lock, registry, freeze store and policy file from this git revision",
+        help="full commit id to read the lock, registry, freeze store and policy file from",
     )
     _add_policy_flags(parser)
     parser.set_defaults(handler=_gate)
