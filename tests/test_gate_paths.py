@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import gate_args, load_report, run_gate
+from support import case_json, gate_args, load_report, run_gate
 from waiver.cli import main
 
 GREEN = '{"verdict": "clean", "blocked": false}'
@@ -203,3 +203,42 @@ def test_a_lock_path_that_is_not_relative_is_refused_with_a_hint(
         '"find fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixture.lock"'
     )
     assert json.loads((example / "waiver.json").read_text())["blocked"] is True
+
+
+def test_a_command_line_with_out_equals_that_does_not_parse_removes_the_report(
+    example: Path,
+) -> None:
+    out = _with_green_report(example)
+    assert main(["gate", f"--out={out}", "--replays", "many"]) == 2
+    assert not out.exists()
+
+
+def test_an_internal_error_after_the_report_was_written_removes_it(
+    example: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(report: object) -> str:
+        raise RuntimeError("a bug in the terminal renderer")
+
+    # The one stand-in in this file: an internal error is a bug, which no real input makes.
+    monkeypatch.setattr("waiver.cli.render_terminal", broken)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    out = example / "waiver.json"
+    assert main(gate_args(example)) == 3
+    assert "internal error: RuntimeError: a bug in the terminal renderer" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_classify_checks_its_output_paths_and_replaces_its_summary(tmp_path: Path) -> None:
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps([case_json("tests/test_a.py::test_a", [True] * 5)]))
+    out = tmp_path / "waiver.json"
+    out.write_text(GREEN)
+    missing = tmp_path / "missing" / "summary.md"
+    args = ["classify", "--cases", str(cases), "--out", str(out)]
+    assert main([*args, "--summary", str(missing)]) == 2
+    assert not out.exists()
+    summary = tmp_path / "summary.md"
+    assert main([*args, "--summary", str(summary)]) == 0
+    first = summary.read_text()
+    assert main([*args, "--summary", str(summary)]) == 0
+    assert summary.read_text() == first
