@@ -242,3 +242,13 @@ def test_classify_checks_its_output_paths_and_replaces_its_summary(tmp_path: Pat
     first = summary.read_text()
     assert main([*args, "--summary", str(summary)]) == 0
     assert summary.read_text() == first
+
+
+def test_out_naming_a_folder_on_github_publishes_a_blocked_report(
+    example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(example / "step_summary.md"))
+    monkeypatch.setenv("GITHUB_OUTPUT", str(example / "output.txt"))
+    assert main(_replace_flag(gate_args(example), "--out", str(example / "reports"))) == 2
+    assert "is a folder" in (example / "step_summary.md").read_text()

@@ -157,8 +157,9 @@ def test_the_retries_column_shows_only_when_a_row_has_retries(example: Path) -> 
 def test_the_counts_table_lists_only_classes_present(example: Path) -> None:
     summary = example / "summary.md"
     run_gate(example, "--summary", str(summary))
-    table = [line for line in summary.read_text().splitlines() if "| reject" in line
-             or "| eligible" in line or "| freeze proposal" in line or "| human" in line]  # fmt: skip
+    admissions = ("| reject", "| eligible", "| freeze proposal", "| human")
+    lines = summary.read_text().splitlines()
+    table = [line for line in lines if any(effect in line for effect in admissions)]
     assert table == [
         "| `stable_pass` | 1 | eligible for diff review |",
         "| `unstable_assertion` | 1 | freeze proposal only; not a pass |",

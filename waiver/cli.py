@@ -146,7 +146,7 @@ def _failure_report(
     try:
         with open(options.out, encoding="utf-8") as stream:
             document: dict[str, object] = json.load(stream)
-    except FileNotFoundError:
+    except OSError:  # none was written, or --out names a folder
         return error_json(error, flag_settings(options), now)
     return document
 

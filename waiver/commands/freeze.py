@@ -94,11 +94,10 @@ def accept(
     accepted: list[Record] = [dict(rows[test_id]["freeze"]) for test_id in wanted]
     ordered = sorted([*kept, *accepted], key=lambda record: str(record.get("test_id")))
     write_store(store, ordered)
-    lines += [
-        f"accepted the freeze of {visible_text(test_id)} until {rows[test_id]['freeze']['expires_at']}"
-        for test_id in wanted
+    return lines + [
+        f"accepted the freeze of {visible_text(test_id)} until {record['expires_at']}"
+        for test_id, record in zip(wanted, accepted, strict=True)
     ]
-    return lines
 
 
 def _states(records: Sequence[Record], policy: Policy, now: datetime) -> list[str | None]:

@@ -2,7 +2,8 @@
 
 The cause of the whole run when there is one, else the blocking rows, closed classes
 first, capped with a count of the rest; then the warning that the protected files came
-from the working tree. Untrusted text is spelled out, one line each, so that it can start no log command.
+from the working tree. Untrusted text is spelled out, one line each, so that it can
+start no log command.
 """
 
 from __future__ import annotations
