@@ -16,6 +16,7 @@ from waiver.model import (
     FreezeRecord,
     Policy,
     TestClass,
+    UnknownReason,
 )
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -174,3 +175,21 @@ def test_a_case_decides_as_its_test_ids_would_one_by_one(
         one_by_one.verdict,
     )
     assert (grouped.active, grouped.void) == (one_by_one.active, one_by_one.void)
+
+
+@given(case_list=case_lists(), policy=policies)
+def test_exactly_the_unknown_rows_say_why_and_new_wins(
+    case_list: list[Case], policy: Policy
+) -> None:
+    evidence_of = {test_id: case.evidence for case in case_list for test_id in case.test_ids}
+    for row in decide(case_list, policy, NOW).rows:
+        evidence = evidence_of[row.test_id]
+        if row.test_class is not TestClass.UNKNOWN_TEST:
+            assert row.unknown is None
+        elif not evidence.known_test:
+            assert row.unknown is UnknownReason.NEW
+        elif not evidence.outcomes:
+            assert row.unknown is UnknownReason.VANISHED
+        else:
+            assert row.unknown is UnknownReason.SHORT
+            assert evidence.unreadable_replays or len(evidence.outcomes) < policy.min_replays

@@ -43,6 +43,11 @@ def test_the_example_command_prints_the_verdict_and_the_report_path(tmp_path: Pa
     assert lines == [
         "waiver demo: properties once, then 5 replays of the assertion tests",
         "waiver: blocked; report written to waiver.json",
+        "blocking tests (1):",
+        f"  stable_assertion_fail  0/5  {EMPTY}",
+        "warning: the lock, registry and freeze store were read from the working tree, which "
+        "the change itself can edit; pass --trusted-ref with the base commit to read them from "
+        "it",
         f"waiver demo: report {work}/waiver.json, summary {work}/summary.md (exit 1)",
     ]
     report = load_report(work / "waiver.json")

@@ -6,6 +6,7 @@ Exit codes, everywhere: 0 not blocked, 1 blocked, 2 usage or input error, 3 inte
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -16,8 +17,16 @@ from datetime import UTC, datetime
 from waiver import __version__
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.gate import GateOptions, run_gate, write_report
-from waiver.github import on_github, publish
+from waiver.gate import (
+    GateOptions,
+    check_output_paths,
+    error_json,
+    flag_settings,
+    remove_report,
+    run_gate,
+    write_report,
+)
+from waiver.github import is_step_summary, on_github, publish
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
@@ -34,8 +43,11 @@ from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
 from waiver.write.report import Context, policy_json, render_json, report_json
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
+from waiver.write.terminal import render_terminal
 
 EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+# The commands whose --out is a verdict: a run that fails leaves none behind.
+REPORT_COMMANDS = ("gate", "classify")
 
 
 def _moment(text: str) -> datetime:
@@ -62,6 +74,8 @@ def _policy(args: argparse.Namespace) -> Flags:
 def _report(args: argparse.Namespace, document: dict[str, object]) -> int:
     blocked = bool(document["blocked"])
     print(f"waiver: {document['verdict']}; report written to {args.out}")
+    if not on_github(os.environ):  # on a runner, the annotations and the log list the rows
+        print(render_terminal(document), end="")
     return EXIT_BLOCKED if blocked else EXIT_CLEAR
 
 
@@ -79,12 +93,19 @@ def _lock(args: argparse.Namespace) -> int:
 
 
 def _classify(args: argparse.Namespace) -> int:
+    remove_report(args.out)
+    check_output_paths(args.out, args.summary)
     settings = effective(None, _policy(args), ".")
     check_policy(settings.policy)
     cases = parse_cases(read_small(args.cases, MAX_CASES_BYTES, args.cases), args.cases)
     now = _now(args)
     document = report_json(decide(cases, settings.policy, now), settings, Context(), now)
-    write_report(args.out, args.summary, document)
+    write_report(
+        args.out,
+        args.summary,
+        document,
+        summary_appends=is_step_summary(os.environ, args.summary),
+    )
     return _report(args, document)
 
 
@@ -105,6 +126,7 @@ def _gate(args: argparse.Namespace) -> int:
         ),
         config=args.config,
         summary=args.summary,
+        summary_appends=is_step_summary(os.environ, args.summary),
         replays=args.replays,
         shards=args.shards,
     )
@@ -113,20 +135,27 @@ def _gate(args: argparse.Namespace) -> int:
         if args.trusted_ref is None
         else GitRevision(args.root, args.trusted_ref, os.environ)
     )
+    now = _now(args)
     if not on_github(os.environ):
-        return _report(args, run_gate(options, protected, _now(args)))
+        return _report(args, run_gate(options, protected, now))
     try:
-        document = run_gate(options, protected, _now(args))
-    except (InputError, UsageError):
-        _publish(args, _load_report(args.out))  # the blocked report the gate left behind
+        document = run_gate(options, protected, now)
+    except (InputError, UsageError) as error:
+        _publish(args, _failure_report(options, error, now))
         raise
     _publish(args, document)
     return _report(args, document)
 
 
-def _load_report(path: str) -> dict[str, object]:
-    with open(path, encoding="utf-8") as stream:
-        document: dict[str, object] = json.load(stream)
+def _failure_report(
+    options: GateOptions, error: InputError | UsageError, now: datetime
+) -> dict[str, object]:
+    """The blocked report the gate left behind, or, where it could write none, its like."""
+    try:
+        with open(options.out, encoding="utf-8") as stream:
+            document: dict[str, object] = json.load(stream)
+    except OSError:  # none was written, or --out names a folder
+        return error_json(error, flag_settings(options), now)
     return document
 
 
@@ -184,12 +213,30 @@ def _check_policy_file(args: argparse.Namespace) -> int:
 
 def _add_policy_flags(parser: argparse.ArgumentParser) -> None:
     # No defaults here: a flag that was not given must not override the policy file.
-    parser.add_argument("--min-replays", type=int, metavar="N", help="default 5")
-    parser.add_argument("--freeze-hours", type=int, metavar="H", help="default 24")
     parser.add_argument(
-        "--now", type=_moment, help="evaluate at this time (ISO 8601 with zone) instead of now"
+        "--min-replays",
+        type=int,
+        metavar="N",
+        help="replay outcomes each test needs; fewer is unknown_test (default 5)",
     )
-    parser.add_argument("--summary", metavar="FILE", help="append the Markdown summary here")
+    parser.add_argument(
+        "--freeze-hours",
+        type=int,
+        metavar="H",
+        help="lifetime of a fresh freeze proposal in hours (default 24)",
+    )
+    parser.add_argument(
+        "--now",
+        type=_moment,
+        metavar="TIME",
+        help="evaluate at this time (ISO 8601 with zone) instead of now",
+    )
+    parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="write the Markdown summary here, replacing the file "
+        "($GITHUB_STEP_SUMMARY is appended to)",
+    )
 
 
 def _add_lock(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -229,25 +276,69 @@ def _add_classify(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
 
 def _add_gate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("gate", help="run the whole gate from JUnit reports")
-    parser.add_argument("--reports", required=True, metavar="DIR")
-    parser.add_argument("--properties", required=True, metavar="PATH")
-    parser.add_argument("--fixtures", required=True, metavar="DIR")
-    parser.add_argument("--lock", required=True, metavar="FILE")
-    parser.add_argument("--out", required=True, metavar="FILE")
-    parser.add_argument("--known-tests", metavar="FILE")
-    parser.add_argument("--freezes", metavar="FILE")
-    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
-    parser.add_argument("--pattern", action="append", default=[], metavar="GLOB")
-    parser.add_argument("--replays", type=int, metavar="N", help="how many replays to expect")
+    parser.add_argument(
+        "--reports",
+        required=True,
+        metavar="DIR",
+        help="folder of replays: run-1.xml … run-N.xml, or run-1/ … run-N/ folders of shards",
+    )
+    parser.add_argument(
+        "--properties",
+        required=True,
+        metavar="FILE",
+        help="the property suite's JUnit file (not a folder, not a replay's report)",
+    )
+    parser.add_argument(
+        "--fixtures", required=True, metavar="DIR", help="the fixture folder the lock protects"
+    )
+    parser.add_argument(
+        "--lock", required=True, metavar="FILE", help="the sha256sum-format fixture lock"
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="where waiver.json is written; an earlier report there is removed first",
+    )
+    parser.add_argument(
+        "--known-tests",
+        metavar="FILE",
+        help="the known-tests registry (waiver baseline); without it new and vanished tests "
+        "are not detected",
+    )
+    parser.add_argument(
+        "--freezes", metavar="FILE", help="the freeze store: accepted freeze records (JSON list)"
+    )
+    parser.add_argument(
+        "--root", default=".", metavar="DIR", help="repository root (default: the current folder)"
+    )
+    parser.add_argument(
+        "--pattern",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only fixtures matching this glob are locked (repeatable; default: every file)",
+    )
+    parser.add_argument(
+        "--replays",
+        type=int,
+        metavar="N",
+        help="how many replays to expect; a missing one makes every test unknown_test",
+    )
     parser.add_argument(
         "--shards", type=int, metavar="K", help="run-<n>/ folders hold shard-1.xml … shard-K.xml"
     )
-    parser.add_argument("--max-report-bytes", type=int, metavar="N")
+    parser.add_argument(
+        "--max-report-bytes",
+        type=int,
+        metavar="N",
+        help="size cap of one JUnit file (default 512 MiB); a larger one is unreadable",
+    )
     parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
     parser.add_argument(
         "--trusted-ref",
         metavar="REV",
-        help="read the lock, registry, freeze store and policy file from this git revision",
+        help="full commit id to read the lock, registry, freeze store and policy file from",
     )
     _add_policy_flags(parser)
     parser.set_defaults(handler=_gate)
@@ -374,6 +465,51 @@ def _add_replay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     parser.set_defaults(handler=_replay)
 
 
+def _freeze(args: argparse.Namespace) -> int:
+    # Imported here: the report schema costs every other command 0.1 s.
+    from waiver.commands import freeze
+
+    policy = freeze.read_policy(args.config)
+    now = _now(args)
+    if args.action == "accept":
+        lines = freeze.accept(args.report, args.test_ids, args.store, policy, now)
+    elif args.action == "prune":
+        lines = freeze.prune(args.store, policy, now)
+    else:
+        lines = freeze.list_store(args.store, policy, now)
+    for line in lines:
+        print(f"waiver: {line}")
+    return EXIT_CLEAR
+
+
+def _add_freeze(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("freeze", help="accept, prune or list freeze-store records")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    accept = actions.add_parser(
+        "accept", help="copy the freeze proposals of these tests from a report into the store"
+    )
+    accept.add_argument("--report", required=True, metavar="FILE", help="the gate's waiver.json")
+    accept.add_argument(
+        "test_ids", nargs="+", metavar="TEST_ID", help="tests whose proposal to accept"
+    )
+    prune = actions.add_parser("prune", help="remove expired and void records, saying why")
+    listing = actions.add_parser("list", help="show each record and whether it is void")
+    for action in (accept, prune, listing):
+        action.add_argument(
+            "--store", required=True, metavar="FILE", help="the freeze store (freezes.json)"
+        )
+        action.add_argument(
+            "--config", metavar="FILE", help="the policy file, for max_freeze_hours (default 168)"
+        )
+        action.add_argument(
+            "--now",
+            type=_moment,
+            metavar="TIME",
+            help="judge expiry at this time (ISO 8601 with zone)",
+        )
+        action.set_defaults(handler=_freeze)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="waiver", description="Name the class of every test id before anything is waived."
@@ -389,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_diagnose(subparsers)
     _add_replay(subparsers)
     _add_restore_harness(subparsers)
+    _add_freeze(subparsers)
     return parser
 
 
@@ -398,12 +535,37 @@ def _fail(message: str) -> None:
     print(f"waiver: error: {visible_text(message, 2000)}", file=sys.stderr)
 
 
+def _named_report(argv: Sequence[str]) -> str | None:
+    """The --out of a `gate` or `classify` command line that did not parse, if it names one."""
+    if not argv or argv[0] not in REPORT_COMMANDS:
+        return None
+    finder = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    finder.add_argument("--out")
+    try:
+        known, _ = finder.parse_known_args(argv[1:])
+    except (argparse.ArgumentError, SystemExit):
+        return None
+    out: str | None = known.out
+    return out
+
+
+def _discard_report(out: str | None) -> None:
+    """After an exit other than 0 or 1, no report may be left that could say not blocked."""
+    if out is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else EXIT_INPUT
+        parse_code = exit_.code if isinstance(exit_.code, int) else EXIT_INPUT
+        if parse_code != EXIT_CLEAR:
+            _discard_report(_named_report(words))
+        return parse_code
     try:
         code: int = args.handler(args)
     except (InputError, UsageError) as error:
@@ -411,5 +573,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except Exception as error:  # the boundary: anything else is a bug in waiver
         _fail(f"internal error: {type(error).__name__}: {error}")
+        if args.handler in (_gate, _classify):
+            _discard_report(args.out)
         return EXIT_INTERNAL
     return code

@@ -26,6 +26,7 @@ from waiver.model import (
     Row,
     Rows,
     TestClass,
+    UnknownReason,
     Verdict,
     VoidFreeze,
 )
@@ -41,6 +42,9 @@ FREEZE_FIELDS = (
     "issued_at",
     "expires_at",
 )
+
+
+DUPLICATE = "another record for this test id is already active"
 
 
 def check_policy(policy: Policy) -> None:
@@ -74,6 +78,15 @@ def classify(evidence: Evidence, min_replays: int) -> TestClass:
     return TestClass.STABLE_ASSERTION_FAIL
 
 
+def unknown_reason(evidence: Evidence) -> UnknownReason:
+    """Which question an unknown_test row puts to the reviewer; new wins over short."""
+    if not evidence.known_test:
+        return UnknownReason.NEW
+    if not evidence.outcomes:
+        return UnknownReason.VANISHED
+    return UnknownReason.SHORT
+
+
 def is_strict(test_id: str, policy: Policy) -> bool:
     return bool(policy.strict) and any(fnmatchcase(test_id, pattern) for pattern in policy.strict)
 
@@ -101,10 +114,8 @@ def _aware_time(value: object) -> datetime | None:
     return moment if moment.utcoffset() is not None else None
 
 
-def void_reason(
-    record: FreezeRecord, find_row: Callable[[str], Row | None], policy: Policy, now: datetime
-) -> str | None:
-    """Why a stored record may not apply, or None when it is active for its row."""
+def record_void_reason(record: FreezeRecord, policy: Policy, now: datetime) -> str | None:
+    """Why a stored record may not apply whatever the rows, or None when it could."""
     fields = record.fields
     if "expires_at" not in fields:
         return "missing field expires_at"
@@ -127,6 +138,17 @@ def void_reason(
         return "issued in the future"
     if expires_at - issued_at > timedelta(hours=policy.max_freeze_hours):
         return f"lifetime exceeds the policy maximum of {policy.max_freeze_hours} h"
+    return None
+
+
+def void_reason(
+    record: FreezeRecord, find_row: Callable[[str], Row | None], policy: Policy, now: datetime
+) -> str | None:
+    """Why a stored record may not apply, or None when it is active for its row."""
+    reason = record_void_reason(record, policy, now)
+    if reason is not None:
+        return reason
+    fields = record.fields
     test_id = fields["test_id"]
     row = find_row(test_id) if isinstance(test_id, str) else None
     if row is None:
@@ -151,7 +173,7 @@ def check_freezes(
         if reason is None:
             test_id = str(record.fields["test_id"])
             if test_id in active:
-                reason = "another record for this test id is already active"
+                reason = DUPLICATE
             else:
                 active[test_id] = record
                 continue
@@ -181,6 +203,7 @@ def _rows(
             evidence.retries,
             evidence.fixture_hash,
             False,
+            unknown_reason(evidence) if test_class is TestClass.UNKNOWN_TEST else None,
         )
         unstable = test_class is TestClass.UNSTABLE_ASSERTION
         if not policy.strict and not unstable:

@@ -35,7 +35,14 @@ from waiver.read.lock import (
 )
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
-from waiver.read.replays import ReplaySet, Tally, outcomes_of, read_replays, read_single
+from waiver.read.replays import (
+    RUN_NAME,
+    ReplaySet,
+    Tally,
+    outcomes_of,
+    read_replays,
+    read_single,
+)
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
@@ -53,6 +60,8 @@ class GateOptions:
     flags: Flags = field(default_factory=Flags)
     config: str | None = None
     summary: str | None = None
+    # True when `summary` is the runner's $GITHUB_STEP_SUMMARY, the one file appended to.
+    summary_appends: bool = False
     replays: int | None = None
     shards: int | None = None
 
@@ -103,6 +112,25 @@ def read_fixtures(
     return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set)
 
 
+def check_properties_path(properties: str, reports: str) -> None:
+    """The property report is one file of its own, never a folder or one of the replays.
+
+    Either mistake would read assertion tests as property cases: a green property suite
+    that never ran.
+    """
+    if os.path.isdir(properties):
+        raise UsageError(
+            f"--properties {properties} is a folder; give the property suite's JUnit file"
+        )
+    inside = os.path.relpath(os.path.realpath(properties), os.path.realpath(reports))
+    first = inside.split(os.sep, 1)[0]
+    if not inside.startswith("..") and RUN_NAME.fullmatch(first):
+        raise UsageError(
+            f"--properties {properties} is a replay report ({first} of --reports {reports}); "
+            "give the property suite's own JUnit file"
+        )
+
+
 @dataclass(frozen=True)
 class Properties:
     ran: int
@@ -113,6 +141,7 @@ class Properties:
 def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) -> Properties:
     """How many property cases ran, which failed, and the modules the report names; zero
     cases protects nothing."""
+    check_properties_path(options.properties, options.reports)
     tally = read_single(options.properties, rule, settings.limits)
     states = tally.replays[0]
     ran = sum(1 for state in states if state & (PASS | FAIL))
@@ -323,29 +352,79 @@ def _gate(
     return report_json(classified.decision, settings, context, now)
 
 
+def error_json(error: InputError | UsageError, settings: Settings, now: datetime) -> Json:
+    """The blocked report of a run that `error` ended."""
+    if isinstance(error, InputError):
+        return error_report_json(error.source, error.problem, settings, now)
+    return error_report_json("usage", str(error), settings, now)
+
+
+def flag_settings(options: GateOptions) -> Settings:
+    """The settings before the policy file is read: the flags and the defaults."""
+    return effective(None, options.flags, options.root)
+
+
 @contextlib.contextmanager
 def _report_on_failure(options: GateOptions, settings: Settings, now: datetime) -> Iterator[None]:
     """Whatever ends the run early, leave a blocked report, never a stale green one."""
     try:
         yield
     except (InputError, UsageError) as error:
-        source, problem = (
-            (error.source, error.problem)
-            if isinstance(error, InputError)
-            else ("usage", str(error))
-        )
-        write_report(
-            options.out, options.summary, error_report_json(source, problem, settings, now)
-        )
+        # The error being raised is the one to tell; a report that cannot be written on
+        # top of it leaves no report at all, which a consumer reads as blocked.
+        with contextlib.suppress(InputError):
+            write_report(
+                options.out,
+                options.summary,
+                error_json(error, settings, now),
+                summary_appends=options.summary_appends,
+            )
         raise
 
 
-def write_report(out: str, summary: str | None, document: Json) -> None:
-    """waiver.json, atomically, and the Markdown summary appended to `summary` if given."""
-    write_atomic(out, json_chunks(document))
+def write_report(
+    out: str, summary: str | None, document: Json, *, summary_appends: bool = False
+) -> None:
+    """The Markdown summary, then waiver.json atomically.
+
+    The summary is written first so that one that cannot be written leaves no report
+    behind. A `summary` file is replaced, so a second run does not double it, unless it
+    is the runner's step summary (`summary_appends`), which other steps share.
+    """
     if summary is not None:
-        with open(summary, "a", encoding="utf-8") as stream:
-            stream.write(render_summary(document))
+        text = render_summary(document)
+        try:
+            if summary_appends:
+                with open(summary, "a", encoding="utf-8") as stream:
+                    stream.write(text)
+            else:
+                write_atomic(summary, text)
+        except OSError as error:
+            raise InputError(summary, f"cannot write the summary: {error.strerror}") from None
+    try:
+        write_atomic(out, json_chunks(document))
+    except OSError as error:
+        raise InputError(out, f"cannot write the report: {error.strerror}") from None
+
+
+def remove_report(out: str) -> None:
+    """Remove an earlier report at `out`, so no exit but 0 or 1 leaves one that is green."""
+    if os.path.isdir(out) and not os.path.islink(out):
+        raise UsageError(f"--out {out} is a folder; give the path of waiver.json")
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        os.unlink(out)
+
+
+def check_output_paths(out: str, summary: str | None) -> None:
+    """Both output files must have a folder to go in, checked before anything is written."""
+    for flag, path in (("--out", out), ("--summary", summary)):
+        if path is None:
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise UsageError(f"{flag} {path}: the folder {folder} does not exist")
+    if summary is not None and os.path.isdir(summary):
+        raise UsageError(f"--summary {summary} is a folder; give a file path")
 
 
 def read_settings(options: GateOptions, protected: ProtectedFiles) -> Settings:
@@ -372,12 +451,14 @@ def _collector_paused() -> Iterator[None]:
 
 
 def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Json:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(options.out)
+    remove_report(options.out)
+    check_output_paths(options.out, options.summary)
     # Until the policy file is read, an error report can only show the flags and defaults.
-    with _report_on_failure(options, effective(None, options.flags, options.root), now):
+    with _report_on_failure(options, flag_settings(options), now):
         settings = read_settings(options, protected)
     with _report_on_failure(options, settings, now), _collector_paused():
         document = _gate(options, settings, protected, now)
-        write_report(options.out, options.summary, document)
+        write_report(
+            options.out, options.summary, document, summary_appends=options.summary_appends
+        )
     return document

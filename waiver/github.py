@@ -23,6 +23,7 @@ from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
 from waiver.write.report import split_rows
 from waiver.write.summary import ORDER, render_summary
+from waiver.write.why import class_label, expected_replays
 
 MAX_PER_KIND = 10  # the runner shows at most 10 error and 10 warning annotations per step
 MAX_LOGGED_ROWS = 100
@@ -154,8 +155,9 @@ def render_log(report: Mapping[str, Any]) -> str:
     """The rows that are not a pass, one line each, as plain text for the job log."""
     rows = split_rows(report["rows"])[1]
     rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
+    expected = expected_replays(report)
     lines = [
-        f"{row['class']:<22} {row['replay_pass']}/{row['replay_total']}  "
+        f"{class_label(row, expected):<22} {row['replay_pass']}/{row['replay_total']}  "
         f"{visible_text(row['test_id'])}"
         for row in rows[:MAX_LOGGED_ROWS]
     ]
@@ -209,6 +211,11 @@ def append_summary(env: Mapping[str, str], report: Mapping[str, Any]) -> None:
 
 def _same_file(first: str | None, second: str) -> bool:
     return first is not None and bool(second) and os.path.abspath(first) == os.path.abspath(second)
+
+
+def is_step_summary(env: Mapping[str, str], path: str | None) -> bool:
+    """Whether `path` is the runner's $GITHUB_STEP_SUMMARY, which is appended to, never replaced."""
+    return _same_file(path, env.get("GITHUB_STEP_SUMMARY", ""))
 
 
 def publish(

@@ -29,6 +29,14 @@ CLOSED_CLASSES = frozenset(
 BLOCKING_CLASSES = CLOSED_CLASSES | {TestClass.UNKNOWN_TEST}
 
 
+class UnknownReason(enum.StrEnum):
+    """Why a row is unknown_test: each asks the reviewer a different question."""
+
+    NEW = "new"  # not in the known-tests registry
+    VANISHED = "vanished"  # in the registry, but no outcome in any replay
+    SHORT = "short"  # fewer replay outcomes than required, or a replay could not be read
+
+
 class Verdict(enum.StrEnum):
     BLOCKED = "blocked"
     REVIEW = "review"
@@ -106,6 +114,7 @@ class Row:
     strict: bool
     freeze: FreezeProposal | None
     active_freeze: FreezeRecord | None
+    unknown: UnknownReason | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +127,7 @@ class Finding:
     retries: int
     fixture_hash: str
     strict: bool
+    unknown: UnknownReason | None = None  # set exactly when test_class is unknown_test
 
     def row(
         self,
@@ -135,6 +145,7 @@ class Finding:
             self.strict,
             freeze,
             active_freeze,
+            self.unknown,
         )
 
 

@@ -32,6 +32,11 @@ LOCKED_TABLES = frozenset({"tool.pytest"})
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
 MAX_TOML_BYTES = 1 << 20
+RELATIVE_HINT = (
+    "lock paths are relative to the repository root, without './': write the lock with "
+    "'waiver lock --fixtures DIR', or from the root with "
+    '"find fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixture.lock"'
+)
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,10 @@ def parse_lock(data: bytes, source: str) -> tuple[LockEntry, ...]:
             path = _unescape(path, source, number)
         elif "\r" in path:
             raise InputError(source, f"line {number}: carriage return in path (CRLF line ends?)")
-        split_relative(path, f"{source}: line {number}")
+        try:
+            split_relative(path, f"{source}: line {number}")
+        except InputError as error:
+            raise InputError(error.source, f"{error.problem}; {RELATIVE_HINT}") from None
         folded = (unicodedata.normalize("NFC", path).casefold(), table)
         if folded in seen:
             raise InputError(

@@ -447,6 +447,11 @@ def read_replays(
     here, in replay order, so the result is the same whatever the number of workers.
     """
     sources = _replay_sources(reports)
+    if not sources:
+        raise InputError(
+            reports,
+            "no replay found: expected run-1.xml … run-N.xml files or run-1/ … run-N/ folders",
+        )
     count = max([*sources, expected or 0])
     tally = Tally()
     errors: list[ReplayError] = [

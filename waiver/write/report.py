@@ -66,6 +66,7 @@ def row_json(row: Row) -> Json:
     return {
         "test_id": row.test_id,
         "class": row.test_class.value,
+        "unknown": row.unknown.value if row.unknown is not None else None,
         "replay_pass": row.replay_pass,
         "replay_total": row.replay_total,
         "retries": row.retries,

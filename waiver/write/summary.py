@@ -7,12 +7,13 @@ and the whole stays under GitHub's 1 MiB step-summary limit, saying what it left
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from waiver.model import BLOCKING_CLASSES, CLOSED_CLASSES, TestClass
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
+from waiver.write.why import drift_name, expected_replays, run_cause, unknown_note
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
 RESERVE = 4_000  # room kept for the closing lines
@@ -86,6 +87,79 @@ def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequ
     return 0
 
 
+def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int) -> int:
+    """The rows that are not a pass; the retries column only when some row has retries."""
+    retries = any(row["retries"] for row in rows)
+    return _table(
+        out,
+        f"Not a pass ({len(rows)})",
+        [
+            "class",
+            "test id",
+            "replays passed",
+            *(["in-replay retries"] if retries else []),
+            "freeze",
+        ],
+        [
+            [
+                f"`{row['class']}`"
+                + (f" ({unknown_note(row, expected)})" if row.get("unknown") else "")
+                + (" ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else ""),
+                md_code(row["test_id"]),
+                f"{row['replay_pass']}/{row['replay_total']}",
+                *([str(row["retries"])] if retries else []),
+                _freeze_cell(row),
+            ]
+            for row in rows
+        ],
+    )
+
+
+def _drift_table(out: _Budget, report: Mapping[str, Any]) -> int:
+    fixtures = report["fixtures"]
+    if fixtures is None:
+        return 0
+    return _table(
+        out,
+        "Drifted fixtures and harness files",
+        ["file", "part", "drift"],
+        [[md_code(drift_name(d)), d["part"], d["kind"]] for d in fixtures["drift"]],
+    )
+
+
+def _properties_table(out: _Budget, report: Mapping[str, Any]) -> int:
+    properties = report["properties"]
+    if properties is None:
+        return 0
+    return _table(
+        out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
+    )
+
+
+def _replays_table(out: _Budget, report: Mapping[str, Any]) -> int:
+    replays = report["replays"]
+    if replays is None:
+        return 0
+    return _table(
+        out,
+        "Replays that could not be read",
+        ["replay", "file", "problem"],
+        [
+            [str(e["replay"]), md_code(e["source"]), md_code(e["problem"])]
+            for e in replays["errors"]
+        ],
+    )
+
+
+# The evidence of each run-level cause, in the order the summary lists it; the table of
+# the cause behind every row leads the summary instead.
+CAUSE_TABLES: dict[TestClass, Callable[[_Budget, Mapping[str, Any]], int]] = {
+    TestClass.FIXTURE_DRIFT: _drift_table,
+    TestClass.PROPERTY_VIOLATION: _properties_table,
+    TestClass.UNKNOWN_TEST: _replays_table,
+}
+
+
 def _blockers(report: Mapping[str, Any], strict: int) -> str:
     """What blocks admission, in words: "1 `stable_assertion_fail` and 2 `unknown_test`"."""
     parts = [
@@ -111,15 +185,27 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         out.add("Nothing was classified; the gate fails closed.")
         return "\n".join(out.lines) + "\n"
 
+    left_out = 0
     passes, rows = split_rows(report["rows"])
     strict = [row for row in rows if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION]
     blockers = _blockers(report, len(strict))
     if blockers:
         out.add(f"Blocked by {blockers}.")
         out.add("")
-    out.add("| class | tests | admission |")
-    out.add("|---|---|---|")
-    for test_class in TestClass:
+    cause = run_cause(report)
+    if cause is not None:
+        out.add(
+            f"**Every test ({len(passes) + len(rows)}) is `{cause.test_class.value}`: "
+            f"{cause.headline}.**"
+        )
+        left_out += CAUSE_TABLES[cause.test_class](out, report)
+        out.add("")
+    # Only the classes present: a row of zeros for each absent class is noise.
+    present = [test_class for test_class in TestClass if report["counts"][test_class]]
+    if present:
+        out.add("| class | tests | admission |")
+        out.add("|---|---|---|")
+    for test_class in present:
         out.add(
             f"| `{test_class.value}` | {report['counts'][test_class]} | {ADMISSION[test_class]} |"
         )
@@ -164,38 +250,20 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             "a separate human edit with its own review."
         )
 
-    left_out = 0
     rank = {test_class.value: number for number, test_class in enumerate(ORDER)}
     rows.sort(key=lambda row: (rank[row["class"]], row["test_id"]))
-    left_out += _table(
-        out,
-        f"Not a pass ({len(rows)})",
-        ["class", "test id", "replays passed", "in-replay retries", "freeze"],
-        [
-            [
-                f"`{row['class']}`" + (" ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else ""),
-                md_code(row["test_id"]),
-                f"{row['replay_pass']}/{row['replay_total']}",
-                str(row["retries"]),
-                _freeze_cell(row),
-            ]
-            for row in rows
-        ],
-    )
-    if fixtures is not None:
-        left_out += _table(
-            out,
-            "Drifted fixtures and harness files",
-            ["file", "part", "drift"],
-            [
-                [
-                    md_code(d["path"] + (f" [{d['table']}]" if "table" in d else "")),
-                    d["part"],
-                    d["kind"],
-                ]
-                for d in fixtures["drift"]
-            ],
+    collapsed: list[tuple[str, list[str]]] = []
+    if cause is not None:
+        # Every row has the cause's class for the same reason: only the ids differ.
+        collapsed.append(
+            (f"{len(rows)} `{cause.test_class.value}`", [row["test_id"] for row in rows])
         )
+    else:
+        left_out += _rows_table(out, rows, expected_replays(report))
+    for test_class, table in CAUSE_TABLES.items():
+        if cause is None or cause.test_class is not test_class:
+            left_out += table(out, report)
+    if fixtures is not None:
         left_out += _table(
             out,
             "Protected files this change edits",
@@ -203,22 +271,6 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             [
                 [f"`{c['file']}`", md_code(c["path"]), c["change"]]
                 for c in fixtures.get("protected_changes", [])
-            ],
-        )
-    properties = report["properties"]
-    if properties is not None:
-        left_out += _table(
-            out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
-        )
-    replays = report["replays"]
-    if replays is not None:
-        left_out += _table(
-            out,
-            "Replays that could not be read",
-            ["replay", "file", "problem"],
-            [
-                [str(e["replay"]), md_code(e["source"]), md_code(e["problem"])]
-                for e in replays["errors"]
             ],
         )
     left_out += _table(
@@ -232,6 +284,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     )
     skipped = report["skipped"]
     for title, ids in (
+        *collapsed,
         (f"{len(passes)} stable pass{'' if len(passes) == 1 else 'es'}", passes),
         (f"{len(skipped)} skipped", skipped),
     ):

@@ -1,0 +1,152 @@
+"""`waiver freeze`: accept proposals into the freeze store, prune it, and list it.
+
+The store is the one file a human edits to let a proposal stand, so each edit is one
+command whose diff is easy to review: the store is read as the gate reads it (strict JSON,
+a list of objects), written atomically as a JSON list sorted by test id, with non-ASCII
+spelled as `\\u` escapes so that no hidden character passes review.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from waiver.decide import DUPLICATE, check_policy, record_void_reason
+from waiver.errors import InputError, UsageError
+from waiver.model import FreezeRecord, Policy
+from waiver.read.config import Flags, effective, read_config
+from waiver.read.files import read_small
+from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
+from waiver.read.protected import WorkingTree
+from waiver.read.report import read_report
+from waiver.write.atomic import write_atomic
+from waiver.write.escape import visible_text
+
+Record = dict[str, object]
+
+
+def read_policy(config: str | None) -> Policy:
+    """The policy that judges records: the policy file's, or the defaults."""
+    policy_file = None if config is None else read_config(WorkingTree(), config)
+    policy = effective(policy_file, Flags(), ".").policy
+    check_policy(policy)
+    return policy
+
+
+def read_store(path: str, *, may_be_missing: bool = False) -> list[Record]:
+    if may_be_missing and not os.path.lexists(path):
+        return []
+    records = parse_freezes(read_small(path, MAX_STORE_BYTES, path), path)
+    return [dict(record.fields) for record in records]
+
+
+def write_store(path: str, records: Sequence[Record]) -> None:
+    try:
+        write_atomic(path, json.dumps(list(records), indent=2) + "\n")
+    except OSError as error:
+        raise InputError(path, f"cannot write the freeze store: {error.strerror}") from None
+
+
+def _refusal(row: Mapping[str, Any] | None, policy: Policy, now: datetime) -> str | None:
+    """Why the proposal of `row` may not enter the store, or None when it may."""
+    if row is None:
+        return "no row in the report"
+    if row["strict"]:
+        return "matches a strict pattern of the policy, so it never gets a freeze"
+    proposal = row["freeze"]
+    if proposal is None:
+        return f"no freeze proposal (the test is {row['class']})"
+    reason = record_void_reason(FreezeRecord(0, proposal), policy, now)
+    return None if reason is None else f"the proposal is void: {reason}"
+
+
+def accept(
+    report: str, test_ids: Sequence[str], store: str, policy: Policy, now: datetime
+) -> list[str]:
+    """Copy exactly the proposals of `test_ids` from the report into the store.
+
+    All or nothing: one id that may not be accepted leaves the store as it was. A record
+    already in the store for an accepted id is replaced, since the gate would void the
+    second record for one test.
+    """
+    document = read_report(report).document
+    if document["error"] is not None:
+        raise InputError(report, "the report ended in an input error, so it has no proposals")
+    rows = {row["test_id"]: row for row in document["rows"]}
+    wanted = list(dict.fromkeys(test_ids))
+    refusals = [
+        f"{visible_text(test_id)}: {reason}"
+        for test_id in wanted
+        if (reason := _refusal(rows.get(test_id), policy, now)) is not None
+    ]
+    if refusals:
+        raise UsageError(f"{report}: nothing accepted; " + "; ".join(refusals))
+    records = read_store(store, may_be_missing=True)
+    kept = [record for record in records if record.get("test_id") not in wanted]
+    lines = [
+        f"replaced record {index} for {visible_text(str(record.get('test_id')))}"
+        for index, record in enumerate(records)
+        if record.get("test_id") in wanted
+    ]
+    accepted: list[Record] = [dict(rows[test_id]["freeze"]) for test_id in wanted]
+    ordered = sorted([*kept, *accepted], key=lambda record: str(record.get("test_id")))
+    write_store(store, ordered)
+    return lines + [
+        f"accepted the freeze of {visible_text(test_id)} until {record['expires_at']}"
+        for test_id, record in zip(wanted, accepted, strict=True)
+    ]
+
+
+def _states(records: Sequence[Record], policy: Policy, now: datetime) -> list[str | None]:
+    """Each record's void reason as far as it is known without a run's rows, else None.
+
+    Only the first valid record of a test can apply, as in the gate.
+    """
+    seen: set[str] = set()
+    states: list[str | None] = []
+    for index, fields in enumerate(records):
+        reason = record_void_reason(FreezeRecord(index, fields), policy, now)
+        test_id = fields.get("test_id")
+        if reason is None and not isinstance(test_id, str):
+            reason = "test_id is not a string"
+        elif reason is None and test_id in seen:
+            reason = DUPLICATE
+        if reason is None:
+            seen.add(str(test_id))
+        states.append(reason)
+    return states
+
+
+def prune(store: str, policy: Policy, now: datetime) -> list[str]:
+    """Remove expired and void records, saying which and why; the rest keep their order."""
+    records = read_store(store)
+    states = _states(records, policy, now)
+    removed = [
+        f"removed record {index} ({visible_text(str(record.get('test_id')))}): {reason}"
+        for index, (record, reason) in enumerate(zip(records, states, strict=True))
+        if reason is not None
+    ]
+    if removed:
+        write_store(store, [r for r, reason in zip(records, states, strict=True) if reason is None])
+    kept = len(records) - len(removed)
+    return [*removed, f"{kept} record{'' if kept == 1 else 's'} kept in {store}"]
+
+
+def list_store(store: str, policy: Policy, now: datetime) -> list[str]:
+    """One line per record: valid until its expiry, or void and why."""
+    records = read_store(store)
+    lines = [
+        f"record {index}: {visible_text(str(record.get('test_id')))}: "
+        + (
+            f"valid until {visible_text(str(record['expires_at']))}"
+            if reason is None
+            else f"void: {reason}"
+        )
+        for index, (record, reason) in enumerate(
+            zip(records, _states(records, policy, now), strict=True)
+        )
+    ]
+    return lines or [f"{store} holds no records"]

@@ -1,0 +1,77 @@
+"""What `waiver gate` prints off GitHub after the verdict: why it is blocked, in plain text.
+
+The cause of the whole run when there is one, else the blocking rows, closed classes
+first, capped with a count of the rest; then the warning that the protected files came
+from the working tree. Untrusted text is spelled out, one line each, so that it can
+start no log command.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from waiver.model import BLOCKING_CLASSES, TestClass
+from waiver.write.escape import visible_text
+from waiver.write.report import split_rows
+from waiver.write.summary import ORDER
+from waiver.write.why import class_label, expected_replays, run_cause
+
+MAX_LINES = 20
+LOG_COMMAND = re.compile(r"##(?=\[|vso\[)")
+RANK = {test_class: rank for rank, test_class in enumerate(ORDER)}
+WORKING_TREE = (
+    "warning: the lock, registry and freeze store were read from the working tree, which "
+    "the change itself can edit; pass --trusted-ref with the base commit to read them from it"
+)
+
+
+def _inert(text: str) -> str:
+    """Untrusted text on one line that no CI log reads as a command (`##[error]`, `##vso[`)."""
+    return LOG_COMMAND.sub("#<U+0023>", visible_text(text))
+
+
+def _blocks(row: Mapping[str, Any]) -> bool:
+    test_class = TestClass(row["class"])
+    return test_class in BLOCKING_CLASSES or (
+        test_class is TestClass.UNSTABLE_ASSERTION and bool(row["strict"])
+    )
+
+
+def _capped(lines: list[str], what: str) -> list[str]:
+    if len(lines) <= MAX_LINES:
+        return lines
+    return [*lines[:MAX_LINES], f"  … and {len(lines) - MAX_LINES} more {what} in waiver.json"]
+
+
+def _why_blocked(report: Mapping[str, Any]) -> list[str]:
+    cause = run_cause(report)
+    if cause is not None:
+        rows = sum(report["counts"].values())
+        return [
+            f"every test ({rows}) is {cause.test_class.value}: {cause.headline}",
+            *_capped(
+                [f"  {_inert(name)}: {_inert(what)}" for name, what in cause.details],
+                "of them",
+            ),
+        ]
+    blocking = [row for row in split_rows(report["rows"])[1] if _blocks(row)]
+    blocking.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
+    expected = expected_replays(report)
+    lines = [
+        f"  {class_label(row, expected)}"
+        f"{' (strict)' if row['class'] == TestClass.UNSTABLE_ASSERTION else ''}  "
+        f"{row['replay_pass']}/{row['replay_total']}  {_inert(row['test_id'])}"
+        for row in blocking
+    ]
+    return [f"blocking tests ({len(blocking)}):", *_capped(lines, "blocking tests")]
+
+
+def render_terminal(report: Mapping[str, Any]) -> str:
+    """The lines after the verdict; empty for a run that is not blocked and was trusted."""
+    lines = _why_blocked(report) if report["blocked"] and report["error"] is None else []
+    fixtures = report["fixtures"]
+    if fixtures is not None and fixtures["lock_source"] == "working tree":
+        lines.append(WORKING_TREE)
+    return "".join(line + "\n" for line in lines)

@@ -1,0 +1,91 @@
+"""Why rows are what they are, in words that the summary and the terminal share."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from waiver.model import TestClass, UnknownReason
+
+
+def expected_replays(report: Mapping[str, Any]) -> int:
+    """The replay outcomes a test should have had: every replay run, and at least min_replays."""
+    replays = report["replays"]
+    return max(int(report["min_replays"]), replays["count"] if replays is not None else 0)
+
+
+def unknown_note(row: Mapping[str, Any], expected: int) -> str:
+    """Which question an unknown_test row asks: `new`, `vanished` or `short: k of N replays`."""
+    reason = row.get("unknown")
+    if reason is None:
+        return ""
+    if reason == UnknownReason.SHORT:
+        return f"short: {row['replay_total']} of {expected} replays"
+    return str(reason)
+
+
+def class_label(row: Mapping[str, Any], expected: int) -> str:
+    """The row's class, with the reason of an unknown_test row: `unknown_test (new)`."""
+    note = unknown_note(row, expected)
+    return f"{row['class']} ({note})" if note else str(row["class"])
+
+
+def drift_name(drift: Mapping[str, Any]) -> str:
+    """A drifted file's path, with the table when one table of it is locked."""
+    table = drift.get("table")
+    return f"{drift['path']} [{table}]" if table else str(drift["path"])
+
+
+@dataclass(frozen=True)
+class RunCause:
+    """One cause of the whole run that made every row the same class."""
+
+    test_class: TestClass
+    headline: str  # plain words, no untrusted text
+    details: Sequence[tuple[str, str]]  # (untrusted name, what happened to it)
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def run_cause(report: Mapping[str, Any]) -> RunCause | None:
+    """The run-level cause (failed properties, drifted fixtures, lost replays) behind every
+    row, when every row has the class that cause gives; None when rows differ."""
+    counts = report["counts"]
+    total = sum(counts.values())
+    if total == 0:
+        return None
+    properties, fixtures, replays = report["properties"], report["fixtures"], report["replays"]
+    if counts[TestClass.PROPERTY_VIOLATION] == total and properties and properties["failed"]:
+        failed = properties["failed"]
+        return RunCause(
+            TestClass.PROPERTY_VIOLATION,
+            f"{_plural(len(failed), 'property case', 'property cases')} failed, so no test "
+            "result can be trusted",
+            [(name, "failed") for name in failed],
+        )
+    if counts[TestClass.FIXTURE_DRIFT] == total and fixtures and fixtures["drift"]:
+        drift = fixtures["drift"]
+        harness = sum(item["part"] == "harness" for item in drift)
+        what = (
+            _plural(len(drift), "fixture differs", "fixtures differ") + " from the lock"
+            if not harness
+            else _plural(len(drift), "locked file differs", "locked files differ")
+            + f" from the lock, {harness} of the test harness"
+        )
+        return RunCause(
+            TestClass.FIXTURE_DRIFT,
+            what,
+            [(drift_name(item), item["kind"]) for item in drift],
+        )
+    if counts[TestClass.UNKNOWN_TEST] == total and replays and replays["errors"]:
+        errors = replays["errors"]
+        return RunCause(
+            TestClass.UNKNOWN_TEST,
+            f"{_plural(len(errors), 'replay is', 'replays are')} missing or unreadable, so "
+            "every test has too few replay outcomes",
+            [(error["source"], error["problem"]) for error in errors],
+        )
+    return None
