@@ -30,6 +30,19 @@ def load_report(path: Path) -> dict[str, Any]:
     return document
 
 
+def git(cwd: Path, *args: str) -> str:
+    """git with a throwaway identity and no global or system configuration."""
+    completed = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"},
+    )
+    return completed.stdout.strip()
+
+
 def run_pytest(cwd: Path, *args: str, env: dict[str, str] | None = None) -> int:
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],

@@ -28,6 +28,7 @@ from support import (
     ROUND_TRIP,
     classes,
     gate_args,
+    git,
     load_report,
     replay_example,
 )
@@ -50,18 +51,6 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     outcome.get_result().outcome = "passed"
 """
-
-
-def git(cwd: Path, *args: str) -> str:
-    completed = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"},
-    )
-    return completed.stdout.strip()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from support import EMPTY, KNOWN, ROUND_TRIP, classes, gate_args, load_report, run_gate
+from support import EMPTY, KNOWN, ROUND_TRIP, classes, gate_args, git, load_report, run_gate
 from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.git import GitRevision
@@ -23,18 +23,6 @@ from waiver.read.lock import lock_digest, parse_lock
 from waiver.write.summary import render_summary
 
 COMMITTED = ["fixtures", "tests", "fixture.lock", "known-tests.txt", "slugify.py", "pytest.ini"]
-
-
-def git(cwd: Path, *args: str) -> str:
-    completed = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"},
-    )
-    return completed.stdout.strip()
 
 
 def commit_all(work: Path, message: str) -> str:
