@@ -25,10 +25,10 @@ from waiver.read.git import GitRevision
 from waiver.read.lock import write_lock_text
 from waiver.read.protected import ProtectedFiles, WorkingTree
 from waiver.read.registry import format_registry
-from waiver.read.replays import Limits, read_replays
+from waiver.read.replays import Limits, read_replays, report_and_log
 from waiver.read.report_overview import overview
 from waiver.read.testid import TestIdRule
-from waiver.replay import ReplayOptions, run_replays
+from waiver.replay import PROPERTY_REPORT, ReplayOptions, run_replays
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
 from waiver.write.report import Context, policy_json, render_json, report_json
@@ -135,7 +135,9 @@ def _publish(args: argparse.Namespace, document: dict[str, object]) -> None:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    replays = read_replays(args.reports, TestIdRule(args.root), Limits())
+    # The property report and its log, as `waiver replay --properties-first` leaves them.
+    others = report_and_log(args.reports, os.path.join(args.reports, PROPERTY_REPORT))
+    replays = read_replays(args.reports, TestIdRule(args.root), Limits(), others=others)
     if replays.errors:
         first = replays.errors[0]
         raise InputError(first.source, first.problem)

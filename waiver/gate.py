@@ -33,7 +33,15 @@ from waiver.read.lock import (
 )
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
-from waiver.read.replays import ReplaySet, Tally, outcomes_of, read_replays, read_single
+from waiver.read.replays import (
+    MAX_REPLAYS,
+    ReplaySet,
+    Tally,
+    outcomes_of,
+    read_replays,
+    read_single,
+    report_and_log,
+)
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
@@ -151,8 +159,17 @@ def read_assertion_replays(
     """
     if options.shards is not None and options.shards < 1:
         raise UsageError(f"--shards must be at least 1, got {options.shards}")
+    if options.replays is not None and not 1 <= options.replays <= MAX_REPLAYS:
+        raise UsageError(f"--replays must be between 1 and {MAX_REPLAYS}, got {options.replays}")
     try:
-        return read_replays(options.reports, rule, settings.limits, options.replays, options.shards)
+        return read_replays(
+            options.reports,
+            rule,
+            settings.limits,
+            options.replays,
+            options.shards,
+            others=report_and_log(options.reports, options.properties),
+        )
     except InputError:
         if property_ok:
             raise
