@@ -30,7 +30,7 @@ from waiver.read.report_overview import overview
 from waiver.read.testid import TestIdRule
 from waiver.replay import PROPERTY_REPORT, ReplayOptions, run_replays
 from waiver.write.atomic import write_atomic
-from waiver.write.escape import visible_text
+from waiver.write.escape import log_line, runner_inert_json
 from waiver.write.report import Context, policy_json, render_json, report_json
 
 EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -59,14 +59,14 @@ def _policy(args: argparse.Namespace) -> Flags:
 
 def _report(args: argparse.Namespace, document: dict[str, object]) -> int:
     blocked = bool(document["blocked"])
-    print(f"waiver: {document['verdict']}; report written to {args.out}")
+    print(log_line(f"waiver: {document['verdict']}; report written to {args.out}"))
     return EXIT_BLOCKED if blocked else EXIT_CLEAR
 
 
 def _lock(args: argparse.Namespace) -> int:
     text = write_lock_text(args.root, args.fixtures, args.pattern)
     write_atomic(args.out, text)
-    print(f"waiver: {text.count(chr(10))} fixtures locked in {args.out}")
+    print(log_line(f"waiver: {text.count(chr(10))} fixtures locked in {args.out}"))
     return EXIT_CLEAR
 
 
@@ -143,7 +143,7 @@ def _baseline(args: argparse.Namespace) -> int:
         raise InputError(first.source, first.problem)
     ran = [test_id for _, test_id, outcomes in replays.tally.all_outcomes() if outcomes]
     write_atomic(args.out, format_registry(ran))
-    print(f"waiver: {len(ran)} test ids written to {args.out}")
+    print(log_line(f"waiver: {len(ran)} test ids written to {args.out}"))
     return EXIT_CLEAR
 
 
@@ -163,8 +163,10 @@ def _diagnose(args: argparse.Namespace) -> int:
     notes = run_diagnose(options, os.environ)
     kept = sum(note["status"] == "accepted" for note in notes)
     print(
-        f"waiver: commentary on {len(notes)} unstable rows ({kept} kept) written to {args.out}; "
-        "the report is unchanged"
+        log_line(
+            f"waiver: commentary on {len(notes)} unstable rows ({kept} kept) written to "
+            f"{args.out}; the report is unchanged"
+        )
     )
     return EXIT_CLEAR
 
@@ -172,7 +174,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 def _check_policy_file(args: argparse.Namespace) -> int:
     """Print the effective values of a valid policy file, with where each came from."""
     settings = effective(read_config(WorkingTree(), args.check), Flags(), ".")
-    print(render_json(policy_json(settings)), end="")
+    print(runner_inert_json(render_json(policy_json(settings))), end="")
     return EXIT_CLEAR
 
 
@@ -233,7 +235,7 @@ def _inspect(args: argparse.Namespace) -> int:
     # Ids are counted, not printed, so no repository root is needed to form them.
     rule = TestIdRule(None)
     for path in args.files:
-        print(visible_text(overview(path, rule, Limits()).line(), 2000))
+        print(log_line(overview(path, rule, Limits()).line()))
     return EXIT_CLEAR
 
 
@@ -325,9 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> None:
-    # One line, with every control character spelled out: untrusted text in a message can
-    # never start a line of its own, so it can never form a workflow command.
-    print(f"waiver: error: {visible_text(message, 2000)}", file=sys.stderr)
+    # One line, with every control character spelled out and `##[` broken up: untrusted
+    # text in a message can never start a line of its own nor form a workflow command.
+    print(log_line(f"waiver: error: {message}"), file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
