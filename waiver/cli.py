@@ -25,7 +25,7 @@ from waiver.read.git import GitRevision
 from waiver.read.lock import write_lock_text
 from waiver.read.protected import ProtectedFiles, WorkingTree
 from waiver.read.registry import format_registry
-from waiver.read.replays import Limits, read_replays, report_and_log
+from waiver.read.replays import Limits, read_replays, read_single, report_and_log
 from waiver.read.report_overview import overview
 from waiver.read.testid import TestIdRule
 from waiver.replay import PROPERTY_REPORT, ReplayOptions, run_replays
@@ -137,11 +137,17 @@ def _publish(args: argparse.Namespace, document: dict[str, object]) -> None:
 def _baseline(args: argparse.Namespace) -> int:
     # The property report and its log, as `waiver replay --properties-first` leaves them.
     others = report_and_log(args.reports, os.path.join(args.reports, PROPERTY_REPORT))
+    if args.properties is not None:
+        others |= report_and_log(args.reports, args.properties)
     replays = read_replays(args.reports, TestIdRule(args.root), Limits(), others=others)
     if replays.errors:
         first = replays.errors[0]
         raise InputError(first.source, first.problem)
     ran = [test_id for _, test_id, outcomes in replays.tally.all_outcomes() if outcomes]
+    if args.properties is not None:
+        # Registered property ids must run and pass in every gate after this one.
+        properties = read_single(args.properties, TestIdRule(args.root), Limits())
+        ran += [test_id for _, test_id, outcomes in properties.all_outcomes() if outcomes]
     write_atomic(args.out, format_registry(ran))
     print(log_line(f"waiver: {len(ran)} test ids written to {args.out}"))
     return EXIT_CLEAR
@@ -252,6 +258,9 @@ def _add_baseline(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--reports", required=True, metavar="DIR")
     parser.add_argument("--out", required=True, metavar="FILE")
     parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+    parser.add_argument(
+        "--properties", metavar="PATH", help="also list the property cases this report ran"
+    )
     parser.set_defaults(handler=_baseline)
 
 

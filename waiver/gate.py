@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import filterfalse
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
@@ -83,17 +84,28 @@ def read_fixtures(options: GateOptions, settings: Settings, protected: Protected
     return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound)
 
 
-def read_properties(
-    options: GateOptions, settings: Settings, rule: TestIdRule
-) -> tuple[int, list[str]]:
-    """How many property cases ran, and which failed; zero cases protects nothing."""
+@dataclass(frozen=True)
+class PropertyRun:
+    """The property report: the ids that ran, those that failed, and those only skipped.
+
+    A skipped property case proved nothing, so it does not count as run.
+    """
+
+    ran: frozenset[str]
+    failed: list[str]
+    skipped: list[str]
+
+
+def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) -> PropertyRun:
+    """The property cases; zero cases run protects nothing."""
     tally = read_single(options.properties, rule, settings.limits)
     states = tally.replays[0]
-    ran = sum(1 for state in states if state & (PASS | FAIL))
-    if ran == 0:
+    ran = frozenset(tally.ids[i] for i, state in enumerate(states) if state & (PASS | FAIL))
+    if not ran:
         raise InputError(options.properties, "the property report executed zero cases")
     failed = sorted(tally.ids[i] for i, state in enumerate(states) if state & FAIL)
-    return ran, failed
+    skipped = sorted(set(tally.ids) - ran)
+    return PropertyRun(ran, failed, skipped)
 
 
 def build_cases(
@@ -215,7 +227,7 @@ def classify_replays(
     protected: ProtectedFiles,
     rule: TestIdRule,
     fixtures: Fixtures,
-    failed_properties: list[str],
+    properties: PropertyRun,
     now: datetime,
 ) -> Classified:
     """Replays, registry and freeze store in, decision out.
@@ -223,6 +235,7 @@ def classify_replays(
     A function of its own so that the per-test tally is freed before the report is built:
     at 500,000 tests its index alone is some 40 MB.
     """
+    failed_properties = properties.failed
     property_ok = not failed_properties
     replays = read_assertion_replays(options, settings, rule, property_ok)
     registry = None
@@ -232,6 +245,10 @@ def classify_replays(
             settings.registry,
             replays.tally.index,
         )
+        # The registry lists property ids too: one that ran in the property report is
+        # accounted for; one that was skipped or is gone stays vanished and blocks.
+        vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
+        registry = Registry(registry.expected, vanished)
     records: tuple[FreezeRecord, ...] = ()
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
@@ -261,10 +278,8 @@ def _gate(
     check_policy(settings.policy)
     rule = TestIdRule(options.root)
     fixtures = read_fixtures(options, settings, protected)
-    property_cases, failed_properties = read_properties(options, settings, rule)
-    classified = classify_replays(
-        options, settings, protected, rule, fixtures, failed_properties, now
-    )
+    properties = read_properties(options, settings, rule)
+    classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
     context = Context(
         fixtures={
             "lock": options.lock,
@@ -287,8 +302,9 @@ def _gate(
         },
         properties={
             "report": options.properties,
-            "cases": property_cases,
-            "failed": failed_properties,
+            "cases": len(properties.ran),
+            "failed": properties.failed,
+            "skipped": properties.skipped,
         },
         replays=classified.replays,
         registry={"used": settings.registry is not None, "path": settings.registry},

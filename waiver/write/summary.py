@@ -194,6 +194,12 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         left_out += _table(
             out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
         )
+        left_out += _table(
+            out,
+            "Skipped properties (not run, so they prove nothing)",
+            ["property"],
+            [[md_code(p)] for p in properties.get("skipped", [])],
+        )
     replays = report["replays"]
     if replays is not None:
         left_out += _table(
