@@ -42,6 +42,7 @@ def test_the_example_is_blocked_with_one_proposal(example: Path) -> None:
         "report": str(example / "properties.xml"),
         "cases": 6,
         "failed": [],
+        "skipped": [],
     }
 
 

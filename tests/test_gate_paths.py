@@ -140,7 +140,7 @@ def test_a_missing_property_report_replaces_the_earlier_report(example: Path) ->
 def test_a_reports_folder_without_replays_says_which_names_it_expects(example: Path) -> None:
     reports = example / "reports"
     for report in reports.iterdir():
-        report.rename(reports / f"replay-{report.name}")
+        report.unlink()
     code, report = run_gate(example)
     assert code == 2
     assert report["error"] == {

@@ -124,7 +124,7 @@ def test_without_a_trusted_ref_the_change_vouches_for_itself_and_the_summary_war
 def test_the_head_as_trusted_ref_sees_no_change(repository: tuple[Path, str, str]) -> None:
     work, _, head = repository
 
-    code, report = gate(work, "--trusted-ref", "HEAD")
+    code, report = gate(work, "--trusted-ref", head)
 
     assert code == 1
     assert report["trusted_revision"] == head
@@ -173,20 +173,62 @@ def test_a_revision_that_cannot_be_fetched_fails_closed(
     assert report["error"]["source"] == f"--trusted-ref {'0' * 40}"
 
 
-@pytest.mark.parametrize("ref", ["--upload-pack=touch pwned", "HEAD:fixture.lock", "a b", ""])
-def test_a_revision_argument_that_is_no_revision_is_refused(
+NOT_A_COMMIT_ID = [
+    "--upload-pack=touch pwned",
+    "HEAD:fixture.lock",
+    "a b",
+    "",
+    "HEAD",
+    "HEAD~1",
+    "main",
+    "origin/main",
+    "v1.0",
+]
+
+
+@pytest.mark.parametrize("ref", NOT_A_COMMIT_ID)
+def test_a_revision_argument_that_is_no_full_commit_id_is_a_usage_error(
     repository: tuple[Path, str, str], ref: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     work, _, _ = repository
+    git(work, "tag", "v1.0")
+    git(work, "branch", "main")
     assert main([*gate_args(work), f"--trusted-ref={ref}"]) == 2
-    assert f"--trusted-ref {ref}: not a revision name or commit id" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"waiver: error: --trusted-ref {ref}: not a full commit id (40 or 64 lowercase hex "
+        "digits); a branch, tag or short id could be taken over by the change under review\n"
+    )
+    report = load_report(work / "waiver.json")
+    assert report["blocked"] is True and report["error"]["source"] == "usage"
     assert not (work / "pwned").exists()
+
+
+def test_a_short_or_uppercase_commit_id_is_a_usage_error(
+    repository: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, base, _ = repository
+    for ref in (base[:7], base[:39], base.upper(), base + "0", f"{base}^"):
+        assert main([*gate_args(work), f"--trusted-ref={ref}"]) == 2
+        assert "not a full commit id" in capsys.readouterr().err
+
+
+def test_an_annotated_tag_named_by_its_object_id_is_refused(
+    repository: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, base, _ = repository
+    git(work, "tag", "-a", "-m", "base", "annotated", base)
+    tag_object = git(work, "rev-parse", "annotated")
+    assert main(gate_args(work, "--trusted-ref", tag_object)) == 2
+    assert (
+        f"--trusted-ref {tag_object}: names a tag object (of commit {base}), not a commit"
+        in capsys.readouterr().err
+    )
 
 
 def test_outside_a_git_clone_the_gate_fails_closed(
     example: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(gate_args(example, "--trusted-ref", "HEAD")) == 2
+    assert main(gate_args(example, "--trusted-ref", "0" * 40)) == 2
     assert "is not inside a git clone" in capsys.readouterr().err
 
 
@@ -199,7 +241,7 @@ def test_a_symlink_at_the_trusted_revision_is_refused(
     git(work, "add", "known-tests.txt")
     git(work, "commit", "--quiet", "-m", "registry becomes a symlink")
 
-    assert main(gate_args(work, "--trusted-ref", "HEAD")) == 2
+    assert main(gate_args(work, "--trusted-ref", git(work, "rev-parse", "HEAD"))) == 2
     assert "known-tests.txt is a symlink at trusted revision" in capsys.readouterr().err
 
 
@@ -211,7 +253,7 @@ def test_a_submodule_at_the_trusted_revision_is_refused(
     git(work, "update-index", "--add", "--cacheinfo", f"160000,{head},known-tests.txt")
     git(work, "commit", "--quiet", "-m", "registry becomes a submodule")
 
-    assert main(gate_args(work, "--trusted-ref", "HEAD")) == 2
+    assert main(gate_args(work, "--trusted-ref", git(work, "rev-parse", "HEAD"))) == 2
     assert "known-tests.txt is a submodule at trusted revision" in capsys.readouterr().err
 
 
@@ -234,7 +276,7 @@ def test_a_path_outside_the_root_is_refused(
     work, _, _ = repository
     outside = tmp_path / "registry.txt"
     outside.write_text(f"{KNOWN}\n")
-    args = gate_args(work, "--trusted-ref", "HEAD")
+    args = gate_args(work, "--trusted-ref", git(work, "rev-parse", "HEAD"))
     args[args.index("--known-tests") + 1] = str(outside)
 
     assert main(args) == 2
@@ -253,7 +295,7 @@ def test_the_root_may_be_a_folder_inside_the_repository(
     git(outer, "add", "--", *(f"demo/{name}" for name in COMMITTED), "demo/freezes.json")
     git(outer, "commit", "--quiet", "-m", "nested")
 
-    code, report = gate(outer / "demo", "--trusted-ref", "HEAD")
+    code, report = gate(outer / "demo", "--trusted-ref", git(outer, "rev-parse", "HEAD"))
 
     assert code == 1
     assert report["fixtures"]["protected_changes"] == []
@@ -347,7 +389,9 @@ def test_the_policy_file_comes_from_the_trusted_revision_too(
     ]
 
 
-def test_an_ancestor_of_a_revision_can_be_named(repository: tuple[Path, str, str]) -> None:
-    work, base, _ = repository
-    assert GitRevision(str(work), "HEAD~1", os.environ).commit == base
-    assert GitRevision(str(work), "HEAD^", os.environ).commit == base
+def test_a_full_commit_id_names_that_commit_even_where_a_ref_takes_its_name(
+    repository: tuple[Path, str, str],
+) -> None:
+    work, base, head = repository
+    git(work, "tag", base, head)  # a ref spelt like the base's id, pointing at the change
+    assert GitRevision(str(work), base, os.environ).commit == base

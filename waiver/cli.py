@@ -35,12 +35,12 @@ from waiver.read.harness import Harness, suite_modules
 from waiver.read.lock import write_lock_text
 from waiver.read.protected import ProtectedFiles, WorkingTree
 from waiver.read.registry import format_registry
-from waiver.read.replays import Limits, read_replays
+from waiver.read.replays import Limits, read_replays, read_single, report_and_log
 from waiver.read.report_overview import overview
 from waiver.read.testid import TestIdRule
-from waiver.replay import ReplayOptions, run_replays
+from waiver.replay import PROPERTY_REPORT, ReplayOptions, run_replays
 from waiver.write.atomic import write_atomic
-from waiver.write.escape import visible_text
+from waiver.write.escape import log_line, runner_inert_json
 from waiver.write.report import Context, policy_json, render_json, report_json
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 from waiver.write.terminal import render_terminal
@@ -73,7 +73,7 @@ def _policy(args: argparse.Namespace) -> Flags:
 
 def _report(args: argparse.Namespace, document: dict[str, object]) -> int:
     blocked = bool(document["blocked"])
-    print(f"waiver: {document['verdict']}; report written to {args.out}")
+    print(log_line(f"waiver: {document['verdict']}; report written to {args.out}"))
     if not on_github(os.environ):  # on a runner, the annotations and the log list the rows
         print(render_terminal(document), end="")
     return EXIT_BLOCKED if blocked else EXIT_CLEAR
@@ -88,7 +88,9 @@ def _lock(args: argparse.Namespace) -> int:
     harness = Harness(settings.harness, modules).in_tree(args.root)
     text = write_lock_text(args.root, args.fixtures, settings.fixtures, harness)
     write_atomic(args.out, text)
-    print(f"waiver: {text.count(chr(10))} fixtures and harness files locked in {args.out}")
+    print(
+        log_line(f"waiver: {text.count(chr(10))} fixtures and harness files locked in {args.out}")
+    )
     return EXIT_CLEAR
 
 
@@ -172,13 +174,21 @@ def _publish(args: argparse.Namespace, document: dict[str, object]) -> None:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    replays = read_replays(args.reports, TestIdRule(args.root), Limits())
+    # The property report and its log, as `waiver replay --properties-first` leaves them.
+    others = report_and_log(args.reports, os.path.join(args.reports, PROPERTY_REPORT))
+    if args.properties is not None:
+        others |= report_and_log(args.reports, args.properties)
+    replays = read_replays(args.reports, TestIdRule(args.root), Limits(), others=others)
     if replays.errors:
         first = replays.errors[0]
         raise InputError(first.source, first.problem)
     ran = [test_id for _, test_id, outcomes in replays.tally.all_outcomes() if outcomes]
+    if args.properties is not None:
+        # Registered property ids must run and pass in every gate after this one.
+        properties = read_single(args.properties, TestIdRule(args.root), Limits())
+        ran += [test_id for _, test_id, outcomes in properties.all_outcomes() if outcomes]
     write_atomic(args.out, format_registry(ran))
-    print(f"waiver: {len(ran)} test ids written to {args.out}")
+    print(log_line(f"waiver: {len(ran)} test ids written to {args.out}"))
     return EXIT_CLEAR
 
 
@@ -198,8 +208,10 @@ def _diagnose(args: argparse.Namespace) -> int:
     notes = run_diagnose(options, os.environ)
     kept = sum(note["status"] == "accepted" for note in notes)
     print(
-        f"waiver: commentary on {len(notes)} unstable rows ({kept} kept) written to {args.out}; "
-        "the report is unchanged"
+        log_line(
+            f"waiver: commentary on {len(notes)} unstable rows ({kept} kept) written to "
+            f"{args.out}; the report is unchanged"
+        )
     )
     return EXIT_CLEAR
 
@@ -207,7 +219,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 def _check_policy_file(args: argparse.Namespace) -> int:
     """Print the effective values of a valid policy file, with where each came from."""
     settings = effective(read_config(WorkingTree(), args.check), Flags(), ".")
-    print(render_json(policy_json(settings)), end="")
+    print(runner_inert_json(render_json(policy_json(settings))), end="")
     return EXIT_CLEAR
 
 
@@ -348,7 +360,7 @@ def _inspect(args: argparse.Namespace) -> int:
     # Ids are counted, not printed, so no repository root is needed to form them.
     rule = TestIdRule(None)
     for path in args.files:
-        print(visible_text(overview(path, rule, Limits()).line(), 2000))
+        print(log_line(overview(path, rule, Limits()).line()))
     return EXIT_CLEAR
 
 
@@ -365,6 +377,9 @@ def _add_baseline(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--reports", required=True, metavar="DIR")
     parser.add_argument("--out", required=True, metavar="FILE")
     parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+    parser.add_argument(
+        "--properties", metavar="PATH", help="also list the property cases this report ran"
+    )
     parser.set_defaults(handler=_baseline)
 
 
@@ -530,9 +545,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> None:
-    # One line, with every control character spelled out: untrusted text in a message can
-    # never start a line of its own, so it can never form a workflow command.
-    print(f"waiver: error: {visible_text(message, 2000)}", file=sys.stderr)
+    # One line, with every control character spelled out and `##[` broken up: untrusted
+    # text in a message can never start a line of its own nor form a workflow command.
+    print(log_line(f"waiver: error: {message}"), file=sys.stderr)
 
 
 def _named_report(argv: Sequence[str]) -> str | None:

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import filterfalse
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
@@ -36,12 +37,14 @@ from waiver.read.lock import (
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.replays import (
+    MAX_REPLAYS,
     RUN_NAME,
     ReplaySet,
     Tally,
     outcomes_of,
     read_replays,
     read_single,
+    report_and_log,
 )
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
@@ -132,23 +135,30 @@ def check_properties_path(properties: str, reports: str) -> None:
 
 
 @dataclass(frozen=True)
-class Properties:
-    ran: int
+class PropertyRun:
+    """The property report: the ids that ran, those that failed, those only skipped, and
+    the modules its ids name (locked with the harness).
+
+    A skipped property case proved nothing, so it does not count as run.
+    """
+
+    ran: frozenset[str]
     failed: list[str]
+    skipped: list[str]
     modules: frozenset[str]
 
 
-def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) -> Properties:
-    """How many property cases ran, which failed, and the modules the report names; zero
-    cases protects nothing."""
+def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) -> PropertyRun:
+    """The property cases; zero cases run protects nothing."""
     check_properties_path(options.properties, options.reports)
     tally = read_single(options.properties, rule, settings.limits)
     states = tally.replays[0]
-    ran = sum(1 for state in states if state & (PASS | FAIL))
-    if ran == 0:
+    ran = frozenset(tally.ids[i] for i, state in enumerate(states) if state & (PASS | FAIL))
+    if not ran:
         raise InputError(options.properties, "the property report executed zero cases")
     failed = sorted(tally.ids[i] for i, state in enumerate(states) if state & FAIL)
-    return Properties(ran, failed, property_modules(tally.ids))
+    skipped = sorted(set(tally.ids) - ran)
+    return PropertyRun(ran, failed, skipped, property_modules(tally.ids))
 
 
 def build_cases(
@@ -214,8 +224,17 @@ def read_assertion_replays(
     """
     if options.shards is not None and options.shards < 1:
         raise UsageError(f"--shards must be at least 1, got {options.shards}")
+    if options.replays is not None and not 1 <= options.replays <= MAX_REPLAYS:
+        raise UsageError(f"--replays must be between 1 and {MAX_REPLAYS}, got {options.replays}")
     try:
-        return read_replays(options.reports, rule, settings.limits, options.replays, options.shards)
+        return read_replays(
+            options.reports,
+            rule,
+            settings.limits,
+            options.replays,
+            options.shards,
+            others=report_and_log(options.reports, options.properties),
+        )
     except InputError:
         if property_ok:
             raise
@@ -261,7 +280,7 @@ def classify_replays(
     protected: ProtectedFiles,
     rule: TestIdRule,
     fixtures: Fixtures,
-    failed_properties: list[str],
+    properties: PropertyRun,
     now: datetime,
 ) -> Classified:
     """Replays, registry and freeze store in, decision out.
@@ -269,6 +288,7 @@ def classify_replays(
     A function of its own so that the per-test tally is freed before the report is built:
     at 500,000 tests its index alone is some 40 MB.
     """
+    failed_properties = properties.failed
     property_ok = not failed_properties
     replays = read_assertion_replays(options, settings, rule, property_ok)
     registry = None
@@ -278,6 +298,10 @@ def classify_replays(
             settings.registry,
             replays.tally.index,
         )
+        # The registry lists property ids too: one that ran in the property report is
+        # accounted for; one that was skipped or is gone stays vanished and blocks.
+        vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
+        registry = Registry(registry.expected, vanished)
     records: tuple[FreezeRecord, ...] = ()
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
@@ -308,9 +332,7 @@ def _gate(
     rule = TestIdRule(options.root)
     properties = read_properties(options, settings, rule)
     fixtures = read_fixtures(options, settings, protected, properties.modules)
-    classified = classify_replays(
-        options, settings, protected, rule, fixtures, properties.failed, now
-    )
+    classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
     context = Context(
         fixtures={
             "lock": options.lock,
@@ -341,8 +363,9 @@ def _gate(
         },
         properties={
             "report": options.properties,
-            "cases": properties.ran,
+            "cases": len(properties.ran),
             "failed": properties.failed,
+            "skipped": properties.skipped,
         },
         replays=classified.replays,
         registry={"used": settings.registry is not None, "path": settings.registry},

@@ -27,6 +27,7 @@ from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit import FAIL, PASS, SKIP, read_junit
 from waiver.read.replays import Limits
+from waiver.write.escape import log_line
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 
 JUNIT_PLACEHOLDER = "{junit}"
@@ -124,7 +125,7 @@ class Progress:
         """Called while a command runs; a log gets nothing."""
 
     def finished(self, run: Run) -> None:
-        print(f"waiver: {_run_line(run)}", file=self.stream, flush=True)
+        print(log_line(f"waiver: {_run_line(run)}"), file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing stays open in a log."""
@@ -337,5 +338,8 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
             f"{len(missing)} of {options.count} replays left no usable report "
             f"(replay {', '.join(map(str, missing))}); the gate will classify their tests unknown_test",
         )
-    print(f"waiver: all {options.count} replays left a report in {options.out}", file=stream)
+    print(
+        log_line(f"waiver: all {options.count} replays left a report in {options.out}"),
+        file=stream,
+    )
     return 0

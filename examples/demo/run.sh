@@ -28,7 +28,7 @@ if [ "$replayed" -gt 1 ]; then
 fi
 
 status=0
-"$python" -m waiver gate --reports reports --properties reports/properties.xml \
+"$python" -m waiver gate --reports reports --properties reports/properties.xml --replays 5 \
   --fixtures fixtures --lock fixture.lock --known-tests known-tests.txt \
   --freezes freezes.json --out waiver.json --summary summary.md || status=$?
 echo "waiver demo: report $work/waiver.json, summary $work/summary.md (exit $status)"

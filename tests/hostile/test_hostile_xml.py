@@ -31,6 +31,10 @@ QUADRATIC = (
     "</testsuite></testsuites>"
 )
 DEEP = "<testsuites>" + "<testsuite>" * 5_000 + "</testsuite>" * 5_000 + "</testsuites>"
+DEEP_IN_CASE = junit(
+    '<testcase classname="c" name="x">' + "<a>" * 5_000 + "</a>" * 5_000 + "</testcase>"
+)
+LONG_CLASSNAME = junit(f'<testcase classname="{".".join(["a"] * 400_000)}" name="x"/>')
 
 REFUSED = {
     "xxe-file": (XXE_FILE, "DOCTYPE"),
@@ -39,6 +43,8 @@ REFUSED = {
     "billion-laughs": (LAUGHS, "DOCTYPE"),
     "quadratic-blowup": (QUADRATIC, "DOCTYPE"),
     "deep-nesting": (DEEP, "nested deeper"),
+    "deep-nesting-in-a-testcase": (DEEP_IN_CASE, "elements nested deeper than 256"),
+    "800-kb-dotted-classname": (LONG_CLASSNAME, "a test id longer than 16384 characters"),
     "truncated": (junit(GOOD_CASE)[:60], "not well-formed XML"),
     "empty": ("", "not well-formed XML"),
     "not-junit-root": ("<html><body>hi</body></html>", "root element is <html>"),

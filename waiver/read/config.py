@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -24,6 +25,7 @@ from waiver.read.replays import Limits
 
 if TYPE_CHECKING:
     import jsonschema
+    import yaml
     from yaml.nodes import Node
 
 MAX_CONFIG_BYTES = 1 << 20
@@ -31,6 +33,16 @@ MAX_INTEGER_CHARS = 20
 YAML_TAG = "tag:yaml.org,2002:"
 PLAIN_TAGS = frozenset(
     YAML_TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map")
+)
+# The plain scalars that YAML 1.2's core schema and YAML 1.1 both read as something other
+# than a string, spelt the way both read alike. Any other plain scalar is a string here;
+# when YAML 1.1 reads it otherwise (`1:00` as 60, `yes` and `on` as true, `017` as 15,
+# `0x1f`, `1_000`, `.inf`, a date) the file is refused, so no reader can take it another way.
+PLAIN_SCALARS = (
+    ("bool", r"true|True|TRUE|false|False|FALSE"),
+    ("int", r"[-+]?(?:0|[1-9][0-9]*)"),
+    ("float", r"[-+]?(?:0|[1-9][0-9]*)\.[0-9]*(?:[eE][-+][0-9]+)?"),
+    ("null", r"~|null|Null|NULL|"),
 )
 EXPECTED_TYPES = {
     "integer": "an integer",
@@ -113,9 +125,34 @@ def _tag(tag: str) -> str:
     return "!!" + tag.removeprefix(YAML_TAG) if tag.startswith(YAML_TAG) else tag
 
 
+@cache
+def _loader() -> type[yaml.SafeLoader]:
+    """yaml.SafeLoader that resolves only the PLAIN_SCALARS; any other plain scalar is a string."""
+    import yaml
+
+    class PlainLoader(yaml.SafeLoader):
+        pass
+
+    PlainLoader.yaml_implicit_resolvers = {}
+    for name, pattern in PLAIN_SCALARS:
+        # No first characters given: every plain scalar is matched against every pattern.
+        PlainLoader.add_implicit_resolver(YAML_TAG + name, re.compile(pattern + r"\Z"), None)
+    return PlainLoader
+
+
+def _yaml_1_1_tag(node: Node) -> str:
+    """The tag YAML 1.1 (yaml.SafeLoader's resolver) gives the plain scalar `node`."""
+    from yaml.nodes import ScalarNode
+    from yaml.resolver import Resolver
+
+    tag: str = Resolver().resolve(ScalarNode, node.value, (True, False))  # type: ignore[no-untyped-call]
+    return tag
+
+
 def _check_nodes(node: Node, path: list[str | int], seen: set[int], source: str) -> None:
     """Plain values only: no tags beyond YAML's own scalars and collections, no aliases,
-    string keys given once. Checked on the node tree, before any object is constructed."""
+    string keys given once, no plain scalar YAML 1.1 would read otherwise. Checked on the
+    node tree, before any object is constructed."""
     from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     where = key_path(path)
@@ -129,6 +166,15 @@ def _check_nodes(node: Node, path: list[str | int], seen: set[int], source: str)
             f"{where}: the YAML tag {_tag(node.tag)} (line {line}) is not allowed; "
             "a policy file holds plain values only",
         )
+    if isinstance(node, ScalarNode) and node.style is None:
+        older = _yaml_1_1_tag(node)
+        if older != node.tag:
+            raise InputError(
+                source,
+                f"{where}: YAML 1.1 reads the plain value {node.value[:60]!r} (line {line}) "
+                f"as {_tag(older)}, other YAML readers as {_tag(node.tag)}; quote it, or "
+                "write a plain decimal number or true/false",
+            )
     if node.tag == YAML_TAG + "int" and len(node.value) > MAX_INTEGER_CHARS:
         # Python refuses to build an int from thousands of digits; say so before it tries.
         raise InputError(
@@ -177,9 +223,7 @@ def load_yaml(data: bytes, source: str) -> object:
 
 def _safe_load(text: str, source: str) -> object:
     """yaml.safe_load in its two halves, so that the node tree is checked first."""
-    import yaml
-
-    loader = yaml.SafeLoader(text)
+    loader = _loader()(text)
     try:
         node = loader.get_single_node()
         if node is None:

@@ -17,7 +17,7 @@ import stat
 import subprocess
 from collections.abc import Mapping
 
-from waiver.errors import InputError
+from waiver.errors import InputError, UsageError
 from waiver.read.files import split_relative
 
 SAFE_OPTIONS = (
@@ -50,9 +50,9 @@ MODES = {
     "040000": "a folder",
     "100755": "an executable file",
 }
-# A revision name or commit id, with `~` and `^` for ancestors; never `rev:path`, which
-# would name a blob instead of a commit, and never an option.
-REVISION = re.compile(r"[^-\s\x00-\x1f\x7f:?*\[\\][^\s\x00-\x1f\x7f:?*\[\\]*")
+# A full commit id, SHA-1 or SHA-256, as git prints it. A branch, tag or short id is never
+# accepted: the change under review can push a ref or a commit that takes such a name over.
+COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 TIMEOUT_SECONDS = 120
 FETCH_ADVICE = (
     "check out with `fetch-depth: 0` (actions/checkout) or fetch the base commit "
@@ -112,16 +112,19 @@ class GitRevision:
 
     @functools.cached_property
     def commit(self) -> str:
-        """The full commit id of the revision, fetched once from `origin` if missing."""
+        """The commit, checked to exist as one, fetched once from `origin` if missing."""
         source = f"--trusted-ref {self._ref}"
-        if not REVISION.fullmatch(self._ref):
-            raise InputError(source, "not a revision name or commit id")
+        if not COMMIT_ID.fullmatch(self._ref):
+            raise UsageError(
+                f"{source}: not a full commit id (40 or 64 lowercase hex digits); a branch, "
+                "tag or short id could be taken over by the change under review"
+            )
         inside = self._git("rev-parse", "--is-inside-work-tree", check=False)
         if inside.returncode != 0:
             raise InputError(source, f"{self._root} is not inside a git clone")
         commit = self._resolve(self._ref)
         if commit is not None:
-            return commit
+            return _named(commit, source, self._ref)
         fetched = self._git(
             "fetch",
             "--quiet",
@@ -140,7 +143,7 @@ class GitRevision:
                 f"the revision is not in this clone and fetching it from origin failed "
                 f"({_said(fetched.stderr)}); {FETCH_ADVICE}",
             )
-        return commit
+        return _named(commit, source, self._ref)
 
     @functools.cached_property
     def _prefix(self) -> str:
@@ -217,6 +220,13 @@ def working_tree_change(path: str, trusted: bytes) -> str | None:
     with os.fdopen(fd, "rb") as stream:
         current = stream.read(len(trusted) + 1)
     return None if current == trusted else "modified"
+
+
+def _named(commit: str, source: str, ref: str) -> str:
+    """`commit`, when it is the commit the id names rather than one a tag object points to."""
+    if commit != ref:
+        raise InputError(source, f"names a tag object (of commit {commit}), not a commit")
+    return commit
 
 
 def _entry(listing: bytes, path: str) -> tuple[str, str, str, int] | None:

@@ -1,8 +1,13 @@
-"""Strict JSON for untrusted files: duplicate keys, NaN and Infinity are errors, not values."""
+"""Strict JSON for untrusted files: duplicate keys, NaN and Infinity are errors, not values.
+
+So are numbers no JSON writer can give back: a float beyond the double range (`1e400`
+would be written out again as `Infinity`) and an integer longer than Python converts.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 
 from waiver.errors import InputError
 
@@ -24,10 +29,28 @@ def _no_constant(name: str) -> object:
     raise _Strict(f"{name} is not a JSON number")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Strict(f"the number {text[:40]} is beyond the range of a JSON number")
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python's limit on int conversion
+        raise _Strict(f"an integer of {len(text)} digits is too long") from None
+
+
 def parse_json(data: bytes, source: str) -> object:
     try:
         return json.loads(
-            data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant
+            data.decode("utf-8"),
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constant,
+            parse_float=_finite,
+            parse_int=_integer,
         )
     except _Strict as error:
         raise InputError(source, str(error)) from None

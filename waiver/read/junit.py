@@ -58,7 +58,10 @@ STATUS_OUTCOMES = {
 }
 SKIP_RESULT = frozenset({"skipped", "suppressed"})  # GoogleTest's `result` attribute
 ROOTS = frozenset({"testsuites", "testsuite"})
-MAX_DEPTH = 256
+MAX_DEPTH = 256  # elements open at once, inside a <testcase> too
+# The longest test id a report may name: pytest ids with long parameters stay far below it,
+# and every id is kept in memory and written into the report.
+MAX_ID_CHARS = 16_384
 
 # How a document starts -> the encoding expat is told, for documents that carry a byte
 # order mark or are UTF-16 without one (XML 1.0 appendix F).
@@ -177,6 +180,8 @@ def read_junit(chunks: Iterable[bytes], source: str, sink: CaseSink) -> int:
     def start(tag: str, attrs: dict[str, str]) -> None:
         nonlocal depth, case_depth, suite, classname, name, outcome, retries
         depth += 1
+        if depth > MAX_DEPTH:
+            raise RefusedReport(f"elements nested deeper than {MAX_DEPTH}")
         if case_depth:
             if depth == case_depth + 1:
                 if tag in FAIL_TAGS:
@@ -194,6 +199,8 @@ def read_junit(chunks: Iterable[bytes], source: str, sink: CaseSink) -> int:
             case_depth = depth
             classname = attrs.get("classname", "")
             name = attrs.get("name", "")
+            if len(classname or suite) + len(name) > MAX_ID_CHARS:
+                raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
             retries = 0
             outcome = PASS
             status = attrs.get("status")
@@ -202,8 +209,6 @@ def read_junit(chunks: Iterable[bytes], source: str, sink: CaseSink) -> int:
             if outcome == PASS and attrs.get("result") in SKIP_RESULT:
                 outcome = SKIP
             return
-        if depth > MAX_DEPTH:
-            raise RefusedReport(f"elements nested deeper than {MAX_DEPTH}")
         if depth == 1 and tag not in ROOTS:
             raise RefusedReport(f"not a JUnit report: the root element is <{tag}>")
         if tag == "testsuite":

@@ -45,7 +45,12 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
-RUN_NAME = re.compile(r"run-([0-9]{1,6})(\.xml)?")
+RUN_NAME = re.compile(r"run-([0-9]{1,6})(\.xml|\.log)?")
+# The highest replay number: a name like run-999999.xml must not make the gate list (and
+# write into the report) every replay below it as missing.
+MAX_REPLAYS = 1000
+# How deep folders may nest inside a replay folder (run-<n>/a/b/… holds shards).
+MAX_SHARD_DEPTH = 8
 SEEN = 8  # any occurrence of the id in this replay, so a state is never 0 once seen
 
 
@@ -162,7 +167,14 @@ class ReplaySet:
     errors: tuple[ReplayError, ...]
 
 
-def _replay_sources(reports: str) -> dict[int, str]:
+def _replay_sources(reports: str, expected: int | None, others: frozenset[str]) -> dict[int, str]:
+    """The replays of a reports folder by number; anything else in it is an input error.
+
+    Code under test can write into the folder it reports to, so a `run-<n>` beyond the
+    declared count, or a name that is no replay, is refused rather than skipped or counted:
+    an extra passing report would otherwise make a stable failure look unstable. Next to
+    the replays only `run-<n>.log` (a replay's output, never read) and `others` may lie.
+    """
     try:
         names = os.listdir(reports)
     except FileNotFoundError:
@@ -170,33 +182,59 @@ def _replay_sources(reports: str) -> dict[int, str]:
     except NotADirectoryError:
         raise InputError(reports, "the reports path is not a folder") from None
     found: dict[int, str] = {}
-    for name in names:
+    logs: dict[int, str] = {}
+    for name in sorted(names):
+        if name in others:
+            continue
+        path = os.path.join(reports, name)
         match = RUN_NAME.fullmatch(name)
         if match is None:
-            continue
+            raise InputError(
+                path, "not a replay (run-<n>.xml or run-<n>/): unexpected in the reports folder"
+            )
         number = int(match.group(1))
         if number < 1:
-            raise InputError(os.path.join(reports, name), "replays are numbered from 1")
+            raise InputError(path, "replays are numbered from 1")
+        if number > MAX_REPLAYS:
+            raise InputError(path, f"replays are numbered up to {MAX_REPLAYS}")
+        if expected is not None and number > expected:
+            raise InputError(path, f"replay {number} is beyond the {expected} declared")
+        if match.group(2) == ".log":
+            logs[number] = name
+            continue
         if number in found:
-            raise InputError(
-                os.path.join(reports, name), f"replay {number} is given twice ({found[number]})"
-            )
+            raise InputError(path, f"replay {number} is given twice ({found[number]})")
         found[number] = name
+    count = max([*found, expected or 0])
+    for number, name in logs.items():
+        if number > count:
+            raise InputError(
+                os.path.join(reports, name), f"a log of replay {number}, beyond the last replay"
+            )
     return found
 
 
 def _shard_files(folder: str, limits: Limits) -> Iterator[str]:
     """Every *.xml below a replay folder, in a stable order, refusing links and oddities."""
     files: list[str] = []
-    pending = [folder]
+    pending = [(folder, 0)]
     while pending:
-        current = pending.pop()
-        with os.scandir(current) as entries:
+        current, depth = pending.pop()
+        try:
+            entries = os.scandir(current)
+        except OSError as error:
+            raise InputError(current, f"cannot list the folder: {error.strerror}") from None
+        with entries:
             for entry in entries:
                 if entry.is_symlink():
                     raise InputError(entry.path, "a symlink among the replay's files")
                 if entry.is_dir(follow_symlinks=False):
-                    pending.append(entry.path)
+                    if depth == MAX_SHARD_DEPTH:
+                        raise InputError(
+                            entry.path,
+                            f"shard folders nested more than {MAX_SHARD_DEPTH} deep",
+                        )
+                    pending.append((entry.path, depth + 1))
                 elif entry.name.endswith(".xml"):
                     files.append(entry.path)
                 if len(files) > limits.max_files_per_replay:
@@ -427,6 +465,17 @@ def _read_in(
     return pool.map(_read_in_worker, replays)
 
 
+def report_and_log(reports: str, path: str) -> frozenset[str]:
+    """The names a report at `path` and its `.log` take in the reports folder, if directly in it.
+
+    `waiver replay --properties-first` writes the property report and its output there.
+    """
+    folder, name = os.path.split(os.path.abspath(path))
+    if folder != os.path.abspath(reports):
+        return frozenset()
+    return frozenset({name, os.path.splitext(name)[0] + ".log"})
+
+
 def read_replays(
     reports: str,
     rule: TestIdRule,
@@ -434,6 +483,7 @@ def read_replays(
     expected: int | None = None,
     shards: int | None = None,
     workers: int | None = None,
+    others: frozenset[str] = frozenset(),
 ) -> ReplaySet:
     """Every replay of a reports folder, merged in replay order.
 
@@ -445,8 +495,11 @@ def read_replays(
     so no core waits for the first replay. The middle ones are then read all at once:
     three replays on two cores take one and a half reads of time, not two. The merge stays
     here, in replay order, so the result is the same whatever the number of workers.
+
+    `expected` is the declared replay count, and `others` the names besides the replays
+    that may lie in the folder (see `_replay_sources`).
     """
-    sources = _replay_sources(reports)
+    sources = _replay_sources(reports, expected, others)
     if not sources:
         raise InputError(
             reports,

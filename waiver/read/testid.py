@@ -19,7 +19,9 @@ both.
 
 Only dotted parts made of word characters and `-` are ever looked up, so a classname
 like `../secret-file` is a plain string and never becomes a path; nothing is opened, a
-candidate module is only stat'ed, once per classname.
+candidate module is only stat'ed, once per classname. The lookup walks down the folders
+that exist and stops at the first that does not, so a long dotted classname costs as many
+stats as the repository has folders on its way, not one per dotted part.
 """
 
 from __future__ import annotations
@@ -40,14 +42,25 @@ class TestIdRule:
         self.prefixes: dict[str, str] = {}
 
     def _prefix(self, classname: str) -> str:
-        """The id up to the name: `path.py::Class::` when `classname` names a module."""
+        """The id up to the name: `path.py::Class::` when `classname` names a module.
+
+        The module is the longest run of leading parts that names a file `<parts>.py`.
+        """
         parts = classname.split(".")
-        if self._root is not None and all(PATH_PART.match(part) for part in parts):
-            for cut in range(len(parts), 0, -1):
-                module = "/".join(parts[:cut]) + ".py"
-                if os.path.isfile(os.path.join(self._root, module)):
-                    return "::".join([module, *parts[cut:], ""])
-        return f"{classname}::"
+        if self._root is None or not all(PATH_PART.match(part) for part in parts):
+            return f"{classname}::"
+        found = 0
+        folder = self._root
+        for cut, part in enumerate(parts, start=1):
+            path = os.path.join(folder, part)
+            if os.path.isfile(path + ".py"):
+                found = cut
+            if not os.path.isdir(path):
+                break  # no module can lie below a folder that does not exist
+            folder = path
+        if not found:
+            return f"{classname}::"
+        return "::".join(["/".join(parts[:found]) + ".py", *parts[found:], ""])
 
     def __call__(self, suite: str, classname: str, name: str) -> str:
         if classname:

@@ -24,10 +24,9 @@ from waiver.read.files import split_relative
 from waiver.read.harness import Harness
 from waiver.read.lock import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.protected import ProtectedFiles
-from waiver.write.escape import visible_text
+from waiver.write.escape import log_line
 
 MAX_RESTORED_BYTES = 64 << 20
-MAX_LINE = 4000
 
 
 @dataclass(frozen=True)
@@ -152,12 +151,11 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
 
 def describe_restore(source: TrustedHarness, restored: Restored) -> str:
     """One line for the log: what was restored and removed, by path. The paths come from
-    the change's tree, so hidden characters are spelled out: no path can start a line."""
-    return visible_text(
+    the change's tree, so the line is one that no path can turn into a workflow command."""
+    return log_line(
         f"waiver: harness from {source.trusted.description}: "
         f"{len(restored.written)} locked files restored"
         + "".join(f", {path}" for path in restored.written)
         + f"; {len(restored.removed)} removed"
         + "".join(f", {path}" for path in restored.removed),
-        MAX_LINE,
     )

@@ -133,6 +133,11 @@ def _properties_table(out: _Budget, report: Mapping[str, Any]) -> int:
         return 0
     return _table(
         out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
+    ) + _table(
+        out,
+        "Skipped properties (not run, so they prove nothing)",
+        ["property"],
+        [[md_code(p)] for p in properties.get("skipped", [])],
     )
 
 

@@ -8,18 +8,16 @@ start no log command.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from waiver.model import BLOCKING_CLASSES, TestClass
-from waiver.write.escape import visible_text
+from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.summary import ORDER
 from waiver.write.why import class_label, expected_replays, run_cause
 
 MAX_LINES = 20
-LOG_COMMAND = re.compile(r"##(?=\[|vso\[)")
 RANK = {test_class: rank for rank, test_class in enumerate(ORDER)}
 WORKING_TREE = (
     "warning: the lock, registry and freeze store were read from the working tree, which "
@@ -29,7 +27,7 @@ WORKING_TREE = (
 
 def _inert(text: str) -> str:
     """Untrusted text on one line that no CI log reads as a command (`##[error]`, `##vso[`)."""
-    return LOG_COMMAND.sub("#<U+0023>", visible_text(text))
+    return log_line(text, MAX_CELL)
 
 
 def _blocks(row: Mapping[str, Any]) -> bool:
