@@ -101,9 +101,7 @@ def _gate(args: argparse.Namespace) -> int:
         shards=args.shards,
     )
     protected: ProtectedFiles = (
-        WorkingTree()
-        if args.trusted_ref is None
-        else GitRevision(args.root, args.trusted_ref, os.environ)
+        WorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
     )
     if not on_github(os.environ):
         return _report(args, run_gate(options, protected, _now(args)))
