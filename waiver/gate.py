@@ -282,7 +282,9 @@ def _gate(
 
 
 @contextlib.contextmanager
-def _report_on_failure(options: GateOptions, settings: Settings, now: datetime) -> Iterator[None]:
+def _report_on_failure(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
+) -> Iterator[None]:
     """Whatever ends the run early, leave a blocked report, never a stale green one."""
     try:
         yield
@@ -293,7 +295,9 @@ def _report_on_failure(options: GateOptions, settings: Settings, now: datetime) 
             else ("usage", str(error))
         )
         write_report(
-            options.out, options.summary, error_report_json(source, problem, settings, now)
+            options.out,
+            options.summary,
+            error_report_json(source, problem, settings, now, protected.given),
         )
         raise
 
@@ -333,9 +337,9 @@ def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> 
     with contextlib.suppress(FileNotFoundError):
         os.unlink(options.out)
     # Until the policy file is read, an error report can only show the flags and defaults.
-    with _report_on_failure(options, effective(None, options.flags, options.root), now):
+    with _report_on_failure(options, effective(None, options.flags, options.root), protected, now):
         settings = read_settings(options, protected)
-    with _report_on_failure(options, settings, now), _collector_paused():
+    with _report_on_failure(options, settings, protected, now), _collector_paused():
         document = _gate(options, settings, protected, now)
         write_report(options.out, options.summary, document)
     return document
