@@ -109,6 +109,9 @@ def test_the_action_outputs_come_from_the_gate_step() -> None:
         "blocked": "${{ steps.gate.outputs.blocked }}",
         "verdict": "${{ steps.gate.outputs.verdict }}",
         "waiver-json": "${{ steps.gate.outputs.report }}",
+        "exit-code": "${{ steps.gate.outputs.exit-code }}",
+        "error": "${{ steps.gate.outputs.error }}",
+        "image-source": "${{ steps.image.outputs.source }}",
         **{f"count-{c}": f"${{{{ steps.gate.outputs.count-{c} }}}}" for c in classes},
     }
 
@@ -117,7 +120,8 @@ def readme_inputs() -> dict[str, str]:
     """The input table of the README's "## GitHub Action" section: name -> default cell."""
     section = README.split("\n## GitHub Action\n", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `([a-z-]+)` \| (.*?) \| .* \|$", section, re.MULTILINE)
-    return dict(rows)
+    # A `|` inside a cell is written `\|` in Markdown.
+    return {name: default.replace("\\|", "|") for name, default in rows}
 
 
 def test_the_readme_table_lists_every_input_with_its_default() -> None:
