@@ -238,3 +238,35 @@ def test_every_third_party_action_is_pinned_by_full_commit_sha() -> None:
     remote = [ref for ref in uses if not ref.startswith("./")]
     assert remote
     assert [ref for ref in remote if not re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref)] == []
+
+
+def test_only_the_release_image_job_may_push_packages_and_attest() -> None:
+    release = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    assert release["permissions"] == {}
+    assert release[True] == {"push": {"tags": ["v*"]}}  # YAML 1.1 reads the key `on` as True
+    permissions = {name: job["permissions"] for name, job in release["jobs"].items()}
+    assert permissions == {
+        "image": {
+            "contents": "read",
+            "packages": "write",
+            "id-token": "write",
+            "attestations": "write",
+        },
+        "record": {"contents": "write"},
+    }
+    steps = release["jobs"]["image"]["steps"]
+    (build,) = [s for s in steps if s.get("uses", "").startswith("docker/build-push-action@")]
+    assert build["with"]["platforms"] == "linux/amd64,linux/arm64"
+    (attest,) = [s for s in steps if "attest-build-provenance@" in s.get("uses", "")]
+    assert attest["with"]["subject-digest"] == "${{ steps.push.outputs.digest }}"
+
+
+def test_the_release_records_a_reference_the_action_accepts() -> None:
+    record = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    script = record["jobs"]["record"]["steps"][-1]["run"]
+    assert "> action/image-digest" in script
+    pattern = re.search(
+        r"readonly DIGEST_REFERENCE='([^']+)'", (REPO / "action" / "build-image.sh").read_text()
+    )
+    assert pattern is not None
+    assert re.fullmatch(pattern[1].strip("^$"), "ghcr.io/owner/waiver@sha256:" + "a" * 64)
