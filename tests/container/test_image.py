@@ -15,13 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from docker_support import DOCKER, build_image, docker_missing_reason
 from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
 
 pytestmark = pytest.mark.container
 
-# Debian's client: another `docker` earlier on PATH may lack the builder the engine expects.
-DOCKER = "/usr/bin/docker"
-BASE = "waiver-base:bookworm"
 WORKSPACE = "/github/workspace"
 OUT = "/github/out"
 
@@ -40,33 +38,6 @@ EXAMPLE_INPUTS = {
     "INPUT_TRUSTED-REF": "",
     "INPUT_OUT": f"{OUT}/waiver.json",
 }
-
-
-def docker_missing_reason() -> str | None:
-    """Why the image cannot be built here, or None when it can."""
-    if not Path(DOCKER).is_file():
-        return f"{DOCKER} is not installed (run: bash .ci/provision-docker.sh)"
-    if subprocess.run([DOCKER, "info"], capture_output=True, check=False).returncode != 0:
-        return "no Docker daemon answers (run: bash .ci/provision-docker.sh)"
-    inspect = [DOCKER, "image", "inspect", BASE]
-    if subprocess.run(inspect, capture_output=True, check=False).returncode != 0:
-        return f"the base image {BASE} is missing (run: bash .ci/provision-docker.sh)"
-    return None
-
-
-def build_image(context: Path, iidfile: Path, base: str = BASE) -> str:
-    """The image ID of the Dockerfile in `context` built on `base`; no tag, so no other
-    build on the same daemon can move what a test runs."""
-    build = subprocess.run(
-        [DOCKER, "build", "--quiet", "--iidfile", str(iidfile), "--build-arg", f"BASE={base}",
-         str(context)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )  # fmt: skip
-    assert build.returncode == 0, build.stdout[-5000:] + build.stderr[-5000:]
-    return iidfile.read_text().strip()
 
 
 @pytest.fixture(scope="session")
