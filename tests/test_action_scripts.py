@@ -4,8 +4,9 @@ The steps of action.yml run as the runner would run them: each `run:` with bash,
 step's `env:` (expressions evaluated) and fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
 files; `if:` conditions honoured; the upload-artifact step recorded as an upload. `docker`
 is tests/fake_docker.py, which runs the real entry point with only what the script hands
-the container. So the order "upload, then fail" and the passing of inputs through the
-environment are exercised, not just read.
+the container. tests/container/test_act.py runs the action under a real runner (act);
+this simulation keeps what act cannot run here: a failed build or container start, image
+pulls that fail, hostile inputs, and every check without a Docker engine.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import yaml
 
 from chat_server import reply, running_chat_server
 from fake_docker import BUILT_ID, image_id
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, load_report, read_github_output, run_pytest
+from support import REPO, ROUND_TRIP, load_report, read_github_output
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -213,54 +214,6 @@ def outcomes(simulation: Simulation) -> list[str]:
     return [step.outcome for step in simulation.steps]
 
 
-def test_blocked_uploads_the_report_then_fails(workspace: tuple[Path, str], tmp_path: Path) -> None:
-    work, base = workspace
-
-    simulation = simulate(workspace, tmp_path)
-
-    assert outcomes(simulation) == [
-        "success",
-        "success",
-        "success",
-        "skipped",
-        "skipped",
-        "failure",
-    ]
-    assert simulation.uploads == [
-        {"name": "waiver", "path": str(work / "waiver.json"), "if-no-files-found": "error"}
-    ]
-    report = load_report(work / "waiver.json")
-    assert report["blocked"] is True and report["trusted_revision"] == base
-    assert simulation.outputs == {
-        "blocked": "true",
-        "verdict": "blocked",
-        "exit-code": "1",
-        "error": "",
-        "image-source": "built from the action's Dockerfile (no released image is recorded "
-        "in action/image-digest at this commit)",
-        "waiver-json": str(work / "waiver.json"),
-        "count-property-violation": "0",
-        "count-fixture-drift": "0",
-        "count-unknown-test": "0",
-        "count-stable-pass": "1",
-        "count-unstable-assertion": "1",
-        "count-stable-assertion-fail": "1",
-    }
-    gate = simulation.step("gate").stdout
-    assert (
-        f"::error title=waiver%3A stable_assertion_fail,file=tests/assertions/test_slug.py::{EMPTY}"
-        in gate
-    )
-    assert "::error title=waiver::admission is blocked" in simulation.steps[-1].stdout
-    # The job summary was written once, from inside the container.
-    assert simulation.summary.count("## ⛔ waiver: blocked") == 1
-    assert f"trusted revision `{base}`" in simulation.summary
-    assert simulation.summary.endswith(
-        "\n<sub>waiver ran in built from the action's Dockerfile (no released image is "
-        "recorded in action/image-digest at this commit).</sub>\n"
-    )
-
-
 def test_the_container_gets_no_network_no_capabilities_no_token(
     workspace: tuple[Path, str], tmp_path: Path
 ) -> None:
@@ -285,54 +238,6 @@ def test_the_container_gets_no_network_no_capabilities_no_token(
     ]
     assert not any(TOKEN in argument or "TOKEN" in argument for argument in run)
     assert run[-1] == BUILT_ID
-
-
-def test_review_uploads_and_passes(workspace: tuple[Path, str], tmp_path: Path) -> None:
-    work, _ = workspace
-    shutil.rmtree(work / "reports")
-    (work / "known-tests.txt").write_text(f"{KNOWN}\n{ROUND_TRIP}\n")
-    git(work, "commit", "--quiet", "-am", "registry without the failing test")
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".counter-review")}
-    for replay in range(1, 6):
-        run_pytest(
-            work, "tests/assertions", f"--deselect={EMPTY}", f"--junitxml=reports/run-{replay}.xml",
-            env=env,
-        )  # fmt: skip
-
-    simulation = simulate((work, git(work, "rev-parse", "HEAD")), tmp_path)
-
-    assert outcomes(simulation) == [
-        "success",
-        "success",
-        "success",
-        "skipped",
-        "skipped",
-        "success",
-    ]
-    assert simulation.outputs["verdict"] == "review"
-    assert len(simulation.uploads) == 1
-    assert simulation.steps[-1].stdout == "waiver: not blocked (verdict: review)\n"
-
-
-def test_an_input_error_uploads_the_blocked_report_then_fails(
-    workspace: tuple[Path, str], tmp_path: Path
-) -> None:
-    work, _ = workspace
-
-    simulation = simulate(workspace, tmp_path, {"properties": "no-such.xml"})
-
-    assert outcomes(simulation) == [
-        "success",
-        "success",
-        "success",
-        "skipped",
-        "skipped",
-        "failure",
-    ]
-    assert simulation.step("gate").outputs["exit-code"] == "2"
-    report = load_report(work / "waiver.json")
-    assert report["error"] == {"source": "no-such.xml", "problem": "file not found"}
-    assert "input or usage error" in simulation.steps[-1].stdout
 
 
 def test_inputs_reach_the_container_only_as_data(

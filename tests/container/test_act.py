@@ -201,9 +201,20 @@ def test_a_blocked_change_fails_the_job_after_uploading_the_report(
     report = uploaded(run)
     assert report["trusted_revision"] == base
     assert classes(report)[EMPTY] == "stable_assertion_fail"
-    assert "## ⛔ waiver: blocked" in run.log  # the job summary, which act prints
-    assert "::error title=waiver::admission is blocked" in run.log
-    assert "building the gate image from the action's Dockerfile" in run.log
+    # The job summary, which act prints: written once, from inside the container.
+    assert run.log.count("## ⛔ waiver: blocked") == 1
+    assert f"trusted revision `{base}`" in run.log
+    assert (
+        "<sub>waiver ran in built from the action's Dockerfile on waiver-base:bookworm" in run.log
+    )
+    assert (
+        f"::error title=waiver%3A stable_assertion_fail,file=tests/assertions/test_slug.py::{EMPTY}"
+        in run.log
+    )
+    # The report is uploaded first; only then does the last step fail the job.
+    upload = run.log.index("Success - Main Upload waiver.json")
+    assert upload < run.log.index("::error title=waiver::admission is blocked")
+    assert "Failure - Main Fail when admission is blocked" in run.log[upload:]
 
 
 def test_the_fix_turns_the_job_green_with_verdict_review(
@@ -227,6 +238,7 @@ def test_the_fix_turns_the_job_green_with_verdict_review(
     assert (run.outputs["exit-code"], run.outputs["blocked"], run.outputs["verdict"]) == (
         "0", "false", "review",
     )  # fmt: skip
+    assert "waiver: not blocked (verdict: review)" in run.log
     assert classes(uploaded(run)) == {
         EMPTY: "stable_pass", KNOWN: "stable_pass", ROUND_TRIP: "unstable_assertion",
     }  # fmt: skip
@@ -244,6 +256,8 @@ def test_an_input_error_gives_exit_code_2_and_names_the_file(
     assert run.outputs["error"] == "no-such.xml: file not found"
     report = uploaded(run)
     assert report["blocked"] is True and report["trusted_revision"] == base
+    assert report["error"] == {"source": "no-such.xml", "problem": "file not found"}
+    assert "::error title=waiver::input or usage error" in run.log
 
 
 def free_port() -> int:
