@@ -62,7 +62,7 @@ no_gate() {
     } >>"${GITHUB_OUTPUT:-/dev/null}"
     printf '::error title=waiver: input error::%s\n' "$1"
     if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
-        printf '## waiver: blocked\n\n**Input error:** %s\n' "$1" >>"$GITHUB_STEP_SUMMARY"
+        printf '## ⛔ waiver: blocked\n\n**Input error:** %s\n' "$1" >>"$GITHUB_STEP_SUMMARY"
     fi
     exit 0
 }

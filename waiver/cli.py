@@ -218,8 +218,9 @@ def _add_gate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
     parser.add_argument(
         "--trusted-ref",
-        metavar="REV",
-        help="read the lock, registry, freeze store and policy file from this git revision",
+        metavar="COMMIT",
+        help="read the lock, registry, freeze store and policy file from this commit "
+        "(its full 40- or 64-hex id)",
     )
     _add_policy_flags(parser)
     parser.set_defaults(handler=_gate)
