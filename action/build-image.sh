@@ -13,7 +13,6 @@
 # by image ID, never by a tag that another job on the same daemon could move.
 set -euo pipefail
 
-
 # registry[:port]/path@sha256:<64 hex>, nothing else: a tag could be moved after release.
 readonly DIGEST_REFERENCE='^[a-z0-9][a-z0-9.-]*(:[0-9]+)?(/[a-z0-9][a-z0-9._-]*)+@sha256:[0-9a-f]{64}$'
 
