@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Makes a Docker engine and the local base image `waiver-base:bookworm` available, so that
 # the container tests can build and run the action's image on a machine that reaches only
-# Debian's archive and PyPI (no Docker Hub). Idempotent: a second run only checks.
+# Debian's archive and PyPI (no Docker Hub), and installs Debian's `docker-registry`, which
+# the tests start on a loopback port to pull the action's image by digest (the engine
+# treats 127.0.0.0/8 as an insecure registry by default). Idempotent: a second run only
+# checks.
 #
 # Always /usr/bin/docker: Debian's client. Another `docker` earlier on PATH may lack the
 # builder this engine speaks to.
@@ -21,6 +24,7 @@ install_missing_packages() {
     local missing=()
     [[ -x $DOCKER ]] || missing+=(docker.io)
     command -v debootstrap >/dev/null || missing+=(debootstrap)
+    [[ -x /usr/bin/docker-registry ]] || missing+=(docker-registry)
     if ((${#missing[@]} == 0)); then
         return
     fi
@@ -137,16 +141,15 @@ build_base_image() {
 }
 
 main() {
+    install_missing_packages
     if daemon_answers; then
         say "Docker engine answers"
     else
-        install_missing_packages
         start_dockerd
     fi
     if "$DOCKER" image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
         say "$BASE_IMAGE already present"
     else
-        install_missing_packages
         build_base_image
     fi
 }

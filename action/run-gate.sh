@@ -2,7 +2,8 @@
 # The action's gate step: `waiver gate` in the action's image, on the workspace.
 #
 # Every input comes through the environment, never through the command text:
-#   WAIVER_IMAGE                  the image to run (from the build step)
+#   WAIVER_IMAGE                  the image ID to run (from the image step)
+#   WAIVER_IMAGE_SOURCE           which image that is and why, for the job summary
 #   INPUT_<NAME>                  the action's inputs, dashes as underscores
 #                                 (known-tests -> INPUT_KNOWN_TESTS)
 #   GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP   set by the runner
@@ -10,8 +11,9 @@
 # The container gets no network, no capabilities, no token, and a read-only root and
 # workspace. It may write only a scratch folder for waiver.json and the runner's output and
 # summary files. The report is copied to the `out` path afterwards. This step itself never
-# fails on the gate's verdict: it records the exit code as the `exit-code` output, and a
-# later step fails the job after waiver.json has been uploaded.
+# fails on the gate's verdict: it records the exit code as the `exit-code` output (and the
+# one-line `error` when the gate left none), and a later step fails the job after
+# waiver.json has been uploaded.
 set -euo pipefail
 
 # The inputs that become `waiver gate` flags (waiver/action_inputs.py GATE_INPUTS; `out` is
@@ -49,9 +51,36 @@ for part in "${parts[@]}"; do
     fi
 done
 
+# Outputs for a run in which the gate did not classify anything: exit code 2, the reason,
+# no report (and no stale one at `out` that could claim a green verdict).
+no_gate() {
+    rm -f -- "${workspace:?}/$out"
+    {
+        echo "exit-code=2"
+        echo "error=$1"
+        echo "report="
+    } >>"${GITHUB_OUTPUT:-/dev/null}"
+    printf '::error title=waiver: input error::%s\n' "$1"
+    if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
+        printf '## ⛔ waiver: blocked\n\n**Input error:** %s\n' "$1" >>"$GITHUB_STEP_SUMMARY"
+    fi
+    exit 0
+}
+
+# The trusted revision defaults to the event's base commit (action.yml). An event without
+# one (a workflow_dispatch, a new branch's push, whose `before` is all zeros) must not turn
+# into a gate that reads the protected files from the change: it blocks, unless the caller
+# says `none` on purpose.
+trusted_ref=${INPUT_TRUSTED_REF:-}
+case $trusted_ref in
+none) trusted_ref="" ;;
+"" | 0000000000000000000000000000000000000000)
+    no_gate "trusted-ref: no trusted revision could be determined for this event; pass the base commit's full id, or 'none' to read the lock, registry, freeze store and policy file from the change itself"
+    ;;
+esac
+
 # A trusted revision missing from a shallow clone is fetched here, on the runner: the
 # container has no network. Hooks and fsmonitor stay off. If this fails the gate names it.
-trusted_ref=${INPUT_TRUSTED_REF:-}
 if [[ -n $trusted_ref && $trusted_ref != -* ]]; then
     git_safe() { git -C "$workspace" -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@"; }
     if ! git_safe cat-file -e "$trusted_ref^{commit}" 2>/dev/null; then
@@ -84,6 +113,9 @@ for input in "${GATE_INPUTS[@]}"; do
     upper=${input^^}
     variable=INPUT_${upper//-/_}
     value=${!variable:-}
+    if [[ $input == trusted-ref ]]; then
+        value=$trusted_ref
+    fi
     if [[ -n $value ]]; then
         # The name keeps its dashes, as the runner would spell it for a container action.
         args+=(--env "INPUT_$upper=$value")
@@ -102,9 +134,16 @@ if [[ -f $scratch/$name ]]; then
 fi
 rm -rf -- "$scratch"
 # The gate's own `waiver-json` output names the path inside the container; `report` is the
-# path on the runner, and the one the action publishes.
+# path on the runner, and the one the action publishes. A gate that left no report set no
+# `error` either: this names what happened instead.
 {
     echo "exit-code=$status"
     echo "report=$report"
+    if [[ -z $report ]]; then
+        echo "error=the gate exited $status without writing a report; see the log of this step"
+    fi
 } >>"${GITHUB_OUTPUT:-/dev/null}"
+if [[ -n ${GITHUB_STEP_SUMMARY:-} && -n ${WAIVER_IMAGE_SOURCE:-} ]]; then
+    printf '\n<sub>waiver ran in %s.</sub>\n' "$WAIVER_IMAGE_SOURCE" >>"$GITHUB_STEP_SUMMARY"
+fi
 echo "waiver: the gate exited $status"

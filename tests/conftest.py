@@ -6,8 +6,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from support import EXAMPLE, replay_example
+
+# No deadline: how long an example takes depends on the machine's load, and a test of
+# this suite never asserts on time.
+settings.register_profile("waiver", deadline=None)
+settings.load_profile("waiver")
 
 
 @pytest.fixture(scope="session")

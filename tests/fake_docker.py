@@ -1,6 +1,9 @@
 """A stand-in for `docker` on PATH, for running the action's scripts without an engine.
 
-`docker build` is recorded and succeeds (or exits FAKE_DOCKER_BUILD_EXIT). `docker run`
+`docker build` is recorded and succeeds (or exits FAKE_DOCKER_BUILD_EXIT), writing a made-up
+image ID to its `--iidfile`. `docker pull` succeeds (or exits FAKE_DOCKER_PULL_EXIT) and
+makes the reference known to `docker image inspect`, which knows no other image but those
+named in FAKE_DOCKER_IMAGES (space-separated) and prints an ID derived from the name. `docker run`
 checks nothing itself; it records its arguments and runs the image's entry point,
 entrypoint.py, as the container would: with only the `--env` variables, in the
 `--workdir`, and with every container path in them (and in its arguments) mapped through
@@ -11,6 +14,7 @@ Each call is appended as one JSON line to FAKE_DOCKER_LOG.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -51,12 +55,57 @@ def to_host(value: str, table: list[tuple[str, str, bool]]) -> str:
     return value
 
 
+BUILT_ID = "sha256:" + "b" * 64
+
+
+def image_id(reference: str) -> str:
+    return "sha256:" + hashlib.sha256(reference.encode()).hexdigest()
+
+
+def pulled_file() -> Path:
+    return Path(os.environ["FAKE_DOCKER_LOG"] + ".pulled")
+
+
+def known_images() -> set[str]:
+    pulled = pulled_file().read_text().split() if pulled_file().exists() else []
+    return {*os.environ.get("FAKE_DOCKER_IMAGES", "").split(), *pulled}
+
+
+def build(args: list[str]) -> int:
+    status = int(os.environ.get("FAKE_DOCKER_BUILD_EXIT", "0"))
+    if status == 0:
+        Path(args[args.index("--iidfile") + 1]).write_text(BUILT_ID)
+    return status
+
+
+def pull(args: list[str]) -> int:
+    status = int(os.environ.get("FAKE_DOCKER_PULL_EXIT", "0"))
+    if status != 0:
+        print("Error response from daemon: no route to the registry", file=sys.stderr)
+        return status
+    with pulled_file().open("a", encoding="utf-8") as stream:
+        stream.write(args[-1] + "\n")
+    return 0
+
+
+def inspect(args: list[str]) -> int:
+    reference = args[-1]
+    if reference not in known_images():
+        return 1
+    print(image_id(reference))
+    return 0
+
+
 def main() -> int:
     args = sys.argv[1:]
     with open(os.environ["FAKE_DOCKER_LOG"], "a", encoding="utf-8") as log:
         log.write(json.dumps({"argv": args}) + "\n")
     if args[:1] == ["build"]:
-        return int(os.environ.get("FAKE_DOCKER_BUILD_EXIT", "0"))
+        return build(args)
+    if args[:1] == ["pull"]:
+        return pull(args)
+    if args[:2] == ["image", "inspect"]:
+        return inspect(args)
     assert args[:1] == ["run"], args
     if "FAKE_DOCKER_RUN_EXIT" in os.environ:
         return int(os.environ["FAKE_DOCKER_RUN_EXIT"])

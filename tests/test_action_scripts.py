@@ -4,8 +4,9 @@ The steps of action.yml run as the runner would run them: each `run:` with bash,
 step's `env:` (expressions evaluated) and fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
 files; `if:` conditions honoured; the upload-artifact step recorded as an upload. `docker`
 is tests/fake_docker.py, which runs the real entry point with only what the script hands
-the container. So the order "upload, then fail" and the passing of inputs through the
-environment are exercised, not just read.
+the container. tests/container/test_act.py runs the action under a real runner (act);
+this simulation keeps what act cannot run here: a failed build or container start, image
+pulls that fail, hostile inputs, and every check without a Docker engine.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import pytest
 import yaml
 
 from chat_server import reply, running_chat_server
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, load_report, read_github_output, run_pytest
+from fake_docker import BUILT_ID, image_id
+from support import REPO, ROUND_TRIP, load_report, read_github_output
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -77,6 +79,9 @@ class Runner:
         self.docker_log.touch()
 
     def evaluate(self, expression: str) -> str:
+        if "||" in expression:  # the first operand that is not empty, as on a runner
+            values = (self.evaluate(part.strip()) for part in expression.split("||"))
+            return next((value for value in values if value), "")
         if match := re.fullmatch(r"inputs\.([a-z-]+)", expression):
             name = match.group(1)
             spec = ACTION["inputs"][name]
@@ -87,6 +92,8 @@ class Runner:
             return self.step_outputs.get(match.group(1), {}).get(match.group(2), "")
         if expression == "github.event.pull_request.base.sha":
             return self.base_sha
+        if expression in {"github.event.merge_group.base_sha", "github.event.before"}:
+            return ""  # a pull_request event
         raise AssertionError(f"the simulated runner does not know ${{{{ {expression} }}}}")
 
     def substitute(self, text: str) -> str:
@@ -207,46 +214,6 @@ def outcomes(simulation: Simulation) -> list[str]:
     return [step.outcome for step in simulation.steps]
 
 
-def test_blocked_uploads_the_report_then_fails(workspace: tuple[Path, str], tmp_path: Path) -> None:
-    work, base = workspace
-
-    simulation = simulate(workspace, tmp_path)
-
-    assert outcomes(simulation) == [
-        "success",
-        "success",
-        "success",
-        "skipped",
-        "skipped",
-        "failure",
-    ]
-    assert simulation.uploads == [
-        {"name": "waiver", "path": str(work / "waiver.json"), "if-no-files-found": "error"}
-    ]
-    report = load_report(work / "waiver.json")
-    assert report["blocked"] is True and report["trusted_revision"] == base
-    assert simulation.outputs == {
-        "blocked": "true",
-        "verdict": "blocked",
-        "waiver-json": str(work / "waiver.json"),
-        "count-property-violation": "0",
-        "count-fixture-drift": "0",
-        "count-unknown-test": "0",
-        "count-stable-pass": "1",
-        "count-unstable-assertion": "1",
-        "count-stable-assertion-fail": "1",
-    }
-    gate = simulation.step("gate").stdout
-    assert (
-        f"::error title=waiver%3A stable_assertion_fail,file=tests/assertions/test_slug.py::{EMPTY}"
-        in gate
-    )
-    assert "::error title=waiver::admission is blocked" in simulation.steps[-1].stdout
-    # The job summary was written once, from inside the container.
-    assert simulation.summary.count("## ⛔ waiver: blocked") == 1
-    assert f"trusted revision `{base}`" in simulation.summary
-
-
 def test_the_container_gets_no_network_no_capabilities_no_token(
     workspace: tuple[Path, str], tmp_path: Path
 ) -> None:
@@ -254,7 +221,8 @@ def test_the_container_gets_no_network_no_capabilities_no_token(
     simulation = simulate(workspace, tmp_path)
 
     build, run = simulation.docker_calls
-    assert build == ["build", "--quiet", "--tag", "waiver-action:local", "--", str(REPO)]
+    assert build[:3] == ["build", "--quiet", "--iidfile"]
+    assert build[4:] == ["--", str(REPO)]
     assert run[:9] == [
         "run", "--rm", "--network", "none", "--cap-drop", "ALL",
         "--security-opt", "no-new-privileges", "--read-only",
@@ -269,55 +237,7 @@ def test_the_container_gets_no_network_no_capabilities_no_token(
         "/github/file_commands/step_summary",
     ]
     assert not any(TOKEN in argument or "TOKEN" in argument for argument in run)
-    assert run[-1] == "waiver-action:local"
-
-
-def test_review_uploads_and_passes(workspace: tuple[Path, str], tmp_path: Path) -> None:
-    work, _ = workspace
-    shutil.rmtree(work / "reports")
-    (work / "known-tests.txt").write_text(f"{KNOWN}\n{ROUND_TRIP}\n")
-    git(work, "commit", "--quiet", "-am", "registry without the failing test")
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".counter-review")}
-    for replay in range(1, 6):
-        run_pytest(
-            work, "tests/assertions", f"--deselect={EMPTY}", f"--junitxml=reports/run-{replay}.xml",
-            env=env,
-        )  # fmt: skip
-
-    simulation = simulate((work, git(work, "rev-parse", "HEAD")), tmp_path)
-
-    assert outcomes(simulation) == [
-        "success",
-        "success",
-        "success",
-        "skipped",
-        "skipped",
-        "success",
-    ]
-    assert simulation.outputs["verdict"] == "review"
-    assert len(simulation.uploads) == 1
-    assert simulation.steps[-1].stdout == "waiver: not blocked (verdict: review)\n"
-
-
-def test_an_input_error_uploads_the_blocked_report_then_fails(
-    workspace: tuple[Path, str], tmp_path: Path
-) -> None:
-    work, _ = workspace
-
-    simulation = simulate(workspace, tmp_path, {"properties": "no-such.xml"})
-
-    assert outcomes(simulation) == [
-        "success",
-        "success",
-        "success",
-        "skipped",
-        "skipped",
-        "failure",
-    ]
-    assert simulation.step("gate").outputs["exit-code"] == "2"
-    report = load_report(work / "waiver.json")
-    assert report["error"] == {"source": "no-such.xml", "problem": "file not found"}
-    assert "input or usage error" in simulation.steps[-1].stdout
+    assert run[-1] == BUILT_ID
 
 
 def test_inputs_reach_the_container_only_as_data(
@@ -403,11 +323,119 @@ def test_a_container_that_never_ran_leaves_no_report_and_fails(
     assert "the gate failed (exit code 125)" in simulation.steps[-1].stdout
 
 
-def test_a_prebuilt_image_is_used_as_given(workspace: tuple[Path, str], tmp_path: Path) -> None:
-    simulation = simulate(workspace, tmp_path, {"image": "registry.example/waiver@sha256:abc"})
+def test_a_prebuilt_image_is_pulled_once_and_run_by_id(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    reference = "registry.example/waiver@sha256:abc"
+    simulation = simulate(workspace, tmp_path, {"image": reference})
 
-    assert [call[0] for call in simulation.docker_calls] == ["run"]
-    assert simulation.docker_calls[0][-1] == "registry.example/waiver@sha256:abc"
+    assert [call[:2] for call in simulation.docker_calls] == [
+        ["image", "inspect"], ["pull", "--quiet"], ["image", "inspect"], ["run", "--rm"],
+    ]  # fmt: skip
+    assert simulation.docker_calls[-1][-1] == image_id(reference)
+    assert simulation.outputs["image-source"] == f"the image input {reference}"
+
+
+RELEASED = "ghcr.io/owner/waiver@sha256:" + "1" * 64
+
+
+def released_action(tmp_path: Path, recorded: str) -> str:
+    """A copy of the action's scripts whose action/image-digest holds `recorded`."""
+    copy = tmp_path / "action-copy"
+    shutil.copytree(REPO / "action", copy / "action")
+    (copy / "action" / "image-digest").write_text(recorded)
+    return str(copy)
+
+
+def test_a_released_image_is_pulled_by_digest_and_nothing_is_built(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    action = released_action(tmp_path, RELEASED + "\n")
+    simulation = simulate(workspace, tmp_path, extra={"GITHUB_ACTION_PATH": action})
+
+    assert [call[0] for call in simulation.docker_calls] == ["image", "pull", "image", "run"]
+    assert simulation.docker_calls[1] == ["pull", "--quiet", "--", RELEASED]
+    assert simulation.docker_calls[-1][-1] == image_id(RELEASED)
+    source = f"the released image {RELEASED} (pulled by digest)"
+    assert simulation.outputs["image-source"] == source
+    assert f"waiver: gate image {image_id(RELEASED)}, {source}" in simulation.steps[0].stdout
+    assert f"<sub>waiver ran in {source}.</sub>" in simulation.summary
+    assert simulation.outputs["exit-code"] == "1"
+
+
+def test_a_released_image_already_present_is_not_pulled_again(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    action = released_action(tmp_path, RELEASED)
+    simulation = simulate(
+        workspace,
+        tmp_path,
+        extra={"GITHUB_ACTION_PATH": action, "FAKE_DOCKER_IMAGES": RELEASED},
+    )
+
+    assert [call[0] for call in simulation.docker_calls] == ["image", "run"]
+    assert simulation.outputs["image-source"] == (
+        f"the released image {RELEASED} (already on this machine)"
+    )
+
+
+def test_a_failed_pull_falls_back_to_a_build_on_the_base_image_input(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    action = released_action(tmp_path, RELEASED)
+    simulation = simulate(
+        workspace,
+        tmp_path,
+        {"base-image": "mirror.example/python:3.12-slim"},
+        extra={"GITHUB_ACTION_PATH": action, "FAKE_DOCKER_PULL_EXIT": "1"},
+    )
+
+    calls = simulation.docker_calls
+    assert [call[0] for call in calls] == ["image", "pull", "build", "run"]
+    assert calls[2][4:] == ["--build-arg", "BASE=mirror.example/python:3.12-slim", "--", action]
+    assert calls[-1][-1] == BUILT_ID
+    assert simulation.outputs["image-source"] == (
+        "built from the action's Dockerfile on mirror.example/python:3.12-slim "
+        f"(pulling the released image {RELEASED} failed)"
+    )
+    assert (
+        f"::warning title=waiver::could not pull {RELEASED}; building the image instead: "
+        "Error response from daemon: no route to the registry" in simulation.steps[0].stdout
+    )
+    assert simulation.outputs["exit-code"] == "1"
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [
+        "ghcr.io/owner/waiver:v1",
+        "ghcr.io/owner/waiver@sha256:abc",
+        "--help",
+        "waiver@sha256:" + "1" * 64,
+    ],
+)
+def test_a_recorded_image_that_is_no_digest_reference_fails_the_step(
+    workspace: tuple[Path, str], tmp_path: Path, recorded: str
+) -> None:
+    action = released_action(tmp_path, recorded)
+    simulation = simulate(workspace, tmp_path, extra={"GITHUB_ACTION_PATH": action})
+
+    assert simulation.docker_calls == []
+    assert outcomes(simulation)[:2] == ["failure", "skipped"]
+    assert "action/image-digest must hold registry/repository@sha256:" in (
+        simulation.steps[0].stdout
+    )
+
+
+@pytest.mark.parametrize("name", ["image", "base-image"])
+def test_an_image_input_that_is_an_option_or_has_a_line_break_is_refused(
+    workspace: tuple[Path, str], tmp_path: Path, name: str
+) -> None:
+    for value in ("--help", "mirror.example/python\nsource=forged"):
+        simulation = simulate(workspace, tmp_path / value[:3], {name: value})
+        assert simulation.docker_calls == []
+        assert "image and base-image must be image references" in simulation.steps[0].stdout
+        assert "image-source" not in simulation.step("image").outputs
 
 
 @pytest.mark.parametrize("out", ["../escape.json", "/tmp/abs.json", "a/../../b.json", "a,b.json"])
@@ -528,3 +556,42 @@ def test_diagnosis_runs_after_the_upload_and_changes_nothing(
     assert "sk-simulated-key" not in simulation.summary
     report = load_report(work / "waiver.json")
     assert report["blocked"] is True
+
+
+@pytest.mark.parametrize("base_sha", ["", "0" * 40])
+def test_without_a_trusted_revision_the_action_blocks_with_an_input_error(
+    workspace: tuple[Path, str], tmp_path: Path, base_sha: str
+) -> None:
+    work, _ = workspace
+    (work / "waiver.json").write_text('{"blocked": false}')  # left by an earlier run
+    runner = Runner(work, tmp_path / "runner", dict(EXAMPLE_INPUTS), base_sha)
+
+    simulation = runner.run()
+
+    assert outcomes(simulation) == [
+        "success",
+        "success",
+        "skipped",
+        "skipped",
+        "skipped",
+        "failure",
+    ]
+    assert [call[0] for call in simulation.docker_calls] == ["build"]
+    assert simulation.outputs["exit-code"] == "2"
+    assert simulation.outputs["error"].startswith(
+        "trusted-ref: no trusted revision could be determined for this event"
+    )
+    assert not (work / "waiver.json").exists()
+    assert "**Input error:** trusted-ref: no trusted revision" in simulation.summary
+
+
+def test_trusted_ref_none_reads_the_protected_files_from_the_change_on_purpose(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, _ = workspace
+    simulation = simulate(workspace, tmp_path, {"trusted-ref": "none"})
+
+    assert not any(arg.startswith("INPUT_TRUSTED-REF") for arg in simulation.docker_calls[-1])
+    assert simulation.outputs["exit-code"] == "1"
+    assert load_report(work / "waiver.json")["trusted_revision"] is None
+    assert "read from the working tree, which the change itself can edit" in simulation.summary

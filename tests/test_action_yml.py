@@ -109,6 +109,9 @@ def test_the_action_outputs_come_from_the_gate_step() -> None:
         "blocked": "${{ steps.gate.outputs.blocked }}",
         "verdict": "${{ steps.gate.outputs.verdict }}",
         "waiver-json": "${{ steps.gate.outputs.report }}",
+        "exit-code": "${{ steps.gate.outputs.exit-code }}",
+        "error": "${{ steps.gate.outputs.error }}",
+        "image-source": "${{ steps.image.outputs.source }}",
         **{f"count-{c}": f"${{{{ steps.gate.outputs.count-{c} }}}}" for c in classes},
     }
 
@@ -117,7 +120,8 @@ def readme_inputs() -> dict[str, str]:
     """The input table of the README's "## GitHub Action" section: name -> default cell."""
     section = README.split("\n## GitHub Action\n", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `([a-z-]+)` \| (.*?) \| .* \|$", section, re.MULTILINE)
-    return dict(rows)
+    # A `|` inside a cell is written `\|` in Markdown.
+    return {name: default.replace("\\|", "|") for name, default in rows}
 
 
 def test_the_readme_table_lists_every_input_with_its_default() -> None:
@@ -234,3 +238,35 @@ def test_every_third_party_action_is_pinned_by_full_commit_sha() -> None:
     remote = [ref for ref in uses if not ref.startswith("./")]
     assert remote
     assert [ref for ref in remote if not re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref)] == []
+
+
+def test_only_the_release_image_job_may_push_packages_and_attest() -> None:
+    release = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    assert release["permissions"] == {}
+    assert release[True] == {"push": {"tags": ["v*"]}}  # YAML 1.1 reads the key `on` as True
+    permissions = {name: job["permissions"] for name, job in release["jobs"].items()}
+    assert permissions == {
+        "image": {
+            "contents": "read",
+            "packages": "write",
+            "id-token": "write",
+            "attestations": "write",
+        },
+        "record": {"contents": "write"},
+    }
+    steps = release["jobs"]["image"]["steps"]
+    (build,) = [s for s in steps if s.get("uses", "").startswith("docker/build-push-action@")]
+    assert build["with"]["platforms"] == "linux/amd64,linux/arm64"
+    (attest,) = [s for s in steps if "attest-build-provenance@" in s.get("uses", "")]
+    assert attest["with"]["subject-digest"] == "${{ steps.push.outputs.digest }}"
+
+
+def test_the_release_records_a_reference_the_action_accepts() -> None:
+    record = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    script = record["jobs"]["record"]["steps"][-1]["run"]
+    assert "> action/image-digest" in script
+    pattern = re.search(
+        r"readonly DIGEST_REFERENCE='([^']+)'", (REPO / "action" / "build-image.sh").read_text()
+    )
+    assert pattern is not None
+    assert re.fullmatch(pattern[1].strip("^$"), "ghcr.io/owner/waiver@sha256:" + "a" * 64)

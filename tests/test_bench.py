@@ -58,3 +58,19 @@ def test_quick_run_prints_and_writes_a_checked_row_per_reader(tmp_path: Path) ->
     assert "`python bench/run.py`" in written.split("\n\n")[1]
     assert table_rows(written) == printed
     assert "| `waiver gate` ≤ 1.3x the floor at T = 100,000 | not measured | — |" in written
+
+
+def test_the_start_up_section_is_replaced_and_survives_a_rerun_of_the_gate_benchmark(
+    tmp_path: Path,
+) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    from startup import SECTION, start_up_section, write_section
+
+    out = tmp_path / "RESULTS.md"
+    out.write_text("# Benchmark\n\ntable\n")
+    write_section(out, f"{SECTION}\n\nfirst\n")
+    write_section(out, f"{SECTION}\n\nsecond\n")
+
+    assert out.read_text() == f"# Benchmark\n\ntable\n\n{SECTION}\n\nsecond\n"
+    assert start_up_section(out.read_text()) == f"{SECTION}\n\nsecond\n"
+    assert start_up_section("# Benchmark\n") == ""

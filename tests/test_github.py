@@ -110,11 +110,13 @@ def test_output_values_name_every_count() -> None:
         "blocked": True,
         "verdict": "blocked",
         "counts": {test_class.value: number for number, test_class in enumerate(TestClass)},
+        "error": None,
     }
     assert output_values(report, "out/waiver.json") == {
         "blocked": "true",
         "verdict": "blocked",
         "waiver-json": "out/waiver.json",
+        "error": "",
         "count-property-violation": "0",
         "count-fixture-drift": "1",
         "count-unknown-test": "2",
@@ -224,7 +226,7 @@ def synthetic(rows: list[tuple[str, str]]) -> dict[str, Any]:
 
 def test_annotations_are_capped_at_ten_per_kind_with_a_final_notice(tmp_path: Path) -> None:
     rows = [(f"t::fail_{n:02}", "stable_assertion_fail") for n in range(25)]
-    rows += [(f"t::new_{n:02}", "unknown_test") for n in range(12)]
+    rows += [(f"t::flip_{n:02}", "unstable_assertion") for n in range(12)]
     rows += [(f"t::pass_{n:02}", "stable_pass") for n in range(30)]
     lines = render_annotations(synthetic(rows), str(tmp_path), str(tmp_path)).splitlines()
 
@@ -232,11 +234,33 @@ def test_annotations_are_capped_at_ten_per_kind_with_a_final_notice(tmp_path: Pa
         "::notice"
     ]
     assert "t::fail_00" in lines[0] and "t::fail_09" in lines[9]
-    assert "t::new_00" in lines[10] and "t::new_09" in lines[19]
+    assert "t::flip_00" in lines[10] and "t::flip_09" in lines[19]
     assert lines[20] == (
         "::notice title=waiver%3A more annotations::15 more errors and 2 more warnings are "
         "listed in the job summary and in waiver.json"
     )
+
+
+def test_every_blocking_row_is_an_error_and_only_an_unstable_one_a_warning(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        ("t::drift", "fixture_drift"),
+        ("t::new", "unknown_test"),
+        ("t::flip", "unstable_assertion"),
+        ("t::property", "property_violation"),
+        ("t::fail", "stable_assertion_fail"),
+        ("t::pass", "stable_pass"),
+    ]
+    lines = render_annotations(synthetic(rows), str(tmp_path), str(tmp_path)).splitlines()
+
+    assert [line.split("::", 2)[1] for line in lines] == [
+        "error title=waiver%3A property_violation",
+        "error title=waiver%3A fixture_drift",
+        "error title=waiver%3A stable_assertion_fail",
+        "error title=waiver%3A unknown_test",
+        "warning title=waiver%3A unstable_assertion",
+    ]
 
 
 def test_no_notice_when_nothing_is_left_out(tmp_path: Path) -> None:
@@ -519,6 +543,7 @@ def test_gate_on_a_runner(
         "blocked": "true",
         "verdict": "blocked",
         "waiver-json": str(example / "waiver.json"),
+        "error": "",
         "count-property-violation": "0",
         "count-fixture-drift": "0",
         "count-unknown-test": "0",
@@ -548,6 +573,7 @@ def test_an_input_error_on_a_runner_still_sets_outputs_and_annotates(
     )
     outputs = read_github_output((tmp_path / "output.txt").read_text())
     assert (outputs["blocked"], outputs["verdict"]) == ("true", "blocked")
+    assert outputs["error"] == f"{example / 'properties.xml'}: file not found"
     assert "**Input error**" in (tmp_path / "summary.md").read_text()
 
 

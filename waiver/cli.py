@@ -133,9 +133,7 @@ def _gate(args: argparse.Namespace) -> int:
         shards=args.shards,
     )
     protected: ProtectedFiles = (
-        WorkingTree()
-        if args.trusted_ref is None
-        else GitRevision(args.root, args.trusted_ref, os.environ)
+        WorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
     )
     now = _now(args)
     if not on_github(os.environ):
@@ -143,21 +141,21 @@ def _gate(args: argparse.Namespace) -> int:
     try:
         document = run_gate(options, protected, now)
     except (InputError, UsageError) as error:
-        _publish(args, _failure_report(options, error, now))
+        _publish(args, _failure_report(options, protected, error, now))
         raise
     _publish(args, document)
     return _report(args, document)
 
 
 def _failure_report(
-    options: GateOptions, error: InputError | UsageError, now: datetime
+    options: GateOptions, protected: ProtectedFiles, error: InputError | UsageError, now: datetime
 ) -> dict[str, object]:
     """The blocked report the gate left behind, or, where it could write none, its like."""
     try:
         with open(options.out, encoding="utf-8") as stream:
             document: dict[str, object] = json.load(stream)
     except OSError:  # none was written, or --out names a folder
-        return error_json(error, flag_settings(options), now)
+        return error_json(error, flag_settings(options), now, protected.given)
     return document
 
 
@@ -349,8 +347,9 @@ def _add_gate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
     parser.add_argument(
         "--trusted-ref",
-        metavar="REV",
-        help="full commit id to read the lock, registry, freeze store and policy file from",
+        metavar="COMMIT",
+        help="read the lock, registry, freeze store and policy file from this commit "
+        "(its full 40- or 64-hex id)",
     )
     _add_policy_flags(parser)
     parser.set_defaults(handler=_gate)
@@ -408,7 +407,7 @@ def _add_policy(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
 
 def _trusted_harness(args: argparse.Namespace, commit: str) -> TrustedHarness:
     """The revision, lock and policy the harness is restored from."""
-    trusted = GitRevision(args.root, commit, os.environ)
+    trusted = GitRevision(args.root, commit)
     policy_file = None if args.config is None else read_config(trusted, args.config)
     settings = effective(policy_file, Flags(), args.root)
     return TrustedHarness(args.root, trusted, args.lock, Harness(settings.harness))

@@ -375,11 +375,13 @@ def _gate(
     return report_json(classified.decision, settings, context, now)
 
 
-def error_json(error: InputError | UsageError, settings: Settings, now: datetime) -> Json:
-    """The blocked report of a run that `error` ended."""
+def error_json(
+    error: InputError | UsageError, settings: Settings, now: datetime, trusted: str | None
+) -> Json:
+    """The blocked report of a run that `error` ended, with the trusted revision as given."""
     if isinstance(error, InputError):
-        return error_report_json(error.source, error.problem, settings, now)
-    return error_report_json("usage", str(error), settings, now)
+        return error_report_json(error.source, error.problem, settings, now, trusted)
+    return error_report_json("usage", str(error), settings, now, trusted)
 
 
 def flag_settings(options: GateOptions) -> Settings:
@@ -388,7 +390,9 @@ def flag_settings(options: GateOptions) -> Settings:
 
 
 @contextlib.contextmanager
-def _report_on_failure(options: GateOptions, settings: Settings, now: datetime) -> Iterator[None]:
+def _report_on_failure(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
+) -> Iterator[None]:
     """Whatever ends the run early, leave a blocked report, never a stale green one."""
     try:
         yield
@@ -399,7 +403,7 @@ def _report_on_failure(options: GateOptions, settings: Settings, now: datetime) 
             write_report(
                 options.out,
                 options.summary,
-                error_json(error, settings, now),
+                error_json(error, settings, now, protected.given),
                 summary_appends=options.summary_appends,
             )
         raise
@@ -477,9 +481,9 @@ def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> 
     remove_report(options.out)
     check_output_paths(options.out, options.summary)
     # Until the policy file is read, an error report can only show the flags and defaults.
-    with _report_on_failure(options, flag_settings(options), now):
+    with _report_on_failure(options, flag_settings(options), protected, now):
         settings = read_settings(options, protected)
-    with _report_on_failure(options, settings, now), _collector_paused():
+    with _report_on_failure(options, settings, protected, now), _collector_paused():
         document = _gate(options, settings, protected, now)
         write_report(
             options.out, options.summary, document, summary_appends=options.summary_appends

@@ -103,9 +103,11 @@ def repository_file(test_id: str, root: str, workspace: str) -> str | None:
 
 def _row_annotation(row: Mapping[str, Any], root: str, workspace: str) -> tuple[str, str]:
     test_class = TestClass(row["class"])
-    # A strict unstable row blocks like a closed class, so it is an error too.
+    # Every row that blocks is an error: the closed classes, unknown_test, and an unstable
+    # row under a strict pattern. Only an unstable row that does not block is a warning.
     strict = test_class is TestClass.UNSTABLE_ASSERTION and bool(row["strict"])
-    kind = "error" if test_class in CLOSED_CLASSES or strict else "warning"
+    blocking = test_class in CLOSED_CLASSES or test_class is TestClass.UNKNOWN_TEST or strict
+    kind = "error" if blocking else "warning"
     properties = {"title": f"waiver: {test_class.value}"}
     path = repository_file(row["test_id"], root, workspace)
     if path is not None:
@@ -118,15 +120,13 @@ def _row_annotation(row: Mapping[str, Any], root: str, workspace: str) -> tuple[
 
 
 def render_annotations(report: Mapping[str, Any], root: str, workspace: str) -> str:
-    """`::error` for closed classes, `::warning` for unknown and unstable rows, capped.
+    """`::error` for every blocking row, `::warning` for unstable rows that do not, capped.
 
     At most MAX_PER_KIND of each kind, closed classes first; a final `::notice` says how
     many more there are, since the runner would drop an eleventh annotation silently.
     """
-    error = report["error"]
-    if error is not None:
-        message = f"{visible_text(error['source'])}: {visible_text(error['problem'], 2000)}"
-        return command("error", {"title": "waiver: input error"}, message) + "\n"
+    if report["error"] is not None:
+        return command("error", {"title": "waiver: input error"}, error_line(report)) + "\n"
     rows = split_rows(report["rows"])[1]
     rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
     lines: list[str] = []
@@ -166,11 +166,20 @@ def render_log(report: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def error_line(report: Mapping[str, Any]) -> str:
+    """The input error of a report as one line, every control character spelled out."""
+    error = report["error"]
+    if error is None:
+        return ""
+    return f"{visible_text(error['source'])}: {visible_text(error['problem'], 2000)}"
+
+
 def output_values(report: Mapping[str, Any], report_path: str) -> dict[str, str]:
     values = {
         "blocked": "true" if report["blocked"] else "false",
         "verdict": str(report["verdict"]),
         "waiver-json": report_path,
+        "error": error_line(report),
     }
     for test_class in TestClass:
         values[f"count-{test_class.value.replace('_', '-')}"] = str(report["counts"][test_class])

@@ -15,14 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from docker_support import DOCKER, build_image, docker_missing_reason
 from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
 
 pytestmark = pytest.mark.container
 
-# Debian's client: another `docker` earlier on PATH may lack the builder the engine expects.
-DOCKER = "/usr/bin/docker"
-BASE = "waiver-base:bookworm"
-IMAGE = "waiver:test"
 WORKSPACE = "/github/workspace"
 OUT = "/github/out"
 
@@ -43,35 +40,15 @@ EXAMPLE_INPUTS = {
 }
 
 
-def docker_missing_reason() -> str | None:
-    """Why the image cannot be built here, or None when it can."""
-    if not Path(DOCKER).is_file():
-        return f"{DOCKER} is not installed (run: bash .ci/provision-docker.sh)"
-    if subprocess.run([DOCKER, "info"], capture_output=True, check=False).returncode != 0:
-        return "no Docker daemon answers (run: bash .ci/provision-docker.sh)"
-    inspect = [DOCKER, "image", "inspect", BASE]
-    if subprocess.run(inspect, capture_output=True, check=False).returncode != 0:
-        return f"the base image {BASE} is missing (run: bash .ci/provision-docker.sh)"
-    return None
-
-
 @pytest.fixture(scope="session")
-def image() -> str:
+def image(tmp_path_factory: pytest.TempPathFactory) -> str:
     reason = docker_missing_reason()
     if reason is not None:
         # CI must really build and run the container: there a missing engine is a failure.
         if os.environ.get("CI") == "true":
             pytest.fail(f"the container tests cannot run in CI: {reason}")
         pytest.skip(reason)
-    build = subprocess.run(
-        [DOCKER, "build", "--build-arg", f"BASE={BASE}", "-t", IMAGE, str(REPO)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert build.returncode == 0, build.stdout[-5000:] + build.stderr[-5000:]
-    return IMAGE
+    return build_image(REPO, tmp_path_factory.mktemp("image") / "iid")
 
 
 def output_folder(tmp_path: Path) -> Path:
@@ -210,3 +187,42 @@ def test_missing_lock_exits_2_naming_it(image: str, example: Path, tmp_path: Pat
     assert "Traceback" not in completed.stderr
     if (out / "waiver.json").exists():
         assert load_report(out / "waiver.json")["blocked"] is True
+
+
+def test_the_trusted_revision_is_read_in_an_image_without_git(
+    image: str, example: Path, tmp_path: Path
+) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@invalid"]
+    subprocess.run([*git, "init", "--quiet"], cwd=example, check=True)
+    subprocess.run(
+        [*git, "add", "fixtures", "fixture.lock", "known-tests.txt", "freezes.json"],
+        cwd=example,
+        check=True,
+    )
+    subprocess.run([*git, "commit", "--quiet", "-m", "base"], cwd=example, check=True)
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=example, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    (example / "known-tests.txt").write_text(f"{KNOWN}\n")  # the change shrinks its registry
+    out = output_folder(tmp_path)
+
+    completed = run_action(image, example, out, {**EXAMPLE_INPUTS, "INPUT_TRUSTED-REF": base})
+
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    report = load_report(out / "waiver.json")
+    assert report["trusted_revision"] == base
+    assert report["fixtures"]["protected_changes"] == [
+        {"file": "known-tests", "path": "known-tests.txt", "change": "modified"}
+    ]
+    which = subprocess.run(
+        [DOCKER, "run", "--rm", "--network", "none", "--entrypoint", "sh", image, "-c",
+         "command -v git || echo absent"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert which.stdout == "absent\n"
+    history = subprocess.run(
+        [DOCKER, "history", "--no-trunc", "--format", "{{.CreatedBy}}", image],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "pip install" in history
+    assert "apt-get" not in history  # no package manager runs while the image is built

@@ -20,6 +20,10 @@ class ProtectedFiles(Protocol):
     def revision(self) -> str | None:
         """The trusted commit id, or None for the working tree."""
 
+    @property
+    def given(self) -> str | None:
+        """The trusted revision as it was given, before it is read; None for the working tree."""
+
     def read(self, path: str, limit: int) -> bytes: ...
 
     def changes(self) -> dict[str, str]:
@@ -29,6 +33,7 @@ class ProtectedFiles(Protocol):
 class WorkingTree:
     description = "working tree"
     revision = None
+    given = None
 
     def read(self, path: str, limit: int) -> bytes:
         return read_small(path, limit, path)

@@ -134,8 +134,11 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
     }
 
 
-def error_report_json(source: str, problem: str, settings: Settings, now: datetime) -> Json:
-    """The report of a run that ended in an input error: blocked, with the error, no rows."""
+def error_report_json(
+    source: str, problem: str, settings: Settings, now: datetime, trusted_revision: str | None
+) -> Json:
+    """The report of a run that ended in an input error: blocked, with the error, no rows,
+    and the trusted revision as it was given (it may be the input that was wrong)."""
     return {
         **_header(now, Verdict.BLOCKED, settings),
         "counts": {test_class.value: 0 for test_class in TestClass},
@@ -145,7 +148,7 @@ def error_report_json(source: str, problem: str, settings: Settings, now: dateti
         "properties": None,
         "replays": None,
         "registry": None,
-        "trusted_revision": None,
+        "trusted_revision": trusted_revision,
         "freezes": {"active": [], "void": []},
         "error": {"source": source, "problem": problem},
     }

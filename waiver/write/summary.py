@@ -233,7 +233,10 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             "**The lock, registry and freeze store were read from the working tree, which the "
             "change itself can edit.** Pass a trusted revision to read them from the base commit."
         )
-    if report["trusted_revision"] is not None:
+    if report["trusted_revision"] is not None and error is not None:
+        out.add("")
+        out.add(f"Trusted revision given: {md_code(report['trusted_revision'])}.")
+    elif report["trusted_revision"] is not None:
         out.add("")
         out.add(
             "The protected files (lock, registry, freeze store, policy file) were read from "

