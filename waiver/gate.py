@@ -12,7 +12,7 @@ import os
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import filterfalse
 
 from waiver.decide import check_policy, decide
@@ -47,6 +47,9 @@ from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
 from waiver.write.summary import render_summary
+
+# How long the property run may start before the first replay: a job's wait in a queue.
+MAX_PROPERTY_LEAD = timedelta(hours=24)
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class PropertyRun:
     ran: frozenset[str]
     failed: list[str]
     skipped: list[str]
+    started: datetime | None  # the earliest zone-aware suite timestamp, where there is one
 
 
 def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) -> PropertyRun:
@@ -105,7 +109,28 @@ def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) 
         raise InputError(options.properties, "the property report executed zero cases")
     failed = sorted(tally.ids[i] for i, state in enumerate(states) if state & FAIL)
     skipped = sorted(set(tally.ids) - ran)
-    return PropertyRun(ran, failed, skipped)
+    return PropertyRun(ran, failed, skipped, min(tally.started, default=None))
+
+
+def check_property_age(options: GateOptions, properties: PropertyRun, replays: ReplaySet) -> None:
+    """A property run that started long before the replays is a copy of an older report.
+
+    The property suite runs just before the replays (`waiver replay --properties-first`,
+    or the reusable workflow's first job), so its start may lead theirs by the time a job
+    waits in a queue, never by days. Only reports whose suites carry a zone-aware
+    timestamp are compared.
+    """
+    if properties.started is None or not replays.tally.started:
+        return
+    first_replay = min(replays.tally.started)
+    if properties.started < first_replay - MAX_PROPERTY_LEAD:
+        hours = MAX_PROPERTY_LEAD // timedelta(hours=1)
+        raise InputError(
+            options.properties,
+            f"the property run started at {properties.started.isoformat()}, more than "
+            f"{hours} h before the first replay ({first_replay.isoformat()}): a property "
+            "report older than the replays' run is refused",
+        )
 
 
 def build_cases(
@@ -238,6 +263,7 @@ def classify_replays(
     failed_properties = properties.failed
     property_ok = not failed_properties
     replays = read_assertion_replays(options, settings, rule, property_ok)
+    check_property_age(options, properties, replays)
     registry = None
     if settings.registry is not None:
         registry = match_registry(
