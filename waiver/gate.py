@@ -11,13 +11,13 @@ import gc
 import os
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from itertools import filterfalse
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.model import Case, Decision, Evidence, FreezeRecord
+from waiver.model import Case, Decision, Evidence, FreezeRecord, Verdict
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
@@ -48,6 +48,10 @@ from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
 from waiver.write.summary import render_summary
 
+NO_REGISTRY_BLOCKS = (
+    "no known-tests registry: new and vanished tests are not detected "
+    "(give --known-tests, or write `registry: none` in the policy file to go without on purpose)"
+)
 # How long the property run may start before the first replay: a job's wait in a queue.
 MAX_PROPERTY_LEAD = timedelta(hours=24)
 
@@ -306,6 +310,11 @@ def _gate(
     fixtures = read_fixtures(options, settings, protected)
     properties = read_properties(options, settings, rule)
     classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
+    run_blockers = []
+    decision = classified.decision
+    if settings.registry is None and not settings.registry_none:
+        run_blockers.append(NO_REGISTRY_BLOCKS)
+        decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
     context = Context(
         fixtures={
             "lock": options.lock,
@@ -336,8 +345,9 @@ def _gate(
         registry={"used": settings.registry is not None, "path": settings.registry},
         skipped=classified.skipped,
         trusted_revision=protected.revision,
+        run_blockers=run_blockers,
     )
-    return report_json(classified.decision, settings, context, now)
+    return report_json(decision, settings, context, now)
 
 
 @contextlib.contextmanager

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from yaml.nodes import Node
 
 MAX_CONFIG_BYTES = 1 << 20
+# `registry: none` in the policy file: no known-tests registry, on purpose.
+NO_REGISTRY = "none"
 MAX_INTEGER_CHARS = 20
 YAML_TAG = "tag:yaml.org,2002:"
 PLAIN_TAGS = frozenset(
@@ -76,7 +78,7 @@ class PolicyFile:
     strict: tuple[str, ...] | None = None
     fixtures: tuple[str, ...] | None = None
     bindings: tuple[Binding, ...] | None = None
-    registry: str | None = None
+    registry: str | None = None  # NO_REGISTRY when the file says there is none, on purpose
     freezes: str | None = None
     max_report_bytes: int | None = None
     max_files_per_replay: int | None = None
@@ -102,6 +104,9 @@ class Settings:
     fixtures: tuple[str, ...] = ()  # empty: every regular file under the fixtures folder
     bindings: tuple[Binding, ...] = ()
     registry: str | None = None
+    # The policy file says `registry: none`: the run goes without one on purpose, so its
+    # absence does not block.
+    registry_none: bool = False
     freezes: str | None = None
     limits: Limits = field(default_factory=Limits)
     config: str | None = None
@@ -324,7 +329,9 @@ def parse_config(data: bytes, source: str) -> PolicyFile:
         bindings=None
         if bindings is None
         else tuple(Binding(tuple(b["tests"]), tuple(b["fixtures"])) for b in bindings),
-        registry=_relative(document, "registry", source),
+        registry=NO_REGISTRY
+        if document.get("registry") == NO_REGISTRY
+        else _relative(document, "registry", source),
         freezes=_relative(document, "freezes", source),
         max_report_bytes=limits.get("max_report_bytes"),
         max_files_per_replay=limits.get("max_files_per_replay"),
@@ -372,8 +379,11 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
         return default
 
     def in_root(path: str | None) -> str | None:
-        return None if path is None else os.path.normpath(os.path.join(root, path))
+        if path is None or path == NO_REGISTRY:
+            return path
+        return os.path.normpath(os.path.join(root, path))
 
+    registry = pick("registry", flags.registry, in_root(given.registry), None)
     policy = Policy(
         min_replays=pick(
             "min_replays", flags.min_replays, given.min_replays, DEFAULT_POLICY.min_replays
@@ -390,7 +400,8 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
         policy=policy,
         fixtures=pick("fixtures", flags.fixtures, given.fixtures, ()),
         bindings=pick("bindings", None, given.bindings, ()),
-        registry=pick("registry", flags.registry, in_root(given.registry), None),
+        registry=registry if registry != NO_REGISTRY else None,
+        registry_none=registry == NO_REGISTRY,
         freezes=pick("freezes", flags.freezes, in_root(given.freezes), None),
         limits=Limits(
             max_report_bytes=pick(

@@ -22,7 +22,7 @@ from waiver.model import (
     TestClass,
     Verdict,
 )
-from waiver.read.config import Settings
+from waiver.read.config import NO_REGISTRY, Settings
 
 SCHEMA_VERSION = 1
 Json = dict[str, object]
@@ -38,6 +38,7 @@ class Context:
     registry: Json | None = None
     trusted_revision: str | None = None
     skipped: Sequence[str] = field(default=())
+    run_blockers: Sequence[str] = field(default=())  # what blocks the run, apart from rows
 
 
 def timestamp(moment: datetime) -> str:
@@ -89,7 +90,7 @@ def policy_json(settings: Settings) -> Json:
             {"tests": list(binding.tests), "fixtures": list(binding.fixtures)}
             for binding in settings.bindings
         ],
-        "registry": settings.registry,
+        "registry": NO_REGISTRY if settings.registry_none else settings.registry,
         "freezes": settings.freezes,
         "limits": {
             "max_report_bytes": settings.limits.max_report_bytes,
@@ -116,6 +117,7 @@ def _header(now: datetime, verdict: Verdict, settings: Settings) -> Json:
 def report_json(decision: Decision, settings: Settings, context: Context, now: datetime) -> Json:
     return {
         **_header(now, decision.verdict, settings),
+        "run_blockers": list(context.run_blockers),
         "counts": {test_class.value: decision.counts[test_class] for test_class in TestClass},
         "rows": ReportRows(decision.rows),
         "skipped": sorted(context.skipped),
@@ -136,6 +138,7 @@ def error_report_json(source: str, problem: str, settings: Settings, now: dateti
     """The report of a run that ended in an input error: blocked, with the error, no rows."""
     return {
         **_header(now, Verdict.BLOCKED, settings),
+        "run_blockers": [],
         "counts": {test_class.value: 0 for test_class in TestClass},
         "rows": [],
         "skipped": [],
