@@ -279,6 +279,7 @@ def small_repo(root: Path, policy: str | None = None) -> Path:
     (root / "reports").mkdir()
     for replay in range(1, 6):
         (root / "reports" / f"run-{replay}.xml").write_text(junit("tests.test_a", "test_a"))
+    (root / "known-tests.txt").write_text("tests/test_a.py::test_a\n")
     lock = ["lock", "--root", str(root), "--fixtures", str(root / "fixtures"),
             "--property-suite", str(root / "tests" / "properties"),
             "--out", str(root / "fixture.lock")]  # fmt: skip
@@ -302,6 +303,7 @@ def small_gate(root: Path, *extra: str) -> tuple[int, dict[str, Any]]:
             "gate", "--root", str(root), "--reports", str(root / "reports"),
             "--properties", str(root / "properties.xml"), "--fixtures", str(root / "fixtures"),
             "--lock", str(root / "fixture.lock"), "--out", str(root / "waiver.json"),
+            "--known-tests", str(root / "known-tests.txt"), "--replays", "5",
             "--now", "2026-12-01T12:00:00+00:00", *extra,
         ]
     )  # fmt: skip

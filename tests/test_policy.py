@@ -77,6 +77,7 @@ def build_repo(root: Path, outcomes: Mapping[str, Sequence[bool]]) -> Path:
     for replay in range(5):
         run = {test_id: results[replay] for test_id, results in outcomes.items()}
         (root / "reports" / f"run-{replay + 1}.xml").write_text(junit_xml(run))
+    (root / "known-tests.txt").write_text("".join(f"{test_id}\n" for test_id in outcomes))
     return root
 
 
@@ -86,7 +87,9 @@ def write_policy(root: Path, text: str) -> Path:
     return path
 
 
-def gate(root: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+def gate(root: Path, *extra: str, known_tests: bool = True) -> tuple[int, dict[str, Any]]:
+    """The gate on `root`; with `known_tests`, the registry build_repo wrote is given as a flag."""
+    registry = ["--known-tests", str(root / "known-tests.txt")] if known_tests else []
     code = main(
         [
             "gate",
@@ -98,6 +101,7 @@ def gate(root: Path, *extra: str) -> tuple[int, dict[str, Any]]:
             "--out", str(root / "waiver.json"),
             "--summary", str(root / "summary.md"),
             "--now", NOW,
+            *registry,
             *extra,
         ]
     )  # fmt: skip
@@ -349,7 +353,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "min_replays: 3\nfreeze_hours: 12\nstrict: []\nregistry: known-tests.txt\n"
         "limits:\n  max_files_per_replay: 50\n",
     )
-    code, report = gate(root, "--config", str(config), "--freeze-hours", "6")
+    code, report = gate(root, "--config", str(config), "--freeze-hours", "6", known_tests=False)
     assert code == 1  # RENDER is in the registry and never ran
     assert classes(report) == {
         AUTH: "stable_pass",

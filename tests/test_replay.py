@@ -20,6 +20,7 @@ import yaml
 
 from support import REPO, classes, load_report
 from waiver.cli import main
+from waiver.gate import NO_REGISTRY_BLOCKS
 
 WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"
 NOW = "2026-12-01T12:00:00+00:00"
@@ -489,7 +490,8 @@ def test_the_download_layout_of_the_matrix_is_merged_by_the_gate(gate_job: Path)
         [f"run-{r}" for r in range(1, 6)]
         + [f"run-{r}/shard-{s}.xml" for r in range(1, 6) for s in (1, 2)]
     )
-    assert _matrix_gate("--shards", "2") == 0
+    (gate_job / "waiver.yml").write_text("registry: none\n")  # the layout, not the registry
+    assert _matrix_gate("--shards", "2", "--config", "waiver.yml") == 0
     report = load_report(gate_job / "waiver.json")
     assert classes(report) == {
         SHARD_IDS["flips"]: "unstable_assertion",
@@ -537,9 +539,11 @@ def test_a_shard_missing_from_every_replay_cannot_pass_unnoticed(
 ) -> None:
     for replay in range(1, 6):
         (gate_job / "waiver-reports" / f"run-{replay}" / "shard-2.xml").unlink()
-    # Without the shard count its tests simply vanish, and the gate has nothing to block on.
-    assert _matrix_gate() == 0
-    assert SHARD_IDS["other"] not in classes(load_report(gate_job / "waiver.json"))
+    # Without the shard count its tests simply vanish: only the missing registry blocks.
+    assert _matrix_gate() == 1
+    report = load_report(gate_job / "waiver.json")
+    assert SHARD_IDS["other"] not in classes(report)
+    assert report["run_blockers"] == [NO_REGISTRY_BLOCKS]
     capsys.readouterr()
     assert _matrix_gate("--shards", "2") == 2
     report = load_report(gate_job / "waiver.json")

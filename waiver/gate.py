@@ -12,13 +12,13 @@ import gc
 import os
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from itertools import filterfalse
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.model import Case, Decision, Evidence, FreezeRecord
+from waiver.model import Case, Decision, Evidence, FreezeRecord, Verdict
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
@@ -50,6 +50,13 @@ from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
 from waiver.write.summary import render_summary
+
+NO_REGISTRY_BLOCKS = (
+    "no known-tests registry: new and vanished tests are not detected "
+    "(give --known-tests, or write `registry: none` in the policy file to go without on purpose)"
+)
+# How long the property run may start before the first replay: a job's wait in a queue.
+MAX_PROPERTY_LEAD = timedelta(hours=24)
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,7 @@ class PropertyRun:
     failed: list[str]
     skipped: list[str]
     modules: frozenset[str]
+    started: datetime | None  # the earliest zone-aware suite timestamp, where there is one
 
 
 def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) -> PropertyRun:
@@ -158,7 +166,30 @@ def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) 
         raise InputError(options.properties, "the property report executed zero cases")
     failed = sorted(tally.ids[i] for i, state in enumerate(states) if state & FAIL)
     skipped = sorted(set(tally.ids) - ran)
-    return PropertyRun(ran, failed, skipped, property_modules(tally.ids))
+    return PropertyRun(
+        ran, failed, skipped, property_modules(tally.ids), min(tally.started, default=None)
+    )
+
+
+def check_property_age(options: GateOptions, properties: PropertyRun, replays: ReplaySet) -> None:
+    """A property run that started long before the replays is a copy of an older report.
+
+    The property suite runs just before the replays (`waiver replay --properties-first`,
+    or the reusable workflow's first job), so its start may lead theirs by the time a job
+    waits in a queue, never by days. Only reports whose suites carry a zone-aware
+    timestamp are compared.
+    """
+    if properties.started is None or not replays.tally.started:
+        return
+    first_replay = min(replays.tally.started)
+    if properties.started < first_replay - MAX_PROPERTY_LEAD:
+        hours = MAX_PROPERTY_LEAD // timedelta(hours=1)
+        raise InputError(
+            options.properties,
+            f"the property run started at {properties.started.isoformat()}, more than "
+            f"{hours} h before the first replay ({first_replay.isoformat()}): a property "
+            "report older than the replays' run is refused",
+        )
 
 
 def build_cases(
@@ -291,6 +322,7 @@ def classify_replays(
     failed_properties = properties.failed
     property_ok = not failed_properties
     replays = read_assertion_replays(options, settings, rule, property_ok)
+    check_property_age(options, properties, replays)
     registry = None
     if settings.registry is not None:
         registry = match_registry(
@@ -333,6 +365,11 @@ def _gate(
     properties = read_properties(options, settings, rule)
     fixtures = read_fixtures(options, settings, protected, properties.modules)
     classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
+    run_blockers = []
+    decision = classified.decision
+    if settings.registry is None and not settings.registry_none:
+        run_blockers.append(NO_REGISTRY_BLOCKS)
+        decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
     context = Context(
         fixtures={
             "lock": options.lock,
@@ -371,8 +408,9 @@ def _gate(
         registry={"used": settings.registry is not None, "path": settings.registry},
         skipped=classified.skipped,
         trusted_revision=protected.revision,
+        run_blockers=run_blockers,
     )
-    return report_json(classified.decision, settings, context, now)
+    return report_json(decision, settings, context, now)
 
 
 def error_json(

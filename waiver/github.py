@@ -120,7 +120,8 @@ def _row_annotation(row: Mapping[str, Any], root: str, workspace: str) -> tuple[
 
 
 def render_annotations(report: Mapping[str, Any], root: str, workspace: str) -> str:
-    """`::error` for every blocking row, `::warning` for unstable rows that do not, capped.
+    """`::error` for every blocking row and for what blocks the run apart from its rows (a
+    missing registry), `::warning` for unstable rows that do not block, capped.
 
     At most MAX_PER_KIND of each kind, closed classes first; a final `::notice` says how
     many more there are, since the runner would drop an eleventh annotation silently.
@@ -139,6 +140,11 @@ def render_annotations(report: Mapping[str, Any], root: str, workspace: str) -> 
             lines.append(line)
         else:
             more[kind] += 1
+    # What blocks the run apart from its rows: the gate's own words, one line each.
+    lines += [
+        command("error", {"title": "waiver: blocked"}, reason)
+        for reason in report.get("run_blockers", [])
+    ]
     if more["error"] or more["warning"]:
         lines.append(
             command(

@@ -31,6 +31,8 @@ class Repo:
         (root / "fixtures" / "a.json").write_text('{"a": 1}')
         self.write_lock()
         (root / "properties.xml").write_text(PROPERTIES)
+        # These cases are about hostile input, not about new or vanished tests.
+        (root / "waiver.yml").write_text("registry: none\n")
         (root / "reports").mkdir()
         for replay in range(1, 6):
             self.replay(replay, junit(GOOD_CASE))
@@ -62,6 +64,7 @@ class Repo:
             "--out", str(self.root / "waiver.json"),
             "--summary", str(self.root / "summary.md"),
             "--now", "2026-12-01T12:00:00+00:00",
+            "--config", str(self.root / "waiver.yml"),
             *extra,
         ]  # fmt: skip
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from hostile_support import Repo, Run, junit
+import pytest
+
+from hostile_support import GOOD_CASE, Repo, Run, junit
+from support import gate_args, load_report
 from waiver.cli import main
 
 HOLDS = '<testcase classname="props" name="holds"/>'
@@ -77,3 +82,65 @@ def test_baseline_lists_the_property_cases_that_ran(repo: Repo, tmp_path: Path) 
     args = ["baseline", "--reports", str(repo.root / "reports"), "--out", str(out)]
     assert main([*args, "--properties", str(repo.root / "properties.xml")]) == 0
     assert out.read_text() == "props::holds\nsuite.Good::test_ok\n"
+
+
+def stamped(*cases: str, timestamp: str) -> str:
+    return (
+        f'<?xml version="1.0"?><testsuites><testsuite name="s" timestamp="{timestamp}">'
+        f"{''.join(cases)}</testsuite></testsuites>"
+    )
+
+
+def test_a_property_report_from_days_before_the_replays_is_refused(
+    repo: Repo, run_gate: Run
+) -> None:
+    for number in range(1, 6):
+        repo.replay(number, stamped(GOOD_CASE, timestamp=f"2026-12-01T10:0{number}:00+00:00"))
+    properties = repo.root / "properties.xml"
+    properties.write_text(stamped(HOLDS, timestamp="2026-11-29T09:59:00+00:00"))
+    code, _, err = run_gate("--replays", "5")
+    assert code == 2
+    problem = (
+        "the property run started at 2026-11-29T09:59:00+00:00, more than 24 h before the "
+        "first replay (2026-12-01T10:01:00+00:00): a property report older than the "
+        "replays' run is refused"
+    )
+    assert err == f"waiver: error: {properties}: {problem}\n"
+    assert report(repo)["error"] == {"source": str(properties), "problem": problem}
+
+
+@pytest.mark.parametrize(
+    "timestamp",
+    [
+        "2026-12-01T09:00:00+00:00",  # an hour before: the property job ran first
+        "2026-11-30T10:01:00+00:00",  # exactly 24 h before
+        "2026-12-01T14:00:00+02:00",  # after the replays, in another zone
+        "2026-11-01T09:00:00",  # no zone: cannot be compared, so not refused
+        "not a time",
+    ],
+)
+def test_a_property_report_from_the_same_run_is_accepted(
+    repo: Repo, run_gate: Run, timestamp: str
+) -> None:
+    for number in range(1, 6):
+        repo.replay(number, stamped(GOOD_CASE, timestamp=f"2026-12-01T10:0{number}:00+00:00"))
+    (repo.root / "properties.xml").write_text(stamped(HOLDS, timestamp=timestamp))
+    run_gate("--replays", "5", codes=(0,))
+
+
+def test_a_real_pytest_property_report_copied_from_an_older_run_is_refused(
+    example: Path,
+) -> None:
+    """pytest writes a zone-aware `timestamp` on its testsuite; the replays carry one too."""
+    properties = example / "properties.xml"
+    text = properties.read_text()
+    match = re.search(r'timestamp="([^"]+)"', text)
+    assert match is not None
+    older = datetime.fromisoformat(match.group(1)) - timedelta(days=3)
+    properties.write_text(text.replace(match.group(1), older.isoformat()))
+    assert main(gate_args(example, "--replays", "5")) == 2
+    error = load_report(example / "waiver.json")["error"]
+    assert error["source"] == str(properties)
+    assert "a property report older than the replays' run is refused" in error["problem"]
+    properties.write_text(text)
+    assert main(gate_args(example, "--replays", "5")) == 1

@@ -67,7 +67,9 @@ def outcomes(tally: Tally) -> dict[str, int]:
     return {test_id: tally.replays[0][i] & 7 for i, test_id in enumerate(tally.ids)}
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(suites(), min_size=1, max_size=3), st.data())
 def test_read_whole_or_as_shards_gives_the_same_outcomes(
     tmp_path: Path, documents: list[str], data: st.DataObject
@@ -83,7 +85,9 @@ def test_read_whole_or_as_shards_gives_the_same_outcomes(
     assert outcomes(read_files([whole])) == outcomes(read_files(shards))
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(suites(), st.data())
 def test_mangled_bytes_never_raise_anything_but_an_input_error(
     tmp_path: Path, document: str, data: st.DataObject

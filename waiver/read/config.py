@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from yaml.nodes import Node
 
 MAX_CONFIG_BYTES = 1 << 20
+# `registry: none` in the policy file: no known-tests registry, on purpose.
+NO_REGISTRY = "none"
 MAX_INTEGER_CHARS = 20
 YAML_TAG = "tag:yaml.org,2002:"
 PLAIN_TAGS = frozenset(
@@ -77,7 +79,7 @@ class PolicyFile:
     fixtures: tuple[str, ...] | None = None
     bindings: tuple[Binding, ...] | None = None
     harness: tuple[str, ...] | None = None
-    registry: str | None = None
+    registry: str | None = None  # NO_REGISTRY when the file says there is none, on purpose
     freezes: str | None = None
     max_report_bytes: int | None = None
     max_files_per_replay: int | None = None
@@ -104,6 +106,9 @@ class Settings:
     bindings: tuple[Binding, ...] = ()
     harness: tuple[str, ...] = ()  # globs added to the built-in harness files, never removing one
     registry: str | None = None
+    # The policy file says `registry: none`: the run goes without one on purpose, so its
+    # absence does not block.
+    registry_none: bool = False
     freezes: str | None = None
     limits: Limits = field(default_factory=Limits)
     config: str | None = None
@@ -327,7 +332,9 @@ def parse_config(data: bytes, source: str) -> PolicyFile:
         if bindings is None
         else tuple(Binding(tuple(b["tests"]), tuple(b["fixtures"])) for b in bindings),
         harness=_tuple(document.get("harness")),
-        registry=_relative(document, "registry", source),
+        registry=NO_REGISTRY
+        if document.get("registry") == NO_REGISTRY
+        else _relative(document, "registry", source),
         freezes=_relative(document, "freezes", source),
         max_report_bytes=limits.get("max_report_bytes"),
         max_files_per_replay=limits.get("max_files_per_replay"),
@@ -375,8 +382,11 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
         return default
 
     def in_root(path: str | None) -> str | None:
-        return None if path is None else os.path.normpath(os.path.join(root, path))
+        if path is None or path == NO_REGISTRY:
+            return path
+        return os.path.normpath(os.path.join(root, path))
 
+    registry = pick("registry", flags.registry, in_root(given.registry), None)
     policy = Policy(
         min_replays=pick(
             "min_replays", flags.min_replays, given.min_replays, DEFAULT_POLICY.min_replays
@@ -394,7 +404,8 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
         fixtures=pick("fixtures", flags.fixtures, given.fixtures, ()),
         bindings=pick("bindings", None, given.bindings, ()),
         harness=pick("harness", None, given.harness, ()),
-        registry=pick("registry", flags.registry, in_root(given.registry), None),
+        registry=registry if registry != NO_REGISTRY else None,
+        registry_none=registry == NO_REGISTRY,
         freezes=pick("freezes", flags.freezes, in_root(given.freezes), None),
         limits=Limits(
             max_report_bytes=pick(

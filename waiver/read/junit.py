@@ -31,6 +31,7 @@ import junitparser
 from junitparser import xunit2
 
 from waiver.errors import InputError
+from waiver.read.started import Started
 
 PASS, FAIL, SKIP = 1, 2, 4
 
@@ -166,8 +167,13 @@ def expat_input(chunks: Iterable[bytes], source: str) -> tuple[str, Iterable[byt
     return "UTF-8", _as_utf8(body, codec, source)
 
 
-def read_junit(chunks: Iterable[bytes], source: str, sink: CaseSink) -> int:
-    """Stream one JUnit document into `sink`; returns the number of testcases read."""
+def read_junit(
+    chunks: Iterable[bytes], source: str, sink: CaseSink, started: Started | None = None
+) -> int:
+    """Stream one JUnit document into `sink`; returns the number of testcases read.
+
+    `started`, when given, notes the `timestamp` of every suite.
+    """
     encoding, body = expat_input(chunks, source)
     parser = hardened_parser(encoding)
 
@@ -211,6 +217,10 @@ def read_junit(chunks: Iterable[bytes], source: str, sink: CaseSink) -> int:
             return
         if depth == 1 and tag not in ROOTS:
             raise RefusedReport(f"not a JUnit report: the root element is <{tag}>")
+        if started is not None and tag in ROOTS:
+            timestamp = attrs.get("timestamp")
+            if timestamp is not None:
+                started.note(timestamp)
         if tag == "testsuite":
             suite = attrs.get("name", "")
             suites.append(_OpenSuite(suite, depth))

@@ -31,6 +31,7 @@ import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING
 from waiver.errors import InputError
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit import FAIL, PASS, read_junit
+from waiver.read.started import Started
 from waiver.read.testid import TestIdRule
 
 if TYPE_CHECKING:
@@ -81,6 +83,7 @@ class ReplayCases:
     states: bytearray  # one state byte per position
     retries: dict[int, int]  # position -> attempts beyond the first
     testcases: int
+    started: datetime | None  # the earliest zone-aware suite timestamp of the replay
 
 
 @dataclass
@@ -92,6 +95,7 @@ class Tally:
     replays: list[bytearray] = field(default_factory=list)
     retries: dict[int, int] = field(default_factory=dict)
     testcases: int = 0  # <testcase> elements read, over all replays
+    started: list[datetime] = field(default_factory=list)  # each replay's, where it has one
 
     def add(self, replay: ReplayCases) -> None:
         """Merge one replay in; positions are the order in which ids were first seen.
@@ -126,6 +130,8 @@ class Tally:
             }
         self.replays.append(states)
         self.testcases += replay.testcases
+        if replay.started is not None:
+            self.started.append(replay.started)
         for position, extra in retries.items():
             self.retries[position] = self.retries.get(position, 0) + extra
 
@@ -316,15 +322,19 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
         states[position] = state | outcome | SEEN
 
     testcases = 0
+    started = Started()
     try:
         for path in paths:
             testcases += read_junit(
-                read_chunks(open_regular(path, path), limits.max_report_bytes, path), path, sink
+                read_chunks(open_regular(path, path), limits.max_report_bytes, path),
+                path,
+                sink,
+                started,
             )
     except InputError:
         tally.forget(base)
         raise
-    return ReplayCases(base, ids[base:], states, retries, testcases)
+    return ReplayCases(base, ids[base:], states, retries, testcases, started.earliest)
 
 
 def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:

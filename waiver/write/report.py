@@ -22,7 +22,7 @@ from waiver.model import (
     TestClass,
     Verdict,
 )
-from waiver.read.config import Settings
+from waiver.read.config import NO_REGISTRY, Settings
 
 SCHEMA_VERSION = 1
 Json = dict[str, object]
@@ -38,6 +38,7 @@ class Context:
     registry: Json | None = None
     trusted_revision: str | None = None
     skipped: Sequence[str] = field(default=())
+    run_blockers: Sequence[str] = field(default=())  # what blocks the run, apart from rows
 
 
 def timestamp(moment: datetime) -> str:
@@ -91,7 +92,7 @@ def policy_json(settings: Settings) -> Json:
             for binding in settings.bindings
         ],
         "harness": list(settings.harness),
-        "registry": settings.registry,
+        "registry": NO_REGISTRY if settings.registry_none else settings.registry,
         "freezes": settings.freezes,
         "limits": {
             "max_report_bytes": settings.limits.max_report_bytes,
@@ -118,6 +119,7 @@ def _header(now: datetime, verdict: Verdict, settings: Settings) -> Json:
 def report_json(decision: Decision, settings: Settings, context: Context, now: datetime) -> Json:
     return {
         **_header(now, decision.verdict, settings),
+        "run_blockers": list(context.run_blockers),
         "counts": {test_class.value: decision.counts[test_class] for test_class in TestClass},
         "rows": ReportRows(decision.rows),
         "skipped": sorted(context.skipped),
@@ -141,6 +143,7 @@ def error_report_json(
     and the trusted revision as it was given (it may be the input that was wrong)."""
     return {
         **_header(now, Verdict.BLOCKED, settings),
+        "run_blockers": [],
         "counts": {test_class.value: 0 for test_class in TestClass},
         "rows": [],
         "skipped": [],

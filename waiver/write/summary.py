@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from waiver.model import BLOCKING_CLASSES, CLOSED_CLASSES, TestClass
+from waiver.read.config import NO_REGISTRY
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.why import drift_name, expected_replays, run_cause, unknown_note
@@ -197,6 +198,9 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     if blockers:
         out.add(f"Blocked by {blockers}.")
         out.add("")
+    for reason in report.get("run_blockers", []):
+        out.add(f"**Blocked:** {reason}.")
+        out.add("")
     cause = run_cause(report)
     if cause is not None:
         out.add(
@@ -225,7 +229,15 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     registry = report["registry"]
     if registry is not None and not registry["used"]:
         out.add("")
-        out.add("**No known-tests registry was given: new and vanished tests are not detected.**")
+        if report["policy"]["registry"] == NO_REGISTRY:
+            out.add(
+                "**The policy file says `registry: none`: new and vanished tests are not "
+                "detected.**"
+            )
+        else:
+            out.add(
+                "**No known-tests registry was given: new and vanished tests are not detected.**"
+            )
     fixtures = report["fixtures"]
     if fixtures is not None and fixtures["lock_source"] == "working tree":
         out.add("")
