@@ -99,6 +99,8 @@ def _gate(args: argparse.Namespace) -> int:
         summary=args.summary,
         replays=args.replays,
         shards=args.shards,
+        base_reports=args.base_reports,
+        base_replays=args.base_replays,
     )
     protected: ProtectedFiles = (
         WorkingTree()
@@ -215,6 +217,14 @@ def _add_gate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--replays", type=int, metavar="N", help="how many replays to expect")
     parser.add_argument(
         "--shards", type=int, metavar="K", help="run-<n>/ folders hold shard-1.xml … shard-K.xml"
+    )
+    parser.add_argument(
+        "--base-reports",
+        metavar="DIR",
+        help="replays of the trusted base revision, in the layout of --reports: evidence only",
+    )
+    parser.add_argument(
+        "--base-replays", type=int, metavar="N", help="how many base replays to expect"
     )
     parser.add_argument("--max-report-bytes", type=int, metavar="N")
     parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
