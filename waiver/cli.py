@@ -12,12 +12,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from waiver import __version__
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.gate import GateOptions, run_gate, write_report
 from waiver.github import on_github, publish
+from waiver.model import BASE_WORDS, BaseMeaning
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
@@ -57,9 +59,18 @@ def _policy(args: argparse.Namespace) -> Flags:
     return Flags(min_replays=args.min_replays, freeze_hours=args.freeze_hours)
 
 
-def _report(args: argparse.Namespace, document: dict[str, object]) -> int:
+def _report(args: argparse.Namespace, document: dict[str, Any]) -> int:
     blocked = bool(document["blocked"])
     print(f"waiver: {document['verdict']}; report written to {args.out}")
+    base = document.get("base")
+    if base is not None:
+        said = [
+            f"{number} {BASE_WORDS[BaseMeaning(meaning)]}"
+            for meaning, number in base["meanings"].items()
+            if number and BASE_WORDS[BaseMeaning(meaning)]
+        ]
+        nothing = "no row introduced, broken, already flaky or already failing"
+        print(f"waiver: base replays: {', '.join(said) or nothing}")
     return EXIT_BLOCKED if blocked else EXIT_CLEAR
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from waiver.model import BLOCKING_CLASSES, CLOSED_CLASSES, TestClass
+from waiver.model import BASE_WORDS, BLOCKING_CLASSES, CLOSED_CLASSES, BaseMeaning, TestClass
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 
@@ -60,6 +60,55 @@ class _Budget:
         self.size += len(line.encode("utf-8")) + 1
 
 
+def _base_blocks(row: Mapping[str, Any]) -> bool:
+    base = row.get("base")
+    return base is not None and bool(base["blocks"])
+
+
+def _base_words(base: Mapping[str, Any]) -> str:
+    return BASE_WORDS[BaseMeaning(base["meaning"])]
+
+
+def _base_cell(row: Mapping[str, Any]) -> str:
+    """The row's base replays and what the pair means: "5/5, introduced by this change"."""
+    base = row.get("base")
+    if base is None:
+        return "—"
+    if base["meaning"] == BaseMeaning.NOT_ON_BASE:
+        return "not on base"
+    words = _base_words(base)
+    counts = f"{base['replay_pass']}/{base['replay_total']}"
+    return f"{counts}, {words}" if words else counts
+
+
+def _base_blocked_line(row: Mapping[str, Any]) -> str:
+    """Why the policy blocks this unstable row, in the words a reviewer would use."""
+    base = row["base"]
+    counts = (
+        f"base {base['replay_pass']}/{base['replay_total']}, "
+        f"change {row['replay_pass']}/{row['replay_total']}"
+    )
+    if base["meaning"] == BaseMeaning.INTRODUCED:
+        return f"- this change made {md_code(row['test_id'])} flip: {counts}"
+    why = _base_words(base) or "the base does not show it flipping"
+    return f"- {md_code(row['test_id'])} flips, {why}: {counts}"
+
+
+def _introduced(out: _Budget, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Names each unstable row the policy blocks; returns how many did not fit."""
+    if not rows:
+        return 0
+    out.add("")
+    out.add(
+        f"**{len(rows)} unstable test(s) blocked by the policy `introduced_instability: block`:** "
+        "only a test that the base replays show flipping too gets a freeze proposal."
+    )
+    for number, row in enumerate(rows):
+        if not out.add(_base_blocked_line(row)):
+            return len(rows) - number
+    return 0
+
+
 def _freeze_cell(row: Mapping[str, Any]) -> str:
     if row["active_freeze"] is not None:
         expires = row["active_freeze"]["record"].get("expires_at")
@@ -68,6 +117,8 @@ def _freeze_cell(row: Mapping[str, Any]) -> str:
         return f"proposed, expires {row['freeze']['expires_at']}"
     if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION:
         return "none: matches a strict pattern (blocks)"
+    if _base_blocks(row):
+        return f"none: {_base_words(row['base']) or 'not flipping on the base'} (blocks)"
     return "—"
 
 
@@ -86,7 +137,7 @@ def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequ
     return 0
 
 
-def _blockers(report: Mapping[str, Any], strict: int) -> str:
+def _blockers(report: Mapping[str, Any], strict: int, introduced: int) -> str:
     """What blocks admission, in words: "1 `stable_assertion_fail` and 2 `unknown_test`"."""
     parts = [
         f"{report['counts'][test_class]} `{test_class.value}`"
@@ -95,6 +146,8 @@ def _blockers(report: Mapping[str, Any], strict: int) -> str:
     ]
     if strict:
         parts.append(f"{strict} strict `unstable_assertion`")
+    if introduced:
+        parts.append(f"{introduced} `unstable_assertion` not shown flipping on the base")
     if len(parts) < 2:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -113,7 +166,13 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
 
     passes, rows = split_rows(report["rows"])
     strict = [row for row in rows if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION]
-    blockers = _blockers(report, len(strict))
+    # A strict row blocks whatever its base says, so it is counted once, as strict.
+    introduced = [
+        row
+        for row in rows
+        if _base_blocks(row) and not row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION
+    ]
+    blockers = _blockers(report, len(strict), len(introduced))
     if blockers:
         out.add(f"Blocked by {blockers}.")
         out.add("")
@@ -131,6 +190,20 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             f"**{len(strict)} unstable test(s) match a `strict` pattern of the policy:** a strict "
             "test gets no freeze proposal, and an unstable one blocks admission."
         )
+    base = report.get("base")
+    if base is not None:
+        meanings = ", ".join(
+            f"{number} {BASE_WORDS[BaseMeaning(meaning)]}"
+            for meaning, number in base["meanings"].items()
+            if number and BASE_WORDS[BaseMeaning(meaning)]
+        )
+        out.add("")
+        out.add(
+            f"Base replays ({base['read']} of {base['count']} read): "
+            f"{meanings or 'no test introduced, broken, already flaky or already failing'}. "
+            "They never change a class."
+        )
+    left_out = _introduced(out, introduced)
     registry = report["registry"]
     if registry is not None and not registry["used"]:
         out.add("")
@@ -155,18 +228,27 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             "a separate human edit with its own review."
         )
 
-    left_out = 0
     rank = {test_class.value: number for number, test_class in enumerate(ORDER)}
     rows.sort(key=lambda row: (rank[row["class"]], row["test_id"]))
+    # The base column only when base replays were given: without them the table is as before.
+    with_base = base is not None
     left_out += _table(
         out,
         f"Not a pass ({len(rows)})",
-        ["class", "test id", "replays passed", "in-replay retries", "freeze"],
+        [
+            "class",
+            "test id",
+            "replays passed",
+            *(["base"] if with_base else []),
+            "in-replay retries",
+            "freeze",
+        ],
         [
             [
                 f"`{row['class']}`" + (" ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else ""),
                 md_code(row["test_id"]),
                 f"{row['replay_pass']}/{row['replay_total']}",
+                *([_base_cell(row)] if with_base else []),
                 str(row["retries"]),
                 _freeze_cell(row),
             ]
