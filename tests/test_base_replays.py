@@ -244,6 +244,18 @@ def test_base_reports_that_cannot_be_read_are_exit_2_like_the_changes(
     assert report["blocked"] and report["error"]["source"] == str(pair / "base-reports")
 
 
+def test_after_a_failed_property_missing_base_replays_are_no_input_error(pair: Path) -> None:
+    (pair / "tests" / "properties" / "test_broken.py").write_text(
+        "def test_slug_is_never_empty():\n    assert False\n"
+    )
+    run_pytest(pair, "tests/properties", "--junitxml=properties.xml")
+    shutil.rmtree(pair / "base-reports")
+    code, report = run_gate(pair, *base_args(pair))
+    assert code == 1
+    assert {row["class"] for row in report["rows"]} == {"property_violation"}
+    assert "base" not in report
+
+
 def test_the_block_policy_without_base_replays_blocks_every_unstable_row(pair: Path) -> None:
     code, report = run_gate(pair, *policy(pair, "introduced_instability: block\n"))
     assert code == 1

@@ -226,18 +226,25 @@ def trusted_changes(options: GateOptions, settings: Settings, protected: Protect
 
 
 def read_base_replays(
-    options: GateOptions, settings: Settings, rule: TestIdRule
+    options: GateOptions, settings: Settings, rule: TestIdRule, property_ok: bool
 ) -> ReplaySet | None:
     """The base revision's replays, read like the change's, with the same limits and errors.
 
     A folder that cannot be read as replays at all is an input error, as it is for the
     change; a single base replay that cannot be read leaves every row's base evidence short.
+    After a failed property suite every row is property_violation whatever the base says,
+    so, as for the change's replays, a folder without any is no input error then.
     """
     if options.base_reports is None:
         return None
-    return read_replays(
-        options.base_reports, rule, settings.limits, options.base_replays, options.shards
-    )
+    try:
+        return read_replays(
+            options.base_reports, rule, settings.limits, options.base_replays, options.shards
+        )
+    except InputError:
+        if property_ok:
+            raise
+        return None
 
 
 def replays_json(replays: ReplaySet) -> Json:
@@ -276,7 +283,7 @@ def classify_replays(
     """
     property_ok = not failed_properties
     replays = read_assertion_replays(options, settings, rule, property_ok)
-    base = read_base_replays(options, settings, rule)
+    base = read_base_replays(options, settings, rule, property_ok)
     registry = None
     if settings.registry is not None:
         registry = match_registry(
