@@ -24,6 +24,7 @@ from support import (
     run_pytest,
 )
 from waiver.cli import main
+from waiver.github import render_annotations
 from waiver.write.summary import render_summary
 
 GOLDEN = Path(__file__).parent / "golden" / "summary"
@@ -323,3 +324,6 @@ def test_the_demo_patch_under_the_block_policy_is_exit_1_without_its_proposal(
     summary = render_summary(report)
     assert f"- this change made `{KNOWN}` flip: base 5/5, change 2/5" in summary.splitlines()
     check_golden(GOLDEN / "base-blocked.md", summary)
+    annotations = render_annotations(report, str(flipping), str(flipping)).splitlines()
+    assert [line.split(" ", 1)[0] for line in annotations] == ["::error", "::warning"]
+    assert "test_known_slugs: flips between replays, and the base replays" in annotations[0]

@@ -34,6 +34,10 @@ EXPLANATIONS = {
     TestClass.STABLE_ASSERTION_FAIL: "failed in every replay",
 }
 STRICT = "flips between replays under a strict pattern: blocks, and gets no freeze"
+BASE_BLOCKS = (
+    "flips between replays, and the base replays do not show it flipping "
+    "(introduced_instability: block): blocks, and gets no freeze"
+)
 RANK = {test_class: rank for rank, test_class in enumerate(ORDER)}
 
 Token = Callable[[], str]
@@ -102,15 +106,20 @@ def repository_file(test_id: str, root: str, workspace: str) -> str | None:
 
 def _row_annotation(row: Mapping[str, Any], root: str, workspace: str) -> tuple[str, str]:
     test_class = TestClass(row["class"])
-    # A strict unstable row blocks like a closed class, so it is an error too.
-    strict = test_class is TestClass.UNSTABLE_ASSERTION and bool(row["strict"])
-    kind = "error" if test_class in CLOSED_CLASSES or strict else "warning"
+    # A strict unstable row blocks like a closed class, so it is an error too, and so is
+    # one the policy blocks as not flipping on the base.
+    unstable = test_class is TestClass.UNSTABLE_ASSERTION
+    strict = unstable and bool(row["strict"])
+    base = row.get("base")
+    base_blocks = unstable and not strict and base is not None and bool(base["blocks"])
+    kind = "error" if test_class in CLOSED_CLASSES or strict or base_blocks else "warning"
     properties = {"title": f"waiver: {test_class.value}"}
     path = repository_file(row["test_id"], root, workspace)
     if path is not None:
         properties["file"] = path
     message = (
-        f"{visible_text(row['test_id'])}: {STRICT if strict else EXPLANATIONS[test_class]} "
+        f"{visible_text(row['test_id'])}: "
+        f"{STRICT if strict else BASE_BLOCKS if base_blocks else EXPLANATIONS[test_class]} "
         f"(passed {row['replay_pass']} of {row['replay_total']} replays)"
     )
     return kind, command(kind, properties, message)
