@@ -7,7 +7,10 @@ base and the change with real pytest runs, and checks what every row says about 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ from test_github import check_golden
 from support import (
     EMPTY,
     KNOWN,
+    REPO,
     ROUND_TRIP,
     gate_args,
     load_report,
@@ -71,7 +75,7 @@ import os
 import re
 from pathlib import Path
 
-_counter = Path(os.environ["SLUG_COUNTER"])
+_counter = Path(os.environ.get("SLUG_COUNTER", ".slug-counter"))
 _run = int(_counter.read_text()) + 1 if _counter.exists() else 1
 _counter.write_text(str(_run))
 
@@ -327,3 +331,51 @@ def test_the_demo_patch_under_the_block_policy_is_exit_1_without_its_proposal(
     annotations = render_annotations(report, str(flipping), str(flipping)).splitlines()
     assert [line.split(" ", 1)[0] for line in annotations] == ["::error", "::warning"]
     assert "test_known_slugs: flips between replays, and the base replays" in annotations[0]
+
+
+# --- the README's local recipe ---------------------------------------------------------
+
+
+def git(work: Path, *args: str) -> str:
+    identity = ["-c", "user.name=Base", "-c", "user.email=base@example.invalid"]
+    completed = subprocess.run(
+        ["git", *identity, *args], cwd=work, capture_output=True, text=True, check=True
+    )
+    return completed.stdout.strip()
+
+
+def test_the_readme_recipe_replays_the_base_in_a_worktree(example: Path) -> None:
+    section = (REPO / "README.md").read_text().split("\n## Was it flaky before this change?\n")[1]
+    [recipe] = re.findall(r"```sh\n(.*?)```", section.split("\n## ", 1)[0], re.S)
+    shutil.rmtree(example / "reports")
+    (example / "known-tests.txt").write_text(f"{KNOWN}\n{ROUND_TRIP}\n")
+    (example / "tests" / "assertions" / "test_slug.py").write_text(
+        (example / "tests" / "assertions" / "test_slug.py")
+        .read_text()
+        .replace("def test_empty", "def _not_a_test_empty")
+    )
+    (example / ".demo-counter").unlink()  # the base starts counting afresh
+    git(example, "init", "-q")
+    git(example, "add", "-A")
+    git(example, "commit", "-qm", "base")
+    base = git(example, "rev-parse", "HEAD")
+    git(example, "update-ref", "refs/remotes/origin/main", base)
+    (example / "slugify.py").write_text(SLUG_PATCHED)
+    git(example, "commit", "-qam", "the change")
+    replay(example, "reports")
+    run_pytest(example, "tests/properties", "--junitxml=reports/properties.xml")
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "SLUG_COUNTER": str(example / ".slug-counter-base"),
+    }
+    completed = subprocess.run(
+        ["bash", "-e", "-c", recipe],
+        cwd=example, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    report = load_report(example / "waiver.json")
+    assert (report["verdict"], report["trusted_revision"]) == ("review", base)
+    assert base_of(rows(report)[KNOWN]) == ("introduced", 5, 5)
+    assert base_of(rows(report)[ROUND_TRIP]) == ("already_flaky", 2, 5)
+    assert not (example.parent / "waiver-base").exists()
