@@ -237,15 +237,16 @@ def _rows(
             False,
             base,
         )
-        unstable = test_class is TestClass.UNSTABLE_ASSERTION and not (base and base.blocks)
-        if not policy.strict and not unstable:
+        # Under a strict pattern or the block policy an unstable row gets no proposal.
+        proposable = test_class is TestClass.UNSTABLE_ASSERTION and not (base and base.blocks)
+        if not policy.strict and not proposable:
             rows.extend(zip(case.test_ids, repeat(finding), repeat(None)))
             continue
         strict_finding = replace(finding, strict=True)
         for test_id in case.test_ids:
             if is_strict(test_id, policy):
                 rows.append((test_id, strict_finding, None))
-            elif unstable:
+            elif proposable:
                 proposal = propose_freeze(test_id, evidence, policy, now, base)
                 rows.append((test_id, finding, proposal))
             else:
