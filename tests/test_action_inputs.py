@@ -18,6 +18,7 @@ FULL_ENV = {
     "INPUT_TRUSTED-REF": "0123abcd",
     "INPUT_REPLAYS": "5",
     "INPUT_SHARDS": "2",
+    "INPUT_BASE-REPORTS": "base-reports",
     "INPUT_OUT": "out/waiver.json",
     "GITHUB_STEP_SUMMARY": "/runner/summary.md",
 }
@@ -38,6 +39,7 @@ def test_every_input_becomes_its_flag_in_order() -> None:
         "--trusted-ref=0123abcd",
         "--replays=5",
         "--shards=2",
+        "--base-reports=base-reports",
         "--out=out/waiver.json",
         "--summary=/runner/summary.md",
     ]
@@ -75,6 +77,7 @@ def test_input_variable_keeps_dashes_as_the_runner_does() -> None:
         "INPUT_TRUSTED-REF",
         "INPUT_REPLAYS",
         "INPUT_SHARDS",
+        "INPUT_BASE-REPORTS",
         "INPUT_OUT",
     ]
 
@@ -95,6 +98,7 @@ def test_the_gate_command_accepts_every_input() -> None:
         args.trusted_ref,
         args.replays,
         args.shards,
+        args.base_reports,
         args.out,
         args.summary,
     ) == (
@@ -110,6 +114,7 @@ def test_the_gate_command_accepts_every_input() -> None:
         "0123abcd",
         5,
         2,
+        "base-reports",
         "out/waiver.json",
         "/runner/summary.md",
     )

@@ -7,9 +7,27 @@ from typing import Any
 
 import pytest
 
-from waiver.decide import check_policy, classify, decide, is_strict, propose_freeze, void_reason
+from waiver.decide import (
+    base_meaning,
+    check_policy,
+    classify,
+    decide,
+    is_strict,
+    propose_freeze,
+    void_reason,
+)
 from waiver.errors import UsageError
-from waiver.model import Case, Evidence, FreezeRecord, Policy, Row, TestClass, Verdict
+from waiver.model import (
+    BaseEvidence,
+    BaseMeaning,
+    Case,
+    Evidence,
+    FreezeRecord,
+    Policy,
+    Row,
+    TestClass,
+    Verdict,
+)
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 A, B = "a" * 64, "b" * 64
@@ -244,3 +262,58 @@ def test_an_id_in_two_cases_gets_a_row_for_each_in_case_order() -> None:
         TestClass.STABLE_PASS,
         TestClass.STABLE_ASSERTION_FAIL,
     ]
+
+
+PASSES, FAILS = (True,) * 5, (False,) * 5
+UNSTABLE, RED, GREEN = (
+    TestClass.UNSTABLE_ASSERTION,
+    TestClass.STABLE_ASSERTION_FAIL,
+    TestClass.STABLE_PASS,
+)
+
+
+@pytest.mark.parametrize(
+    ("base", "test_class", "expected"),
+    [
+        (BaseEvidence(PASSES), UNSTABLE, BaseMeaning.INTRODUCED),
+        (BaseEvidence(FLIP), UNSTABLE, BaseMeaning.ALREADY_FLAKY),
+        (BaseEvidence(FAILS), UNSTABLE, BaseMeaning.NONE),
+        (BaseEvidence(PASSES), RED, BaseMeaning.BROKEN),
+        (BaseEvidence(FAILS), RED, BaseMeaning.ALREADY_FAILING),
+        (BaseEvidence(FLIP), RED, BaseMeaning.NONE),
+        (BaseEvidence(FAILS), GREEN, BaseMeaning.NONE),
+        (BaseEvidence((), on_base=False), UNSTABLE, BaseMeaning.NOT_ON_BASE),
+        (BaseEvidence(PASSES[:4]), UNSTABLE, BaseMeaning.BASE_UNKNOWN),
+        (BaseEvidence(PASSES, unreadable_replays=1), RED, BaseMeaning.BASE_UNKNOWN),
+        # An unreadable base replay may have held the id: never "not on base" then.
+        (BaseEvidence((), on_base=False, unreadable_replays=1), UNSTABLE, BaseMeaning.BASE_UNKNOWN),
+        (None, UNSTABLE, BaseMeaning.BASE_UNKNOWN),
+    ],
+)
+def test_what_the_base_replays_mean_beside_the_class(
+    base: BaseEvidence | None, test_class: TestClass, expected: BaseMeaning
+) -> None:
+    assert base_meaning(base, test_class, 5) is expected
+
+
+@pytest.mark.parametrize(
+    ("base", "blocked"),
+    [
+        (BaseEvidence(PASSES), True),
+        (BaseEvidence(FLIP), False),
+        (BaseEvidence(FAILS), True),
+        (BaseEvidence((), on_base=False), True),
+        (BaseEvidence(PASSES[:4]), True),
+        (None, True),
+    ],
+)
+def test_the_block_policy_pardons_only_an_instability_already_on_the_base(
+    base: BaseEvidence | None, blocked: bool
+) -> None:
+    block = Policy(introduced_instability="block")
+    decision = decide([case("t", base=base)], block, NOW)
+    [row] = decision.rows
+    assert (decision.blocked, row.freeze is None, row.test_class) == (blocked, blocked, UNSTABLE)
+    review = decide([case("t", base=base)], Policy(), NOW)
+    assert (review.blocked, review.verdict) == (False, Verdict.REVIEW)
+    assert review.rows[0].freeze is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
@@ -11,18 +12,32 @@ from waiver.decide import classify, decide
 from waiver.model import (
     BLOCKING_CLASSES,
     CLOSED_CLASSES,
+    BaseEvidence,
+    BaseMeaning,
     Case,
     Evidence,
     FreezeRecord,
     Policy,
     TestClass,
     UnknownReason,
+    Verdict,
 )
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 HASHES = st.sampled_from(["a" * 64, "b" * 64])
 IDS = st.text(min_size=1, max_size=12)
 
+# The base revision's replays of a test: absent (no base replays given), not on the base,
+# or some outcomes there, possibly with an unreadable base replay.
+base_evidence = st.one_of(
+    st.none(),
+    st.builds(
+        BaseEvidence,
+        outcomes=st.lists(st.booleans(), max_size=7).map(tuple),
+        on_base=st.booleans(),
+        unreadable_replays=st.integers(0, 1),
+    ).map(lambda base: base if base.on_base else replace(base, outcomes=())),
+)
 evidence = st.builds(
     Evidence,
     property_ok=st.booleans(),
@@ -32,6 +47,7 @@ evidence = st.builds(
     known_test=st.booleans(),
     retries=st.integers(0, 3),
     unreadable_replays=st.integers(0, 1),
+    base=base_evidence,
 )
 # A case holds every test id that shares its evidence: one to three here.
 cases = st.builds(
@@ -61,6 +77,7 @@ policies = st.builds(
     freeze_hours=st.integers(1, 48),
     max_freeze_hours=st.just(168),
     strict=st.lists(st.sampled_from(["*", "a*", "?"]), max_size=2).map(tuple),
+    introduced_instability=st.sampled_from(["review", "block"]),
 )
 
 
@@ -152,7 +169,10 @@ def test_blocked_exactly_when_a_blocking_row_or_strict_unstable_row_exists(
     decision = decide(case_list, policy, NOW)
     expected = any(
         row.test_class in BLOCKING_CLASSES
-        or (row.strict and row.test_class is TestClass.UNSTABLE_ASSERTION)
+        or (
+            row.test_class is TestClass.UNSTABLE_ASSERTION
+            and (row.strict or (row.base is not None and row.base.blocks))
+        )
         for row in decision.rows
     )
     assert decision.blocked is expected
@@ -193,3 +213,52 @@ def test_exactly_the_unknown_rows_say_why_and_new_wins(
         else:
             assert row.unknown is UnknownReason.SHORT
             assert evidence.unreadable_replays or len(evidence.outcomes) < policy.min_replays
+
+
+RANK = {Verdict.CLEAN: 0, Verdict.REVIEW: 1, Verdict.BLOCKED: 2}
+
+
+def without_base(case_list: list[Case]) -> list[Case]:
+    return [replace(case, evidence=replace(case.evidence, base=None)) for case in case_list]
+
+
+@given(case_lists(), policies, st.data())
+def test_base_evidence_never_moves_a_row_out_of_its_class_nor_lowers_the_verdict(
+    case_list: list[Case], policy: Policy, data: st.DataObject
+) -> None:
+    """Against the gate without base replays, under any policy: the same classes, and a
+    verdict at least as severe; under the default policy, the very same verdict."""
+    records = some_records(case_list, data)
+    today = decide(
+        without_base(case_list), replace(policy, introduced_instability="review"), NOW, records
+    )
+    with_base = decide(case_list, policy, NOW, records)
+    assert [(row.test_id, row.test_class) for row in with_base.rows] == [
+        (row.test_id, row.test_class) for row in today.rows
+    ]
+    assert with_base.counts == today.counts
+    assert RANK[with_base.verdict] >= RANK[today.verdict]
+    assert with_base.blocked >= today.blocked
+    assert with_base.active == today.active
+    if policy.introduced_instability == "review":
+        assert (with_base.verdict, with_base.blocked) == (today.verdict, today.blocked)
+        assert [row.freeze is None for row in with_base.rows] == [
+            row.freeze is None for row in today.rows
+        ]
+
+
+@given(case_lists(), policies)
+def test_under_the_block_policy_only_an_instability_the_base_shares_gets_a_proposal(
+    case_list: list[Case], policy: Policy
+) -> None:
+    decision = decide(case_list, replace(policy, introduced_instability="block"), NOW)
+    for row in decision.rows:
+        if row.test_class is not TestClass.UNSTABLE_ASSERTION:
+            assert row.freeze is None
+            continue
+        assert row.base is not None
+        shared = row.base.meaning is BaseMeaning.ALREADY_FLAKY
+        assert (row.freeze is not None) == (shared and not row.strict)
+        assert row.base.blocks is not shared
+        if row.freeze is not None:
+            assert row.freeze.base == row.base

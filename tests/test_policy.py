@@ -40,8 +40,8 @@ RENDER_BINDING = """\
     fixtures: ["fixtures/render/*"]
 """
 KEYS = (
-    "bindings, fixtures, freeze_hours, freezes, harness, limits, max_freeze_hours, "
-    "min_replays, registry, strict"
+    "bindings, fixtures, freeze_hours, freezes, harness, introduced_instability, limits, "
+    "max_freeze_hours, min_replays, registry, strict"
 )
 
 
@@ -367,6 +367,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "freeze_hours": 6,
         "max_freeze_hours": 168,
         "strict": [],
+        "introduced_instability": "review",
         "fixtures": [],
         "bindings": [],
         "harness": [],
@@ -379,6 +380,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
             "freeze_hours": "flag",
             "max_freeze_hours": "default",
             "strict": "file",
+            "introduced_instability": "default",
             "fixtures": "default",
             "bindings": "default",
             "harness": "default",
@@ -448,7 +450,7 @@ def test_policy_check_prints_the_effective_values(
         tmp_path,
         "# reviewed by the release team\nmin_replays: 7\nstrict:\n  - tests/auth/*\n"
         + PARSE_BINDING
-        + "freezes: ci/freezes.json\n",
+        + "freezes: ci/freezes.json\nintroduced_instability: block\n",
     )
     assert main(["policy", "--check", str(config)]) == 0
     assert json.loads(capsys.readouterr().out) == {
@@ -456,6 +458,7 @@ def test_policy_check_prints_the_effective_values(
         "freeze_hours": 24,
         "max_freeze_hours": 168,
         "strict": ["tests/auth/*"],
+        "introduced_instability": "block",
         "fixtures": [],
         "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
         "harness": [],
@@ -468,6 +471,7 @@ def test_policy_check_prints_the_effective_values(
             "freeze_hours": "default",
             "max_freeze_hours": "default",
             "strict": "file",
+            "introduced_instability": "file",
             "fixtures": "default",
             "bindings": "file",
             "harness": "default",
@@ -487,7 +491,7 @@ def test_the_readme_example_is_valid_and_sets_every_key(
     config = write_policy(tmp_path, example)
     assert main(["policy", "--check", str(config)]) == 0
     sources = json.loads(capsys.readouterr().out)["sources"]
-    assert len(sources) == 11
+    assert len(sources) == 12
     assert set(sources.values()) == {"file"}
 
 
@@ -529,6 +533,10 @@ INVALID = [
     ("min_replays:\n", "min_replays: expected an integer, got an empty value"),
     ('strict: "tests/*"\n', "strict: expected a list, got the string 'tests/*'"),
     ("fixtures: []\n", "fixtures: expected a list of at least 1 item(s), got an empty list"),
+    (
+        "introduced_instability: warn\n",
+        "introduced_instability: expected one of: review, block, got the string 'warn'",
+    ),
     ('bindings:\n  - tests: ["tests/parse/*"]\n', "bindings[0]: missing key fixtures"),
     (
         "bindings:\n  - tests: [1]\n    fixtures: [x]\n",

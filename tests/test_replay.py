@@ -504,6 +504,35 @@ def test_the_download_layout_of_the_matrix_is_merged_by_the_gate(gate_job: Path)
     assert report["replays"] == {"count": 5, "read": 5, "errors": []}
 
 
+def test_the_base_matrix_reaches_the_gate_as_base_replays(matrix_run: Path, gate_job: Path) -> None:
+    """The base job's steps, run like the change's, downloaded as the gate job does."""
+    jobs = gate_job.parent / "base-jobs"
+    command = shlex.join(_pytest()) + ' "tests/shard_$WAIVER_SHARD" --junitxml="$WAIVER_JUNIT"'
+    for replay in range(1, 6):
+        for shard in (1, 2):
+            job = jobs / f"job-{replay}-{shard}"
+            _run_step("base-replays", "Run the assertion suite at the base", job, gate_job, {
+                "TEST_COMMAND": command,
+                "WAIVER_REPLAY": str(replay),
+                "WAIVER_SHARD": str(shard),
+                "WAIVER_SHARDS": "2",
+            })  # fmt: skip
+            shutil.copytree(
+                job / "waiver-base-junit", jobs / f"waiver-base-junit-run-{replay}-shard-{shard}"
+            )
+    _merge_artifacts(jobs, "waiver-base-junit-run-*", gate_job / "waiver-base-reports")
+    (gate_job / "waiver.yml").write_text("registry: none\n")  # the base, not the registry
+    base = ["--base-reports", "waiver-base-reports", "--config", "waiver.yml"]
+    assert _matrix_gate("--shards", "2", *base) == 0
+    report = load_report(gate_job / "waiver.json")
+    assert {row["test_id"]: row["base"]["meaning"] for row in report["rows"]} == {
+        SHARD_IDS["flips"]: "already_flaky",
+        SHARD_IDS["stable"]: "none",
+        SHARD_IDS["other"]: "none",
+    }
+    assert (report["base"]["count"], report["base"]["errors"]) == (5, [])
+
+
 def test_a_missing_shard_makes_the_tests_unknown_and_is_named(gate_job: Path) -> None:
     (gate_job / "waiver-reports" / "run-4" / "shard-2.xml").unlink()
     assert _matrix_gate("--shards", "2") == 1
@@ -575,13 +604,28 @@ def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
     outputs = tmp_path / "outputs"
     outputs.touch()
     _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
-        "REPLAYS": "5", "SHARDS": "2", "GITHUB_OUTPUT": str(outputs),
+        "REPLAYS": "5", "SHARDS": "2", "BASE_REPLAYS": "0", "GITHUB_OUTPUT": str(outputs),
     })  # fmt: skip
-    assert outputs.read_text() == "replays=[1,2,3,4,5]\nshards=[1,2]\n"
-    for replays, shards in (("0", "1"), ("5", "x"), ("17", "16")):
+    # No base replays: the base job is skipped, but its matrix still needs a value.
+    assert outputs.read_text() == "replays=[1,2,3,4,5]\nshards=[1,2]\nbase-replays=[1]\n"
+    outputs.write_text("")
+    _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
+        "REPLAYS": "5", "SHARDS": "2", "BASE_REPLAYS": "3", "BASE_SHA": "a" * 40,
+        "GITHUB_OUTPUT": str(outputs),
+    })  # fmt: skip
+    assert outputs.read_text() == "replays=[1,2,3,4,5]\nshards=[1,2]\nbase-replays=[1,2,3]\n"
+    for replays, shards, base, base_sha in (
+        ("0", "1", "0", ""),
+        ("5", "x", "0", ""),
+        ("17", "16", "0", ""),
+        ("5", "1", "-1", "a" * 40),
+        ("5", "16", "17", "a" * 40),
+        ("5", "1", "5", ""),  # base replays outside a pull request: no base commit
+    ):
         with pytest.raises(subprocess.CalledProcessError):
             _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
-                "REPLAYS": replays, "SHARDS": shards, "GITHUB_OUTPUT": str(outputs),
+                "REPLAYS": replays, "SHARDS": shards, "BASE_REPLAYS": base, "BASE_SHA": base_sha,
+                "GITHUB_OUTPUT": str(outputs),
             })  # fmt: skip
 
 
@@ -638,7 +682,7 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
                 assert step["with"]["persist-credentials"] is False
     gate = document["jobs"]["gate"]
     assert [step["run"] for step in gate["steps"] if "run" in step] == [
-        "rm -rf -- .waiver-action waiver-properties waiver-reports"
+        "rm -rf -- .waiver-action waiver-properties waiver-reports waiver-base-reports"
     ]
     action_checkout = _step("gate", "Check out waiver at the commit of this workflow file")
     assert action_checkout["with"] == {
@@ -656,7 +700,26 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
     upload = _step("replays", "Upload this shard's report")["with"]
     assert upload["name"] == "waiver-junit-run-${{ matrix.replay }}-shard-${{ matrix.shard }}"
     assert upload["path"] == "waiver-junit/"
+    # The base replays run the base commit's code, never the change's.
+    base = document["jobs"]["base-replays"]
+    assert base["if"] == "${{ inputs.base-replays > 0 }}"
+    assert _step("base-replays", "Check out the base commit")["with"] == {
+        "ref": "${{ github.event.pull_request.base.sha }}",
+        "persist-credentials": False,
+    }
+    base_upload = _step("base-replays", "Upload this base shard's report")["with"]
+    assert base_upload["name"] == (
+        "waiver-base-junit-run-${{ matrix.replay }}-shard-${{ matrix.shard }}"
+    )
+    assert _step("gate", "Download every base replay's shards")["with"] == {
+        "pattern": "waiver-base-junit-run-*",
+        "merge-multiple": True,
+        "path": "waiver-base-reports",
+    }
     classify = _step("gate", "Classify every test id")
+    assert classify["with"]["base-reports"] == (
+        "${{ inputs.base-replays > 0 && 'waiver-base-reports' || '' }}"
+    )
     assert classify["with"]["reports"] == "waiver-reports"
     assert classify["with"]["shards"] == "${{ inputs.shards }}"
     assert classify["with"]["replays"] == "${{ inputs.replays }}"

@@ -12,7 +12,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from waiver.model import Finding, FreezeProposal, FreezeRecord, Row, Rows, TestClass
+from waiver.model import (
+    BaseFinding,
+    BaseMeaning,
+    Finding,
+    FreezeProposal,
+    FreezeRecord,
+    Row,
+    Rows,
+    TestClass,
+    UnknownReason,
+)
 from waiver.write.report import ReportRows, row_json, split_rows
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -20,6 +30,13 @@ HASHES = st.sampled_from(["a" * 64, "b" * 64])
 # Test ids are untrusted text: quotes, backslashes, control characters, non-ASCII.
 IDS = st.text(max_size=12)
 
+bases = st.builds(
+    BaseFinding,
+    replay_pass=st.integers(4, 5),
+    replay_total=st.just(5),
+    meaning=st.sampled_from([BaseMeaning.INTRODUCED, BaseMeaning.NOT_ON_BASE]),
+    blocks=st.booleans(),
+)
 proposals = st.builds(
     FreezeProposal,
     test_id=IDS,
@@ -28,6 +45,7 @@ proposals = st.builds(
     replay_total=st.just(5),
     issued_at=st.just(NOW),
     expires_at=st.just(NOW),
+    base=st.none() | bases,
 )
 # Few values per field, so that rows alike in all but one field are common.
 rows = st.builds(
@@ -41,6 +59,8 @@ rows = st.builds(
     strict=st.booleans(),
     freeze=st.none() | proposals,
     active_freeze=st.none() | st.builds(FreezeRecord, st.just(0), st.just({"test_id": "x"})),
+    unknown=st.none() | st.sampled_from(UnknownReason),
+    base=st.none() | bases,
 )
 
 
@@ -56,6 +76,8 @@ def as_columns(generated: list[Row]) -> Rows:
             row.retries,
             row.fixture_hash,
             row.strict,
+            row.unknown,
+            row.base,
         )
         findings.append(shared.setdefault(finding, finding))
     return Rows(
@@ -96,6 +118,8 @@ BASE = Row("t", TestClass.STABLE_PASS, 5, 5, 0, "a" * 64, False, None, None)
         {"retries": 1},
         {"fixture_hash": "b" * 64},
         {"strict": True},
+        {"unknown": UnknownReason.SHORT},
+        {"base": BaseFinding(5, 5, BaseMeaning.NONE, False)},
     ],
     ids=lambda change: next(iter(change)),
 )

@@ -17,6 +17,7 @@ GATE_INPUTS: tuple[str, ...] = (
     "trusted-ref",
     "replays",
     "shards",
+    "base-reports",
     "out",
 )
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from waiver import __version__
 from waiver.decide import check_policy, decide
@@ -27,6 +28,7 @@ from waiver.gate import (
     write_report,
 )
 from waiver.github import is_step_summary, on_github, publish
+from waiver.model import BASE_WORDS, BaseMeaning
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
@@ -71,9 +73,18 @@ def _policy(args: argparse.Namespace) -> Flags:
     return Flags(min_replays=args.min_replays, freeze_hours=args.freeze_hours)
 
 
-def _report(args: argparse.Namespace, document: dict[str, object]) -> int:
+def _report(args: argparse.Namespace, document: dict[str, Any]) -> int:
     blocked = bool(document["blocked"])
     print(log_line(f"waiver: {document['verdict']}; report written to {args.out}"))
+    base = document.get("base")
+    if base is not None:
+        said = [
+            f"{number} {BASE_WORDS[BaseMeaning(meaning)]}"
+            for meaning, number in base["meanings"].items()
+            if number and BASE_WORDS[BaseMeaning(meaning)]
+        ]
+        nothing = "no row introduced, broken, already flaky or already failing"
+        print(f"waiver: base replays: {', '.join(said) or nothing}")
     if not on_github(os.environ):  # on a runner, the annotations and the log list the rows
         print(render_terminal(document), end="")
     return EXIT_BLOCKED if blocked else EXIT_CLEAR
@@ -131,6 +142,8 @@ def _gate(args: argparse.Namespace) -> int:
         summary_appends=is_step_summary(os.environ, args.summary),
         replays=args.replays,
         shards=args.shards,
+        base_reports=args.base_reports,
+        base_replays=args.base_replays,
     )
     protected: ProtectedFiles = (
         WorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
@@ -337,6 +350,14 @@ def _add_gate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.add_argument(
         "--shards", type=int, metavar="K", help="run-<n>/ folders hold shard-1.xml … shard-K.xml"
+    )
+    parser.add_argument(
+        "--base-reports",
+        metavar="DIR",
+        help="replays of the trusted base revision, in the layout of --reports: evidence only",
+    )
+    parser.add_argument(
+        "--base-replays", type=int, metavar="N", help="how many base replays to expect"
     )
     parser.add_argument(
         "--max-report-bytes",

@@ -16,6 +16,9 @@ from operator import itemgetter
 from waiver.errors import UsageError
 from waiver.model import (
     BLOCKING_CLASSES,
+    BaseEvidence,
+    BaseFinding,
+    BaseMeaning,
     Case,
     Decision,
     Evidence,
@@ -87,12 +90,60 @@ def unknown_reason(evidence: Evidence) -> UnknownReason:
     return UnknownReason.SHORT
 
 
+def base_meaning(base: BaseEvidence | None, test_class: TestClass, min_replays: int) -> BaseMeaning:
+    """What the base's replays say beside the row's class; they never change the class."""
+    # An unreadable base replay may hold the id, so it is never said to be not on base.
+    if base is None or base.unreadable_replays:
+        return BaseMeaning.BASE_UNKNOWN
+    if not base.on_base:
+        return BaseMeaning.NOT_ON_BASE
+    outcomes = base.outcomes
+    if len(outcomes) < min_replays:
+        return BaseMeaning.BASE_UNKNOWN
+    if test_class is TestClass.UNSTABLE_ASSERTION:
+        if all(outcomes):
+            return BaseMeaning.INTRODUCED
+        if any(outcomes):
+            return BaseMeaning.ALREADY_FLAKY
+    elif test_class is TestClass.STABLE_ASSERTION_FAIL:
+        if all(outcomes):
+            return BaseMeaning.BROKEN
+        if not any(outcomes):
+            return BaseMeaning.ALREADY_FAILING
+    return BaseMeaning.NONE
+
+
+def base_finding(evidence: Evidence, test_class: TestClass, policy: Policy) -> BaseFinding | None:
+    """The row's base evidence; None when there is none and the policy does not ask for it.
+
+    Under `introduced_instability: block` an unstable row gets a proposal only when the
+    base shows the same test flipping: introduced, missing or short base evidence blocks.
+    """
+    block = policy.introduced_instability == "block"
+    if evidence.base is None and not block:
+        return None
+    meaning = base_meaning(evidence.base, test_class, policy.min_replays)
+    outcomes = evidence.base.outcomes if evidence.base is not None else ()
+    return BaseFinding(
+        sum(outcomes),
+        len(outcomes),
+        meaning,
+        block
+        and test_class is TestClass.UNSTABLE_ASSERTION
+        and meaning is not BaseMeaning.ALREADY_FLAKY,
+    )
+
+
 def is_strict(test_id: str, policy: Policy) -> bool:
     return bool(policy.strict) and any(fnmatchcase(test_id, pattern) for pattern in policy.strict)
 
 
 def propose_freeze(
-    test_id: str, evidence: Evidence, policy: Policy, now: datetime
+    test_id: str,
+    evidence: Evidence,
+    policy: Policy,
+    now: datetime,
+    base: BaseFinding | None = None,
 ) -> FreezeProposal:
     return FreezeProposal(
         test_id=test_id,
@@ -101,6 +152,7 @@ def propose_freeze(
         replay_total=len(evidence.outcomes),
         issued_at=now,
         expires_at=now + timedelta(hours=policy.freeze_hours),
+        base=base,
     )
 
 
@@ -187,7 +239,8 @@ def _rows(
     """(test id, finding, proposal) per test id, unsorted, and the count of each class.
 
     A case is classified once for all its ids; only strict patterns and proposals, which
-    name the test, are looked at id by id, and only where they can matter.
+    name the test, are looked at id by id, and only where they can matter. A case's base
+    evidence is shared by its ids too, so it is judged once.
     """
     rows: list[tuple[str, Finding, FreezeProposal | None]] = []
     counts = dict.fromkeys(TestClass, 0)
@@ -196,6 +249,7 @@ def _rows(
         test_class = classify(evidence, policy.min_replays)
         counts[test_class] += len(case.test_ids)
         outcomes = evidence.outcomes
+        base = base_finding(evidence, test_class, policy)
         finding = Finding(
             test_class,
             sum(outcomes),
@@ -204,17 +258,20 @@ def _rows(
             evidence.fixture_hash,
             False,
             unknown_reason(evidence) if test_class is TestClass.UNKNOWN_TEST else None,
+            base,
         )
-        unstable = test_class is TestClass.UNSTABLE_ASSERTION
-        if not policy.strict and not unstable:
+        # Under a strict pattern or the block policy an unstable row gets no proposal.
+        proposable = test_class is TestClass.UNSTABLE_ASSERTION and not (base and base.blocks)
+        if not policy.strict and not proposable:
             rows.extend(zip(case.test_ids, repeat(finding), repeat(None)))
             continue
         strict_finding = replace(finding, strict=True)
         for test_id in case.test_ids:
             if is_strict(test_id, policy):
                 rows.append((test_id, strict_finding, None))
-            elif unstable:
-                rows.append((test_id, finding, propose_freeze(test_id, evidence, policy, now)))
+            elif proposable:
+                proposal = propose_freeze(test_id, evidence, policy, now, base)
+                rows.append((test_id, finding, proposal))
             else:
                 rows.append((test_id, finding, None))
     return rows, counts
@@ -253,11 +310,13 @@ def decide(
                 if test_id in active
             },
         )
-    # A closed or unknown row blocks, and so does an unstable row under a strict pattern.
+    # A closed or unknown row blocks, and so does an unstable row under a strict pattern
+    # or one whose instability the policy blocks as introduced by the change.
     blocked = any(counts[test_class] for test_class in BLOCKING_CLASSES) or (
-        bool(policy.strict)
+        bool(policy.strict or policy.introduced_instability == "block")
         and any(
-            finding.strict and finding.test_class is TestClass.UNSTABLE_ASSERTION
+            finding.test_class is TestClass.UNSTABLE_ASSERTION
+            and (finding.strict or (finding.base is not None and finding.base.blocks))
             for finding in rows.findings
         )
     )

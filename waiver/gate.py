@@ -11,14 +11,14 @@ import contextlib
 import gc
 import os
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from itertools import filterfalse
+from itertools import filterfalse, repeat
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.model import Case, Decision, Evidence, FreezeRecord, Verdict
+from waiver.model import BaseEvidence, Case, Decision, Evidence, FreezeRecord, Verdict
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
@@ -74,6 +74,8 @@ class GateOptions:
     summary_appends: bool = False
     replays: int | None = None
     shards: int | None = None
+    base_reports: str | None = None
+    base_replays: int | None = None
 
 
 @dataclass(frozen=True)
@@ -192,43 +194,82 @@ def check_property_age(options: GateOptions, properties: PropertyRun, replays: R
         )
 
 
+# What an id's evidence depends on, apart from its fixtures: its states in each replay,
+# whether the registry lists it, its retries, and its states in the base replays.
+GroupKey = tuple[tuple[int, ...], int, int, tuple[int, ...] | None]
+
+
+def base_lookup(base: ReplaySet) -> Callable[[str], tuple[int, ...] | None]:
+    """A test id's states in the base replays, or None when the base never saw the id."""
+    rows = list(base.tally.state_rows())
+    index = base.tally.index
+
+    def states(test_id: str) -> tuple[int, ...] | None:
+        position = index.get(test_id)
+        return None if position is None else rows[position]
+
+    return states
+
+
+def base_evidence(base: ReplaySet | None, states: tuple[int, ...] | None) -> BaseEvidence | None:
+    if base is None:
+        return None
+    unreadable = len(base.errors)
+    if states is None:
+        return BaseEvidence((), on_base=False, unreadable_replays=unreadable)
+    return BaseEvidence(outcomes_of(states), unreadable_replays=unreadable)
+
+
 def build_cases(
     replays: ReplaySet,
     registry: Registry | None,
     property_ok: bool,
     fixtures: Fixtures,
     skipped: list[str],
+    base: ReplaySet | None = None,
 ) -> list[Case]:
     """One case per distinct evidence, holding every test id seen or expected that has it.
 
     Ids skipped in every replay and not expected by the registry are not cases: they are
     appended to `skipped`. Each case carries the digests of the fixtures its tests are
-    bound to (the whole set unless a policy binding says otherwise).
+    bound to (the whole set unless a policy binding says otherwise), and with base replays
+    the id's states there.
     """
     tally: Tally = replays.tally
     extras = [0] * len(tally.ids)
     for position, extra in tally.retries.items():
         extras[position] = extra
     listed = registry.expected if registry is not None else b"\x01" * len(tally.ids)
-    # What an id's evidence depends on, apart from its fixtures: (states, listed, retries).
     # Keyed on the raw states, so that per id this is one tuple and one dict lookup.
-    groups: defaultdict[tuple[tuple[int, ...], int, int], list[str]] = defaultdict(list)
-    keys = zip(tally.state_rows(), listed, extras, strict=True)
+    groups: defaultdict[GroupKey, list[str]] = defaultdict(list)
+    on_base = base_lookup(base) if base is not None else None
+    bases = repeat(None, len(tally.ids)) if on_base is None else map(on_base, tally.ids)
+    keys = zip(tally.state_rows(), listed, extras, bases, strict=True)
     for test_id, key in zip(tally.ids, keys, strict=True):
         groups[key].append(test_id)
     if registry is not None:
-        groups[(), 1, 0].extend(registry.vanished)  # known from the registry, in no replay
+        # Known from the registry, in no replay of the change; the base may still have them.
+        for test_id in registry.vanished:
+            groups[(), 1, 0, None if on_base is None else on_base(test_id)].append(test_id)
     unreadable = len(replays.errors)
     cases = []
-    for (states, listed_here, extra), ids in groups.items():
+    for (states, listed_here, extra, states_on_base), ids in groups.items():
         outcomes = outcomes_of(states)
         known = registry is None or bool(listed_here)
         if not outcomes and not (registry is not None and known):
             skipped.extend(ids)
             continue
+        base_here = base_evidence(base, states_on_base)
         for (expected_hash, current_hash), bound_ids in fixtures.bound.group(ids).items():
             evidence = Evidence(
-                property_ok, current_hash, expected_hash, outcomes, known, extra, unreadable
+                property_ok,
+                current_hash,
+                expected_hash,
+                outcomes,
+                known,
+                extra,
+                unreadable,
+                base_here,
             )
             cases.append(Case(tuple(bound_ids), evidence))
     return cases
@@ -296,6 +337,38 @@ def trusted_changes(options: GateOptions, settings: Settings, protected: Protect
     }
 
 
+def read_base_replays(
+    options: GateOptions, settings: Settings, rule: TestIdRule, property_ok: bool
+) -> ReplaySet | None:
+    """The base revision's replays, read like the change's, with the same limits and errors.
+
+    A folder that cannot be read as replays at all is an input error, as it is for the
+    change; a single base replay that cannot be read leaves every row's base evidence short.
+    After a failed property suite every row is property_violation whatever the base says,
+    so, as for the change's replays, a folder without any is no input error then.
+    """
+    if options.base_reports is None:
+        return None
+    try:
+        return read_replays(
+            options.base_reports, rule, settings.limits, options.base_replays, options.shards
+        )
+    except InputError:
+        if property_ok:
+            raise
+        return None
+
+
+def replays_json(replays: ReplaySet) -> Json:
+    return {
+        "count": replays.replay_count,
+        "read": len(replays.tally.replays),
+        "errors": [
+            {"replay": e.replay, "source": e.source, "problem": e.problem} for e in replays.errors
+        ],
+    }
+
+
 @dataclass(frozen=True)
 class Classified:
     """The decision and the little the report keeps of the replays that fed it."""
@@ -303,6 +376,7 @@ class Classified:
     decision: Decision
     replays: Json | None
     skipped: list[str]
+    base: Json | None = None
 
 
 def classify_replays(
@@ -323,6 +397,7 @@ def classify_replays(
     property_ok = not failed_properties
     replays = read_assertion_replays(options, settings, rule, property_ok)
     check_property_age(options, properties, replays)
+    base = read_base_replays(options, settings, rule, property_ok)
     registry = None
     if settings.registry is not None:
         registry = match_registry(
@@ -338,22 +413,14 @@ def classify_replays(
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
     skipped: list[str] = []
-    cases = build_cases(replays, registry, property_ok, fixtures, skipped)
+    cases = build_cases(replays, registry, property_ok, fixtures, skipped, base)
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
     return Classified(
         decision=decide(cases, settings.policy, now, records),
-        replays={
-            "count": replays.replay_count,
-            "read": len(replays.tally.replays),
-            "errors": [
-                {"replay": e.replay, "source": e.source, "problem": e.problem}
-                for e in replays.errors
-            ],
-        }
-        if replays.replay_count
-        else None,
+        replays=replays_json(replays) if replays.replay_count else None,
         skipped=skipped,
+        base=None if base is None else {"reports": options.base_reports, **replays_json(base)},
     )
 
 
@@ -409,6 +476,7 @@ def _gate(
         skipped=classified.skipped,
         trusted_revision=protected.revision,
         run_blockers=run_blockers,
+        base=classified.base,
     )
     return report_json(decision, settings, context, now)
 

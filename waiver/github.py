@@ -35,6 +35,10 @@ EXPLANATIONS = {
     TestClass.STABLE_ASSERTION_FAIL: "failed in every replay",
 }
 STRICT = "flips between replays under a strict pattern: blocks, and gets no freeze"
+BASE_BLOCKS = (
+    "flips between replays, and the base replays do not show it flipping "
+    "(introduced_instability: block): blocks, and gets no freeze"
+)
 RANK = {test_class: rank for rank, test_class in enumerate(ORDER)}
 
 Token = Callable[[], str]
@@ -103,17 +107,27 @@ def repository_file(test_id: str, root: str, workspace: str) -> str | None:
 
 def _row_annotation(row: Mapping[str, Any], root: str, workspace: str) -> tuple[str, str]:
     test_class = TestClass(row["class"])
-    # Every row that blocks is an error: the closed classes, unknown_test, and an unstable
-    # row under a strict pattern. Only an unstable row that does not block is a warning.
-    strict = test_class is TestClass.UNSTABLE_ASSERTION and bool(row["strict"])
-    blocking = test_class in CLOSED_CLASSES or test_class is TestClass.UNKNOWN_TEST or strict
+    # Every row that blocks is an error: the closed classes, unknown_test, an unstable row
+    # under a strict pattern, and one the policy blocks as not flipping on the base. Only
+    # an unstable row that does not block is a warning.
+    unstable = test_class is TestClass.UNSTABLE_ASSERTION
+    strict = unstable and bool(row["strict"])
+    base = row.get("base")
+    base_blocks = unstable and not strict and base is not None and bool(base["blocks"])
+    blocking = (
+        test_class in CLOSED_CLASSES
+        or test_class is TestClass.UNKNOWN_TEST
+        or strict
+        or base_blocks
+    )
     kind = "error" if blocking else "warning"
     properties = {"title": f"waiver: {test_class.value}"}
     path = repository_file(row["test_id"], root, workspace)
     if path is not None:
         properties["file"] = path
     message = (
-        f"{visible_text(row['test_id'])}: {STRICT if strict else EXPLANATIONS[test_class]} "
+        f"{visible_text(row['test_id'])}: "
+        f"{STRICT if strict else BASE_BLOCKS if base_blocks else EXPLANATIONS[test_class]} "
         f"(passed {row['replay_pass']} of {row['replay_total']} replays)"
     )
     return kind, command(kind, properties, message)

@@ -7,7 +7,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import overload
+from typing import Literal, overload
 
 
 class TestClass(enum.StrEnum):
@@ -43,6 +43,52 @@ class Verdict(enum.StrEnum):
     CLEAN = "clean"
 
 
+class BaseMeaning(enum.StrEnum):
+    """What a row's replays on the base revision say about the change, beside its class."""
+
+    INTRODUCED = "introduced"  # unstable here, every base replay passed
+    ALREADY_FLAKY = "already_flaky"  # unstable here and on the base
+    BROKEN = "broken"  # every replay failed here, every base replay passed
+    ALREADY_FAILING = "already_failing"  # every replay failed here and on the base
+    NOT_ON_BASE = "not_on_base"  # the base replays never ran the id
+    BASE_UNKNOWN = "base_unknown"  # fewer base outcomes than min_replays, or no base replays
+    NONE = "none"  # the pair means none of the above
+
+
+BASE_WORDS = {
+    BaseMeaning.INTRODUCED: "introduced by this change",
+    BaseMeaning.ALREADY_FLAKY: "already flaky on the base",
+    BaseMeaning.BROKEN: "broken by this change",
+    BaseMeaning.ALREADY_FAILING: "already failing on the base",
+    BaseMeaning.NOT_ON_BASE: "not on base",
+    BaseMeaning.BASE_UNKNOWN: "base unknown",
+    BaseMeaning.NONE: "",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BaseEvidence:
+    """A test id's replays on the trusted base revision: evidence beside the change's own.
+
+    `outcomes` is empty when the base replays never ran the id (`on_base` false), and short
+    when a base replay could not be read (`unreadable_replays`).
+    """
+
+    outcomes: tuple[bool, ...]
+    on_base: bool = True
+    unreadable_replays: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BaseFinding:
+    replay_pass: int
+    replay_total: int
+    meaning: BaseMeaning
+    # Under `introduced_instability: block`: an unstable row the base does not show
+    # flipping too blocks, like a strict test, and gets no proposal.
+    blocks: bool
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """Everything the decision knows about a test apart from its id."""
@@ -56,6 +102,8 @@ class Evidence:
     # Replays that ran but could not be read: their outcome for this test is unknown, so
     # the replay list is short whatever min_replays says.
     unreadable_replays: int = 0
+    # None when no base replays were given; it never plays a part in the class.
+    base: BaseEvidence | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +125,7 @@ class Policy:
     freeze_hours: int = 24
     max_freeze_hours: int = 168
     strict: tuple[str, ...] = ()
+    introduced_instability: Literal["review", "block"] = "review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +136,7 @@ class FreezeProposal:
     replay_total: int
     issued_at: datetime
     expires_at: datetime
+    base: BaseFinding | None = None  # shown to whoever accepts the proposal
 
 
 @dataclass(frozen=True)
@@ -115,6 +165,7 @@ class Row:
     freeze: FreezeProposal | None
     active_freeze: FreezeRecord | None
     unknown: UnknownReason | None = None
+    base: BaseFinding | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +179,7 @@ class Finding:
     fixture_hash: str
     strict: bool
     unknown: UnknownReason | None = None  # set exactly when test_class is unknown_test
+    base: BaseFinding | None = None
 
     def row(
         self,
@@ -146,6 +198,7 @@ class Finding:
             freeze,
             active_freeze,
             self.unknown,
+            self.base,
         )
 
 

@@ -76,6 +76,7 @@ class PolicyFile:
     freeze_hours: int | None = None
     max_freeze_hours: int | None = None
     strict: tuple[str, ...] | None = None
+    introduced_instability: Literal["review", "block"] | None = None
     fixtures: tuple[str, ...] | None = None
     bindings: tuple[Binding, ...] | None = None
     harness: tuple[str, ...] | None = None
@@ -290,6 +291,10 @@ def _problems(error: jsonschema.ValidationError) -> list[str]:
     if keyword == "type":
         expected = EXPECTED_TYPES.get(str(rule), str(rule))
         return [f"{key_path(path)}: expected {expected}, got {_shown(value)}"]
+    if keyword == "enum" and isinstance(rule, list):
+        return [
+            f"{key_path(path)}: expected one of: {', '.join(map(str, rule))}, got {_shown(value)}"
+        ]
     if keyword == "minimum":
         return [f"{key_path(path)}: expected an integer >= {rule}, got {_shown(value)}"]
     if keyword == "maximum":
@@ -327,6 +332,7 @@ def parse_config(data: bytes, source: str) -> PolicyFile:
         freeze_hours=document.get("freeze_hours"),
         max_freeze_hours=document.get("max_freeze_hours"),
         strict=_tuple(document.get("strict")),
+        introduced_instability=document.get("introduced_instability"),
         fixtures=_tuple(document.get("fixtures")),
         bindings=None
         if bindings is None
@@ -398,6 +404,12 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
             "max_freeze_hours", None, given.max_freeze_hours, DEFAULT_POLICY.max_freeze_hours
         ),
         strict=pick("strict", None, given.strict, DEFAULT_POLICY.strict),
+        introduced_instability=pick(
+            "introduced_instability",
+            None,
+            given.introduced_instability,
+            DEFAULT_POLICY.introduced_instability,
+        ),
     )
     return Settings(
         policy=policy,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -13,6 +14,8 @@ from typing import Any
 
 from waiver import __version__
 from waiver.model import (
+    BaseFinding,
+    BaseMeaning,
     Decision,
     Finding,
     FreezeProposal,
@@ -24,7 +27,7 @@ from waiver.model import (
 )
 from waiver.read.config import NO_REGISTRY, Settings
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 Json = dict[str, object]
 
 
@@ -39,6 +42,7 @@ class Context:
     trusted_revision: str | None = None
     skipped: Sequence[str] = field(default=())
     run_blockers: Sequence[str] = field(default=())  # what blocks the run, apart from rows
+    base: Json | None = None  # the base replays, only when they were given
 
 
 def timestamp(moment: datetime) -> str:
@@ -46,6 +50,7 @@ def timestamp(moment: datetime) -> str:
 
 
 def proposal_json(proposal: FreezeProposal) -> Json:
+    base = proposal.base
     return {
         "test_id": proposal.test_id,
         "class": TestClass.UNSTABLE_ASSERTION.value,
@@ -56,6 +61,20 @@ def proposal_json(proposal: FreezeProposal) -> Json:
         "scope": "single_test_id",
         "issued_at": timestamp(proposal.issued_at),
         "expires_at": timestamp(proposal.expires_at),
+        **(
+            {"base_replay_pass": base.replay_pass, "base_replay_total": base.replay_total}
+            if base is not None
+            else {}
+        ),
+    }
+
+
+def base_json(base: BaseFinding) -> Json:
+    return {
+        "replay_pass": base.replay_pass,
+        "replay_total": base.replay_total,
+        "meaning": base.meaning.value,
+        "blocks": base.blocks,
     }
 
 
@@ -75,6 +94,7 @@ def row_json(row: Row) -> Json:
         "strict": row.strict,
         "freeze": proposal_json(row.freeze) if row.freeze else None,
         "active_freeze": record_json(row.active_freeze) if row.active_freeze else None,
+        **({"base": base_json(row.base)} if row.base is not None else {}),
     }
 
 
@@ -86,6 +106,7 @@ def policy_json(settings: Settings) -> Json:
         "freeze_hours": policy.freeze_hours,
         "max_freeze_hours": policy.max_freeze_hours,
         "strict": list(policy.strict),
+        "introduced_instability": policy.introduced_instability,
         "fixtures": list(settings.fixtures),
         "bindings": [
             {"tests": list(binding.tests), "fixtures": list(binding.fixtures)}
@@ -133,7 +154,24 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
             "void": [{**record_json(v.record), "reason": v.reason} for v in decision.void],
         },
         "error": None,
+        # Present only when base replays were given: without them the report is as before.
+        **(
+            {"base": {**context.base, "meanings": base_counts(decision.rows)}}
+            if context.base is not None
+            else {}
+        ),
     }
+
+
+def base_counts(rows: Rows) -> dict[str, int]:
+    """Rows per base meaning, counted per shared finding rather than per row."""
+    distinct = dict(zip(map(id, rows.findings), rows.findings, strict=True))
+    counts = dict.fromkeys(BaseMeaning, 0)
+    for key, number in Counter(map(id, rows.findings)).items():
+        base = distinct[key].base
+        if base is not None:
+            counts[base.meaning] += number
+    return {meaning.value: number for meaning, number in counts.items()}
 
 
 def error_report_json(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from waiver.model import BLOCKING_CLASSES, CLOSED_CLASSES, TestClass
+from waiver.model import BASE_WORDS, BLOCKING_CLASSES, CLOSED_CLASSES, BaseMeaning, TestClass
 from waiver.read.config import NO_REGISTRY
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
@@ -62,6 +62,55 @@ class _Budget:
         self.size += len(line.encode("utf-8")) + 1
 
 
+def _base_blocks(row: Mapping[str, Any]) -> bool:
+    base = row.get("base")
+    return base is not None and bool(base["blocks"])
+
+
+def _base_words(base: Mapping[str, Any]) -> str:
+    return BASE_WORDS[BaseMeaning(base["meaning"])]
+
+
+def _base_cell(row: Mapping[str, Any]) -> str:
+    """The row's base replays and what the pair means: "5/5, introduced by this change"."""
+    base = row.get("base")
+    if base is None:
+        return "—"
+    if base["meaning"] == BaseMeaning.NOT_ON_BASE:
+        return "not on base"
+    words = _base_words(base)
+    counts = f"{base['replay_pass']}/{base['replay_total']}"
+    return f"{counts}, {words}" if words else counts
+
+
+def _base_blocked_line(row: Mapping[str, Any]) -> str:
+    """Why the policy blocks this unstable row, in the words a reviewer would use."""
+    base = row["base"]
+    counts = (
+        f"base {base['replay_pass']}/{base['replay_total']}, "
+        f"change {row['replay_pass']}/{row['replay_total']}"
+    )
+    if base["meaning"] == BaseMeaning.INTRODUCED:
+        return f"- this change made {md_code(row['test_id'])} flip: {counts}"
+    why = _base_words(base) or "the base does not show it flipping"
+    return f"- {md_code(row['test_id'])} flips, {why}: {counts}"
+
+
+def _introduced(out: _Budget, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Names each unstable row the policy blocks; returns how many did not fit."""
+    if not rows:
+        return 0
+    out.add("")
+    out.add(
+        f"**{len(rows)} unstable test(s) blocked by the policy `introduced_instability: block`:** "
+        "only a test that the base replays show flipping too gets a freeze proposal."
+    )
+    for number, row in enumerate(rows):
+        if not out.add(_base_blocked_line(row)):
+            return len(rows) - number
+    return 0
+
+
 def _freeze_cell(row: Mapping[str, Any]) -> str:
     if row["active_freeze"] is not None:
         expires = row["active_freeze"]["record"].get("expires_at")
@@ -70,6 +119,8 @@ def _freeze_cell(row: Mapping[str, Any]) -> str:
         return f"proposed, expires {row['freeze']['expires_at']}"
     if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION:
         return "none: matches a strict pattern (blocks)"
+    if _base_blocks(row):
+        return f"none: {_base_words(row['base']) or 'not flipping on the base'} (blocks)"
     return "—"
 
 
@@ -88,8 +139,9 @@ def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequ
     return 0
 
 
-def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int) -> int:
-    """The rows that are not a pass; the retries column only when some row has retries."""
+def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int, with_base: bool) -> int:
+    """The rows that are not a pass; the retries column only when some row has retries, the
+    base column only when base replays were given."""
     retries = any(row["retries"] for row in rows)
     return _table(
         out,
@@ -98,6 +150,7 @@ def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int) -> i
             "class",
             "test id",
             "replays passed",
+            *(["base"] if with_base else []),
             *(["in-replay retries"] if retries else []),
             "freeze",
         ],
@@ -108,6 +161,7 @@ def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int) -> i
                 + (" ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else ""),
                 md_code(row["test_id"]),
                 f"{row['replay_pass']}/{row['replay_total']}",
+                *([_base_cell(row)] if with_base else []),
                 *([str(row["retries"])] if retries else []),
                 _freeze_cell(row),
             ]
@@ -166,7 +220,7 @@ CAUSE_TABLES: dict[TestClass, Callable[[_Budget, Mapping[str, Any]], int]] = {
 }
 
 
-def _blockers(report: Mapping[str, Any], strict: int) -> str:
+def _blockers(report: Mapping[str, Any], strict: int, introduced: int) -> str:
     """What blocks admission, in words: "1 `stable_assertion_fail` and 2 `unknown_test`"."""
     parts = [
         f"{report['counts'][test_class]} `{test_class.value}`"
@@ -175,6 +229,8 @@ def _blockers(report: Mapping[str, Any], strict: int) -> str:
     ]
     if strict:
         parts.append(f"{strict} strict `unstable_assertion`")
+    if introduced:
+        parts.append(f"{introduced} `unstable_assertion` not shown flipping on the base")
     if len(parts) < 2:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -194,7 +250,13 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     left_out = 0
     passes, rows = split_rows(report["rows"])
     strict = [row for row in rows if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION]
-    blockers = _blockers(report, len(strict))
+    # A strict row blocks whatever its base says, so it is counted once, as strict.
+    introduced = [
+        row
+        for row in rows
+        if _base_blocks(row) and not row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION
+    ]
+    blockers = _blockers(report, len(strict), len(introduced))
     if blockers:
         out.add(f"Blocked by {blockers}.")
         out.add("")
@@ -226,6 +288,20 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             f"**{len(strict)} unstable test(s) match a `strict` pattern of the policy:** a strict "
             "test gets no freeze proposal, and an unstable one blocks admission."
         )
+    base = report.get("base")
+    if base is not None:
+        meanings = ", ".join(
+            f"{number} {BASE_WORDS[BaseMeaning(meaning)]}"
+            for meaning, number in base["meanings"].items()
+            if number and BASE_WORDS[BaseMeaning(meaning)]
+        )
+        out.add("")
+        out.add(
+            f"Base replays ({base['read']} of {base['count']} read): "
+            f"{meanings or 'no test introduced, broken, already flaky or already failing'}. "
+            "They never change a class."
+        )
+    left_out += _introduced(out, introduced)
     registry = report["registry"]
     if registry is not None and not registry["used"]:
         out.add("")
@@ -279,7 +355,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
             (f"{len(rows)} `{cause.test_class.value}`", [row["test_id"] for row in rows])
         )
     else:
-        left_out += _rows_table(out, rows, expected_replays(report))
+        left_out += _rows_table(out, rows, expected_replays(report), base is not None)
     for test_class, table in CAUSE_TABLES.items():
         if cause is None or cause.test_class is not test_class:
             left_out += table(out, report)
