@@ -3,8 +3,8 @@
 import os
 import sys
 
-from waiver.action_inputs import gate_argv
 from waiver.cli import main
+from waiver.github.action_inputs import gate_argv
 
 if __name__ == "__main__":
     sys.exit(main(gate_argv(os.environ)))

@@ -16,7 +16,7 @@
 # waiver.json has been uploaded.
 set -euo pipefail
 
-# The inputs that become `waiver gate` flags (waiver/action_inputs.py GATE_INPUTS; `out` is
+# The inputs that become `waiver gate` flags (waiver/github/action_inputs.py GATE_INPUTS; `out` is
 # handled apart). tests/test_action_yml.py keeps the three lists equal.
 readonly GATE_INPUTS=(reports properties fixtures lock known-tests freezes config
     min-replays freeze-hours trusted-ref replays shards base-reports)

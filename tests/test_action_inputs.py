@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from waiver.action_inputs import GATE_INPUTS, gate_argv, input_variable
 from waiver.cli import build_parser
+from waiver.github.action_inputs import GATE_INPUTS, gate_argv, input_variable
 
 FULL_ENV = {
     "INPUT_REPORTS": "reports",

@@ -1,7 +1,7 @@
 """action.yml against everything that must agree with it, and the linters it must pass.
 
 In sync: the action's inputs, the gate step's environment, action/run-gate.sh, the
-container's entry point (waiver/action_inputs.py and the `waiver gate` parser), the
+container's entry point (waiver/github/action_inputs.py and the `waiver gate` parser), the
 README's input table, and the package version. Linters: actionlint, zizmor (regular and
 auditor personas) and check-jsonschema on action.yml and every workflow, shellcheck on
 action/.
@@ -23,8 +23,8 @@ import yaml
 
 import waiver
 from support import REPO
-from waiver.action_inputs import GATE_INPUTS, gate_argv, input_variable
 from waiver.cli import build_parser
+from waiver.github.action_inputs import GATE_INPUTS, gate_argv, input_variable
 
 ACTION: dict[str, Any] = yaml.safe_load((REPO / "action.yml").read_text())
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))

@@ -28,7 +28,7 @@ from support import (
     run_pytest,
 )
 from waiver.cli import main
-from waiver.github import render_annotations
+from waiver.github.workflow import render_annotations
 from waiver.write.summary import render_summary
 
 GOLDEN = Path(__file__).parent / "golden" / "summary"

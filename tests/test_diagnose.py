@@ -22,8 +22,8 @@ import pytest
 from chat_server import Answer, ChatServer, reply, running_chat_server
 from support import case_json
 from waiver.cli import main
-from waiver.diagnose import INSTRUCTION, NOTICE
-from waiver.reply_guard import Accepted, Dropped, guard
+from waiver.diagnose.reply_guard import Accepted, Dropped, guard
+from waiver.diagnose.run import INSTRUCTION, NOTICE
 from waiver.write.commentary import render_commentary
 
 REPO = Path(__file__).resolve().parents[1]

@@ -32,7 +32,7 @@ from support import (
     run_pytest,
 )
 from waiver.cli import main
-from waiver.github import (
+from waiver.github.workflow import (
     command,
     escape_data,
     escape_property,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# One contract everywhere: 0 not blocked, 1 blocked, 2 usage or input error, 3 internal error.
+EXIT_CLEAR, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
 
 class InputError(Exception):
     """Untrusted input that cannot be read as what it should be (exit 2)."""

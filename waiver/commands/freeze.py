@@ -8,14 +8,16 @@ spelled as `\\u` escapes so that no hidden character passes review.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from waiver.commands.common import moment, now_of
 from waiver.decide import DUPLICATE, check_policy, record_void_reason
-from waiver.errors import InputError, UsageError
+from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.model import FreezeRecord, Policy
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
@@ -150,3 +152,45 @@ def list_store(store: str, policy: Policy, now: datetime) -> list[str]:
         )
     ]
     return lines or [f"{store} holds no records"]
+
+
+def run(args: argparse.Namespace) -> int:
+    policy = read_policy(args.config)
+    now = now_of(args)
+    if args.action == "accept":
+        lines = accept(args.report, args.test_ids, args.store, policy, now)
+    elif args.action == "prune":
+        lines = prune(args.store, policy, now)
+    else:
+        lines = list_store(args.store, policy, now)
+    for line in lines:
+        print(f"waiver: {line}")
+    return EXIT_CLEAR
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("freeze", help="accept, prune or list freeze-store records")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    accept = actions.add_parser(
+        "accept", help="copy the freeze proposals of these tests from a report into the store"
+    )
+    accept.add_argument("--report", required=True, metavar="FILE", help="the gate's waiver.json")
+    accept.add_argument(
+        "test_ids", nargs="+", metavar="TEST_ID", help="tests whose proposal to accept"
+    )
+    prune = actions.add_parser("prune", help="remove expired and void records, saying why")
+    listing = actions.add_parser("list", help="show each record and whether it is void")
+    for action in (accept, prune, listing):
+        action.add_argument(
+            "--store", required=True, metavar="FILE", help="the freeze store (freezes.json)"
+        )
+        action.add_argument(
+            "--config", metavar="FILE", help="the policy file, for max_freeze_hours (default 168)"
+        )
+        action.add_argument(
+            "--now",
+            type=moment,
+            metavar="TIME",
+            help="judge expiry at this time (ISO 8601 with zone)",
+        )
+        action.set_defaults(handler=run)

@@ -70,7 +70,7 @@ class GateOptions:
     flags: Flags = field(default_factory=Flags)
     config: str | None = None
     summary: str | None = None
-    # True when `summary` is the runner's $GITHUB_STEP_SUMMARY, the one file appended to.
+    # True when `summary` is the runner's job-summary file, the one file appended to.
     summary_appends: bool = False
     replays: int | None = None
     shards: int | None = None

@@ -9,6 +9,7 @@ stop the loop: a red suite is data.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import shlex
@@ -23,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from waiver.commands.restore_harness import add_harness_source, trusted_harness
 from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit import FAIL, PASS, SKIP, read_junit
@@ -343,3 +345,43 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
         file=stream,
     )
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    command: list[str] = args.command
+    options = ReplayOptions(
+        count=args.count,
+        out=args.out,
+        command=command[1:] if command[:1] == ["--"] else command,
+        timeout=args.timeout,
+        properties_first=args.properties_first,
+        harness_from=None
+        if args.harness_from is None
+        else trusted_harness(args, args.harness_from),
+    )
+    return run_replays(options)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="run a test command N times, one JUnit report per replay",
+        description="{junit} in the command, and WAIVER_JUNIT in its environment, name the "
+        "report path of each run; WAIVER_REPLAY is the replay's number.",
+    )
+    parser.add_argument("-n", dest="count", type=int, required=True, metavar="N")
+    parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per replay")
+    parser.add_argument(
+        "--properties-first",
+        metavar="COMMAND",
+        help="the property suite, one shell-quoted string, run once first to DIR/properties.xml",
+    )
+    parser.add_argument(
+        "--harness-from",
+        metavar="COMMIT",
+        help="first restore the files the lock at this commit lists, and its test harness",
+    )
+    add_harness_source(parser)
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    parser.set_defaults(handler=run)

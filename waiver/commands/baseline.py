@@ -1,0 +1,44 @@
+"""`waiver baseline`: the known-tests registry written from a set of replays."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from waiver.commands.replay import PROPERTY_REPORT
+from waiver.errors import EXIT_CLEAR, InputError
+from waiver.read.registry import format_registry
+from waiver.read.replays import Limits, read_replays, read_single, report_and_log
+from waiver.read.testid import TestIdRule
+from waiver.write.atomic import write_atomic
+from waiver.write.escape import log_line
+
+
+def run(args: argparse.Namespace) -> int:
+    # The property report and its log, as `waiver replay --properties-first` leaves them.
+    others = report_and_log(args.reports, os.path.join(args.reports, PROPERTY_REPORT))
+    if args.properties is not None:
+        others |= report_and_log(args.reports, args.properties)
+    replays = read_replays(args.reports, TestIdRule(args.root), Limits(), others=others)
+    if replays.errors:
+        first = replays.errors[0]
+        raise InputError(first.source, first.problem)
+    ran = [test_id for _, test_id, outcomes in replays.tally.all_outcomes() if outcomes]
+    if args.properties is not None:
+        # Registered property ids must run and pass in every gate after this one.
+        properties = read_single(args.properties, TestIdRule(args.root), Limits())
+        ran += [test_id for _, test_id, outcomes in properties.all_outcomes() if outcomes]
+    write_atomic(args.out, format_registry(ran))
+    print(log_line(f"waiver: {len(ran)} test ids written to {args.out}"))
+    return EXIT_CLEAR
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("baseline", help="write the known-tests registry")
+    parser.add_argument("--reports", required=True, metavar="DIR")
+    parser.add_argument("--out", required=True, metavar="FILE")
+    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+    parser.add_argument(
+        "--properties", metavar="PATH", help="also list the property cases this report ran"
+    )
+    parser.set_defaults(handler=run)

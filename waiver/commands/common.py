@@ -1,0 +1,81 @@
+"""What several commands share: the time flags, the policy flags and the verdict line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from datetime import UTC, datetime
+from typing import Any
+
+from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR
+from waiver.github.workflow import on_github
+from waiver.model import BASE_WORDS, BaseMeaning
+from waiver.read.config import Flags
+from waiver.write.escape import log_line
+from waiver.write.terminal import render_terminal
+
+
+def moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+    if moment.utcoffset() is None:
+        raise argparse.ArgumentTypeError(f"the time needs a timezone: {text!r}")
+    return moment
+
+
+def now_of(args: argparse.Namespace) -> datetime:
+    now: datetime | None = args.now
+    # Whole seconds: reports and freeze expiries are read by people.
+    return now if now is not None else datetime.now(UTC).replace(microsecond=0)
+
+
+def policy_flags(args: argparse.Namespace) -> Flags:
+    """The policy flags as given; None where absent, so a policy file or default applies."""
+    return Flags(min_replays=args.min_replays, freeze_hours=args.freeze_hours)
+
+
+def print_verdict(args: argparse.Namespace, document: dict[str, Any]) -> int:
+    blocked = bool(document["blocked"])
+    print(log_line(f"waiver: {document['verdict']}; report written to {args.out}"))
+    base = document.get("base")
+    if base is not None:
+        said = [
+            f"{number} {BASE_WORDS[BaseMeaning(meaning)]}"
+            for meaning, number in base["meanings"].items()
+            if number and BASE_WORDS[BaseMeaning(meaning)]
+        ]
+        nothing = "no row introduced, broken, already flaky or already failing"
+        print(f"waiver: base replays: {', '.join(said) or nothing}")
+    if not on_github(os.environ):  # on a runner, the annotations and the log list the rows
+        print(render_terminal(document), end="")
+    return EXIT_BLOCKED if blocked else EXIT_CLEAR
+
+
+def add_policy_flags(parser: argparse.ArgumentParser) -> None:
+    # No defaults here: a flag that was not given must not override the policy file.
+    parser.add_argument(
+        "--min-replays",
+        type=int,
+        metavar="N",
+        help="replay outcomes each test needs; fewer is unknown_test (default 5)",
+    )
+    parser.add_argument(
+        "--freeze-hours",
+        type=int,
+        metavar="H",
+        help="lifetime of a fresh freeze proposal in hours (default 24)",
+    )
+    parser.add_argument(
+        "--now",
+        type=moment,
+        metavar="TIME",
+        help="evaluate at this time (ISO 8601 with zone) instead of now",
+    )
+    parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="write the Markdown summary here, replacing the file "
+        "(the runner's job-summary file is appended to instead)",
+    )

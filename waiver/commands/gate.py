@@ -1,0 +1,164 @@
+"""`waiver gate`: the whole gate from JUnit reports, and on a runner its annotations,
+outputs and job summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import replace
+from datetime import datetime
+
+from waiver.commands.common import add_policy_flags, now_of, policy_flags, print_verdict
+from waiver.errors import InputError, UsageError
+from waiver.github.workflow import is_step_summary, on_github, publish
+from waiver.pipeline import (
+    GateOptions,
+    error_json,
+    flag_settings,
+    run_gate,
+)
+from waiver.read.git import GitRevision
+from waiver.read.protected import ProtectedFiles, WorkingTree
+
+
+def run(args: argparse.Namespace) -> int:
+    options = GateOptions(
+        reports=args.reports,
+        properties=args.properties,
+        fixtures=args.fixtures,
+        lock=args.lock,
+        out=args.out,
+        root=args.root,
+        flags=replace(
+            policy_flags(args),
+            registry=args.known_tests,
+            freezes=args.freezes,
+            fixtures=tuple(args.pattern) or None,
+            max_report_bytes=args.max_report_bytes,
+        ),
+        config=args.config,
+        summary=args.summary,
+        summary_appends=is_step_summary(os.environ, args.summary),
+        replays=args.replays,
+        shards=args.shards,
+        base_reports=args.base_reports,
+        base_replays=args.base_replays,
+    )
+    protected: ProtectedFiles = (
+        WorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
+    )
+    now = now_of(args)
+    if not on_github(os.environ):
+        return print_verdict(args, run_gate(options, protected, now))
+    try:
+        document = run_gate(options, protected, now)
+    except (InputError, UsageError) as error:
+        _publish(args, _failure_report(options, protected, error, now))
+        raise
+    _publish(args, document)
+    return print_verdict(args, document)
+
+
+def _failure_report(
+    options: GateOptions, protected: ProtectedFiles, error: InputError | UsageError, now: datetime
+) -> dict[str, object]:
+    """The blocked report the gate left behind, or, where it could write none, its like."""
+    try:
+        with open(options.out, encoding="utf-8") as stream:
+            document: dict[str, object] = json.load(stream)
+    except OSError:  # none was written, or --out names a folder
+        return error_json(error, flag_settings(options), now, protected.given)
+    return document
+
+
+def _publish(args: argparse.Namespace, document: dict[str, object]) -> None:
+    """On a GitHub runner: annotations, step outputs and the job summary."""
+    publish(
+        os.environ,
+        document,
+        report_path=args.out,
+        root=args.root,
+        summary_written_to=args.summary,
+        stream=sys.stdout,
+    )
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("gate", help="run the whole gate from JUnit reports")
+    parser.add_argument(
+        "--reports",
+        required=True,
+        metavar="DIR",
+        help="folder of replays: run-1.xml … run-N.xml, or run-1/ … run-N/ folders of shards",
+    )
+    parser.add_argument(
+        "--properties",
+        required=True,
+        metavar="FILE",
+        help="the property suite's JUnit file (not a folder, not a replay's report)",
+    )
+    parser.add_argument(
+        "--fixtures", required=True, metavar="DIR", help="the fixture folder the lock protects"
+    )
+    parser.add_argument(
+        "--lock", required=True, metavar="FILE", help="the sha256sum-format fixture lock"
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="where waiver.json is written; an earlier report there is removed first",
+    )
+    parser.add_argument(
+        "--known-tests",
+        metavar="FILE",
+        help="the known-tests registry (waiver baseline); without it new and vanished tests "
+        "are not detected",
+    )
+    parser.add_argument(
+        "--freezes", metavar="FILE", help="the freeze store: accepted freeze records (JSON list)"
+    )
+    parser.add_argument(
+        "--root", default=".", metavar="DIR", help="repository root (default: the current folder)"
+    )
+    parser.add_argument(
+        "--pattern",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only fixtures matching this glob are locked (repeatable; default: every file)",
+    )
+    parser.add_argument(
+        "--replays",
+        type=int,
+        metavar="N",
+        help="how many replays to expect; a missing one makes every test unknown_test",
+    )
+    parser.add_argument(
+        "--shards", type=int, metavar="K", help="run-<n>/ folders hold shard-1.xml … shard-K.xml"
+    )
+    parser.add_argument(
+        "--base-reports",
+        metavar="DIR",
+        help="replays of the trusted base revision, in the layout of --reports: evidence only",
+    )
+    parser.add_argument(
+        "--base-replays", type=int, metavar="N", help="how many base replays to expect"
+    )
+    parser.add_argument(
+        "--max-report-bytes",
+        type=int,
+        metavar="N",
+        help="size cap of one JUnit file (default 512 MiB); a larger one is unreadable",
+    )
+    parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
+    parser.add_argument(
+        "--trusted-ref",
+        metavar="COMMIT",
+        help="read the lock, registry, freeze store and policy file from this commit "
+        "(its full 40- or 64-hex id)",
+    )
+    add_policy_flags(parser)
+    parser.set_defaults(handler=run)

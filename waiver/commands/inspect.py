@@ -1,0 +1,27 @@
+"""`waiver inspect`: how the gate reads JUnit files."""
+
+from __future__ import annotations
+
+import argparse
+
+from waiver.errors import EXIT_CLEAR
+from waiver.read.replays import Limits
+from waiver.read.report_overview import overview
+from waiver.read.testid import TestIdRule
+from waiver.write.escape import log_line
+
+
+def run(args: argparse.Namespace) -> int:
+    # Ids are counted, not printed, so no repository root is needed to form them.
+    rule = TestIdRule(None)
+    for path in args.files:
+        print(log_line(overview(path, rule, Limits()).line()))
+    return EXIT_CLEAR
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "inspect", help="show how the gate reads JUnit files: tool, ids, outcomes, retries"
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    parser.set_defaults(handler=run)

@@ -1,0 +1,56 @@
+"""`waiver lock`: a sha256sum-format lock of the fixtures and the test harness."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+from waiver.errors import EXIT_CLEAR
+from waiver.read.config import Flags, effective, read_config
+from waiver.read.harness import Harness, suite_modules
+from waiver.read.lock import write_lock_text
+from waiver.read.protected import WorkingTree
+from waiver.write.atomic import write_atomic
+from waiver.write.escape import log_line
+
+
+def run(args: argparse.Namespace) -> int:
+    policy_file = None if args.config is None else read_config(WorkingTree(), args.config)
+    settings = effective(policy_file, replace(Flags(), fixtures=tuple(args.pattern) or None), ".")
+    modules = frozenset(
+        module for suite in args.property_suite for module in suite_modules(args.root, suite)
+    )
+    harness = Harness(settings.harness, modules).in_tree(args.root)
+    text = write_lock_text(args.root, args.fixtures, settings.fixtures, harness)
+    write_atomic(args.out, text)
+    print(
+        log_line(f"waiver: {text.count(chr(10))} fixtures and harness files locked in {args.out}")
+    )
+    return EXIT_CLEAR
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "lock", help="write a sha256sum-format lock of the fixtures and the test harness"
+    )
+    parser.add_argument("--fixtures", required=True, metavar="DIR", help="the fixtures folder")
+    parser.add_argument(
+        "--pattern",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="lock only fixtures whose path inside DIR matches (repeatable)",
+    )
+    parser.add_argument(
+        "--property-suite",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="lock every Python module under this folder of the property suite (repeatable)",
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="the policy file: its fixtures and harness globs"
+    )
+    parser.add_argument("--out", default="fixture.lock", metavar="FILE")
+    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+    parser.set_defaults(handler=run)

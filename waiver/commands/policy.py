@@ -1,0 +1,26 @@
+"""`waiver policy --check`: a policy file's effective values, or the key that is wrong."""
+
+from __future__ import annotations
+
+import argparse
+
+from waiver.errors import EXIT_CLEAR
+from waiver.read.config import Flags, effective, read_config
+from waiver.read.protected import WorkingTree
+from waiver.write.escape import runner_inert_json
+from waiver.write.report import policy_json, render_json
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the effective values of a valid policy file, with where each came from."""
+    settings = effective(read_config(WorkingTree(), args.check), Flags(), ".")
+    print(runner_inert_json(render_json(policy_json(settings))), end="")
+    return EXIT_CLEAR
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("policy", help="validate a policy file (waiver.yml)")
+    parser.add_argument(
+        "--check", required=True, metavar="FILE", help="print its effective values, or fail"
+    )
+    parser.set_defaults(handler=run)

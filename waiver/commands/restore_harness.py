@@ -1,0 +1,45 @@
+"""`waiver restore-harness`: the trusted commit's locked files and harness in the work tree."""
+
+from __future__ import annotations
+
+import argparse
+
+from waiver.errors import EXIT_CLEAR
+from waiver.read.config import Flags, effective, read_config
+from waiver.read.git import GitRevision
+from waiver.read.harness import Harness
+from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
+
+
+def trusted_harness(args: argparse.Namespace, commit: str) -> TrustedHarness:
+    """The revision, lock and policy the harness is restored from."""
+    trusted = GitRevision(args.root, commit)
+    policy_file = None if args.config is None else read_config(trusted, args.config)
+    settings = effective(policy_file, Flags(), args.root)
+    return TrustedHarness(args.root, trusted, args.lock, Harness(settings.harness))
+
+
+def run(args: argparse.Namespace) -> int:
+    source = trusted_harness(args, args.source)
+    print(describe_restore(source, restore_locked_files(source)))
+    return EXIT_CLEAR
+
+
+def add_harness_source(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lock", default="fixture.lock", metavar="FILE", help="the lock (default %(default)s)"
+    )
+    parser.add_argument("--config", metavar="FILE", help="the policy file, for its harness globs")
+    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "restore-harness",
+        help="put the files a trusted commit's lock lists, and its test harness, in the work tree",
+    )
+    parser.add_argument(
+        "--from", dest="source", required=True, metavar="COMMIT", help="the trusted commit"
+    )
+    add_harness_source(parser)
+    parser.set_defaults(handler=run)
