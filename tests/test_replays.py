@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from waiver.errors import InputError
-from waiver.read.replays import Limits, ReplaySet, read_replays
+from waiver.read.replay import Limits
+from waiver.read.replays import ReplaySet, read_replays
 from waiver.read.testid import TestIdRule
 
 IDS = ("k::a", "k::b", "m::c", "m::d")

@@ -36,16 +36,8 @@ from waiver.read.lock import (
 )
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
-from waiver.read.replays import (
-    MAX_REPLAYS,
-    RUN_NAME,
-    ReplaySet,
-    Tally,
-    outcomes_of,
-    read_replays,
-    read_single,
-    report_and_log,
-)
+from waiver.read.replay import Tally, outcomes_of, read_single
+from waiver.read.replays import MAX_REPLAYS, RUN_NAME, ReplaySet, read_replays, report_and_log
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json

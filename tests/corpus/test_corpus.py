@@ -36,7 +36,7 @@ from waiver.cli import main
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit import FAIL, PASS, SKIP, SKIP_RESULT, STATUS_OUTCOMES, read_junit
 from waiver.read.producer import guess_producer
-from waiver.read.replays import Limits, Tally, read_replay, read_single
+from waiver.read.replay import Limits, Tally, read_replay, read_single
 from waiver.read.testid import TestIdRule
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,23 +8,25 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
+import waiver.read.replay
 import waiver.read.replays
 from hostile_support import Repo, Run
-from waiver.read.replays import Limits, ReplayCases, read_replays
+from waiver.read.replay import Limits, ReplayCases
+from waiver.read.replays import read_replays
 from waiver.read.testid import TestIdRule
 
 
 def kill_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make every forked worker exit at once, as an out-of-memory kill would end it."""
     gate = os.getpid()
-    read_cases: Callable[..., ReplayCases] = waiver.read.replays.read_cases
+    read_cases: Callable[..., ReplayCases] = waiver.read.replay.read_cases
 
     def dying(*args: object) -> ReplayCases:
         if os.getpid() != gate:
             os._exit(9)
         return read_cases(*args)
 
-    monkeypatch.setattr(waiver.read.replays, "read_cases", dying)
+    monkeypatch.setattr(waiver.read.replay, "read_cases", dying)
 
 
 def test_a_dead_worker_breaks_the_read(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:

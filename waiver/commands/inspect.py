@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from waiver.errors import EXIT_CLEAR
-from waiver.read.replays import Limits
+from waiver.read.replay import Limits
 from waiver.read.report_overview import overview
 from waiver.read.testid import TestIdRule
 from waiver.write.escape import log_line

@@ -28,7 +28,7 @@ from waiver.commands.restore_harness import add_harness_source, trusted_harness
 from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit import FAIL, PASS, SKIP, read_junit
-from waiver.read.replays import Limits
+from waiver.read.replay import Limits
 from waiver.write.escape import log_line
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 

@@ -21,7 +21,7 @@ from waiver.errors import InputError
 from waiver.model import Policy
 from waiver.read.files import split_relative
 from waiver.read.protected import ProtectedFiles
-from waiver.read.replays import Limits
+from waiver.read.replay import Limits
 
 if TYPE_CHECKING:
     import jsonschema

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from waiver.errors import InputError
 from waiver.read.junit import FAIL, PASS
 from waiver.read.producer import guess_producer
-from waiver.read.replays import Limits, read_single
+from waiver.read.replay import Limits, read_single
 from waiver.read.testid import TestIdRule
 
 
