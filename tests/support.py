@@ -23,6 +23,13 @@ EMPTY = "tests/assertions/test_slug.py::test_empty"
 KNOWN = "tests/assertions/test_slug.py::test_known_slugs"
 
 
+def check_golden(path: Path, text: str) -> None:
+    if os.environ.get("WAIVER_REGENERATE") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == text, f"differs from {path}"
+
+
 def load_report(path: Path) -> dict[str, Any]:
     """Every report a test reads is checked against the shipped JSON Schema first."""
     document: dict[str, Any] = json.loads(path.read_text())

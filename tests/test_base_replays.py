@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_github import check_golden
 
 from support import (
     EMPTY,
     KNOWN,
     REPO,
     ROUND_TRIP,
+    check_golden,
     gate_args,
     load_report,
     run_gate,

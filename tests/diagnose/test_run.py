@@ -20,13 +20,12 @@ from typing import Any
 import pytest
 
 from chat_server import Answer, ChatServer, reply, running_chat_server
-from support import case_json
+from support import REPO, case_json
 from waiver.cli import main
 from waiver.diagnose.reply_guard import Accepted, Dropped, guard
 from waiver.diagnose.run import INSTRUCTION, NOTICE
 from waiver.write.commentary import render_commentary
 
-REPO = Path(__file__).resolve().parents[1]
 KEY = "sk-local-7f3a9c1e5b2d"
 HASH = "a" * 64
 EMPTY = "tests/assertions/test_parse.py::test_empty"  # stable_assertion_fail

@@ -24,7 +24,9 @@ from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
 from support import (
     EMPTY,
     KNOWN,
+    REPO,
     ROUND_TRIP,
+    check_golden,
     gate_args,
     load_report,
     read_github_output,
@@ -47,7 +49,7 @@ from waiver.github.workflow import (
 from waiver.model import TestClass
 from waiver.write.summary import render_summary
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = REPO / "tests" / "golden"
 HOSTILE_NAME = "evil | `tick` <img src=x> @org/team ](http://x)\n::error::fake %0A"
 HOSTILE = f"tests/assertions/test_slug.py::{HOSTILE_NAME}"
 
@@ -371,13 +373,6 @@ def gate_document(work: Path, outcome: str) -> dict[str, Any]:
         main(args)
         return load_report(work / "waiver.json")
     return run_gate(work)[1]
-
-
-def check_golden(path: Path, text: str) -> None:
-    if os.environ.get("WAIVER_REGENERATE") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == text, f"differs from {path}"
 
 
 class Rendered(HTMLParser):
