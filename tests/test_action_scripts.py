@@ -277,7 +277,7 @@ def test_every_gate_input_reaches_the_container_under_the_runner_name(
     inputs = {
         "reports": "r", "properties": "p", "fixtures": "f", "lock": "l", "known-tests": "k",
         "freezes": "z", "config": "c", "min-replays": "3", "freeze-hours": "9",
-        "trusted-ref": "HEAD", "out": "sub/w.json",
+        "trusted-ref": "HEAD", "replays": "4", "out": "sub/w.json",
     }  # fmt: skip
     simulation = simulate(workspace, tmp_path, inputs)
 
@@ -595,3 +595,18 @@ def test_trusted_ref_none_reads_the_protected_files_from_the_change_on_purpose(
     assert simulation.outputs["exit-code"] == "1"
     assert load_report(work / "waiver.json")["trusted_revision"] is None
     assert "read from the working tree, which the change itself can edit" in simulation.summary
+
+
+def test_a_replay_planted_beside_the_five_run_is_an_input_error_by_default(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    # Code under test can write a passing report of its own into the reports folder: with
+    # the action's default count it is refused, never counted as a sixth replay.
+    work, _ = workspace
+    reports = work / "reports"
+    shutil.copyfile(reports / "run-2.xml", reports / "run-6.xml")
+    simulation = simulate(workspace, tmp_path)
+
+    assert simulation.outputs["exit-code"] == "2"
+    assert "run-6.xml: replay 6 is beyond the 5 declared" in simulation.outputs["error"]
+    assert load_report(work / "waiver.json")["blocked"] is True
