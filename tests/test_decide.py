@@ -19,6 +19,7 @@ from waiver.decide import (
 from waiver.errors import UsageError
 from waiver.model import (
     BaseEvidence,
+    BaseFinding,
     BaseMeaning,
     Case,
     Evidence,
@@ -317,3 +318,17 @@ def test_the_block_policy_pardons_only_an_instability_already_on_the_base(
     review = decide([case("t", base=base)], Policy(), NOW)
     assert (review.blocked, review.verdict) == (False, Verdict.REVIEW)
     assert review.rows[0].freeze is not None
+
+
+def test_base_evidence_is_carried_to_the_row_and_its_proposal_under_the_default_policy() -> None:
+    unstable = evidence(base=BaseEvidence((True,) * 4 + (False,)))
+    [row] = decide([Case(("t",), unstable)], Policy(), NOW).rows
+    expected = BaseFinding(4, 5, BaseMeaning.ALREADY_FLAKY, False)
+    assert (row.test_class, row.base) == (TestClass.UNSTABLE_ASSERTION, expected)
+    assert row.freeze is not None and row.freeze.base == expected
+
+
+def test_without_base_replays_a_row_under_the_default_policy_says_nothing_of_a_base() -> None:
+    [row] = decide([Case(("t",), evidence())], Policy(), NOW).rows
+    assert row.base is None
+    assert row.freeze is not None and row.freeze.base is None
