@@ -105,7 +105,9 @@ def repository_file(test_id: str, root: str, workspace: str) -> str | None:
     return None if path.startswith("..") else path.replace(os.sep, "/")
 
 
-def _row_annotation(row: Mapping[str, Any], root: str, workspace: str) -> tuple[str, str]:
+def _row_annotation(
+    row: Mapping[str, Any], root: str, workspace: str, expected: int
+) -> tuple[str, str]:
     test_class = TestClass(row["class"])
     # Every row that blocks is an error: the closed classes, unknown_test, an unstable row
     # under a strict pattern, and one the policy blocks as not flipping on the base. Only
@@ -121,7 +123,8 @@ def _row_annotation(row: Mapping[str, Any], root: str, workspace: str) -> tuple[
         or base_blocks
     )
     kind = "error" if blocking else "warning"
-    properties = {"title": f"waiver: {test_class.value}"}
+    # The title says which question an unknown_test row asks: new, vanished or short.
+    properties = {"title": f"waiver: {class_label(row, expected)}"}
     path = repository_file(row["test_id"], root, workspace)
     if path is not None:
         properties["file"] = path
@@ -147,8 +150,9 @@ def render_annotations(report: Mapping[str, Any], root: str, workspace: str) -> 
     lines: list[str] = []
     shown = {"error": 0, "warning": 0}
     more = {"error": 0, "warning": 0}
+    expected = expected_replays(report)
     for row in rows:
-        kind, line = _row_annotation(row, root, workspace)
+        kind, line = _row_annotation(row, root, workspace, expected)
         if shown[kind] < MAX_PER_KIND:
             shown[kind] += 1
             lines.append(line)
