@@ -41,6 +41,11 @@ class Harness:
         name = path.rsplit("/", 1)[-1]
         if name in HARNESS_FILES or name == PYPROJECT or path in self.modules:
             return True
+        return self._named(path)
+
+    def _named(self, path: str) -> bool:
+        """Whether a policy glob names `path`."""
+        name = path.rsplit("/", 1)[-1]
         return any(fnmatchcase(path if "/" in p else name, p) for p in self.patterns)
 
     def locked_set(self, found: Iterable[str]) -> list[tuple[str, str | None]]:
@@ -48,10 +53,9 @@ class Harness:
         and only the pytest table of a `pyproject.toml` (unless a pattern names it whole)."""
         pairs: list[tuple[str, str | None]] = []
         for path in found:
-            name = path.rsplit("/", 1)[-1]
-            if name == PYPROJECT:
+            if path.rsplit("/", 1)[-1] == PYPROJECT:
                 pairs.append((path, PYTEST_TABLE))
-                if not any(fnmatchcase(path if "/" in p else name, p) for p in self.patterns):
+                if not self._named(path):
                     continue
             pairs.append((path, None))
         return pairs
