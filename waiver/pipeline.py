@@ -23,6 +23,7 @@ from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness import Harness, property_modules
+from waiver.read.harness_resolve import harness_in_tree
 from waiver.read.junit import FAIL, PASS
 from waiver.read.lock import (
     MAX_LOCK_BYTES,
@@ -110,7 +111,7 @@ def read_fixtures(
     harness = Harness(settings.harness, modules)
     locked_set = LockedSet(fixtures_folder(options.root, options.fixtures), harness)
     fixture_paths = scan_fixtures(options.root, locked_set.folder, settings.fixtures)
-    found = [*((path, None) for path in fixture_paths), *harness.in_tree(options.root)]
+    found = [*((path, None) for path in fixture_paths), *harness_in_tree(options.root, harness)]
     state = hash_tree(options.root, lock, found, options.lock)
     bound = FixtureBindings(settings.bindings, lock, state.tree, locked_set.shared)
     return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set)

@@ -109,7 +109,10 @@ HARNESS_PATCHES = {
         assertions_conftest,
         [("tests/assertions/conftest.py", "not_in_lock")],
     ),
-    "pytest.ini loads a local plugin": (local_plugin, [("pytest.ini", "changed")]),
+    "pytest.ini loads a local plugin": (
+        local_plugin,
+        [("pytest.ini", "changed"), ("some_local_plugin.py", "not_in_lock")],
+    ),
     "pytest.ini moved into pyproject.toml": (
         options_moved_to_pyproject,
         [("pyproject.toml", "not_in_lock"), ("pytest.ini", "missing")],
@@ -187,9 +190,12 @@ def test_waiver_lock_covers_the_harness_and_sha256sum_checks_it(tmp_path: Path) 
     (work / "pyproject.toml").write_text(
         '[project]\nname = "demo"\n\n[tool.pytest.ini_options]\nminversion = "8"\n'
     )
-    (work / ".venv" / "lib").mkdir(parents=True)
+    packages = work / ".venv" / "lib" / "python3.12" / "site-packages" / "numpy"
+    packages.mkdir(parents=True)
     (work / ".venv" / "pyvenv.cfg").write_text("home = /usr\n")
-    (work / ".venv" / "lib" / "conftest.py").write_text("")
+    (work / ".venv" / "bin").mkdir()
+    (work / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    (packages / "conftest.py").write_text("")
     lock = ["lock", "--fixtures", "fixtures", "--property-suite", "tests/properties"]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(work)

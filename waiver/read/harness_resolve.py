@@ -1,0 +1,463 @@
+"""Everything pytest will load as configuration or as a plugin, worked out from files alone.
+
+No code of the change runs: the configuration files are read as text or TOML, the
+modules that name plugins are parsed with `ast`, and plugin names are resolved to files
+the way Python's import system would find them. What is found is harness:
+
+- every configuration file pytest reads, wherever it lies, and in `pyproject.toml` the
+  `[tool.pytest]` and `[project.entry-points.pytest11]` tables;
+- every `conftest.py`, and every other module that sets `pytest_plugins`;
+- every plugin module those name (`-p NAME` in `addopts`, `pytest_plugins`, pytest11
+  entry points), and the packages on its way, at every import root: the repository
+  root, `src`, each configuration file's folder and its `pythonpath`, and the folders
+  pytest puts on `sys.path` for a conftest or test module;
+- every module at an import root that Python would import instead of pytest or before
+  it (`pytest.py`, `_pytest/`, `pluggy/`, `py.py`, `sitecustomize.py`,
+  `usercustomize.py`, any `*.pth`).
+
+A name that resolves to no file in the repository is an installed plugin: not harness.
+A virtualenv is skipped only when it is one (a regular-file `pyvenv.cfg` beside an
+interpreter and a `site-packages`, and nothing else): a planted marker hides nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from posixpath import normpath
+
+from waiver.errors import InputError
+from waiver.read.file_tree import FILE, FOLDER, LINK, Entry, FileTree, WorkTree, check_name
+from waiver.read.harness import CONFIG_FILES, PYPROJECT, Harness
+from waiver.read.lock import ENTRY_POINTS_TABLE, MAX_TOML_BYTES, PYTEST_TABLE, read_toml
+
+CONFTEST = "conftest.py"
+PLUGIN_MARK = "pytest_plugins"
+MAX_MODULE_BYTES = 16 << 20
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z", re.ASCII)
+# Modules Python would import in pytest's place, or at start-up before it.
+SHADOW_STEMS = ("pytest", "_pytest", "pluggy", "py", "sitecustomize", "usercustomize")
+# What `python -m venv` (or virtualenv) leaves in a virtualenv's folder, and nothing more.
+VIRTUALENV_LAYOUT = frozenset(
+    {"pyvenv.cfg", ".gitignore", "bin", "Scripts", "include", "Include", "lib", "Lib", "lib64"}
+    | {"share", "etc", "CACHEDIR.TAG"}
+)
+INTERPRETER_FOLDER = re.compile(r"python3\.\d+\Z")
+SKIPPED_FOLDERS = frozenset({".git"})
+# The TOML configuration files and where pytest's table lies in each.
+TOML_TABLES = {
+    "pytest.toml": ("pytest",),
+    ".pytest.toml": ("pytest",),
+    PYPROJECT: ("tool", "pytest"),
+}
+NOT_LITERAL = (
+    "sets pytest_plugins to something that is not a literal list of module names, so the "
+    "gate cannot tell which files it loads: name those files with `harness:` globs in the "
+    "policy file"
+)
+
+
+def join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def folder_of(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+@dataclass
+class Listing:
+    """Every non-folder entry of the tree by folder, and every folder, as the walk found them."""
+
+    kinds: dict[str, dict[str, str]] = field(default_factory=dict)
+    folders: set[str] = field(default_factory=lambda: {""})
+
+    def module_files(self, folder: str, stem: str) -> list[str]:
+        """The files of `folder` that Python would import as module `stem`."""
+        names = self.kinds.get(folder, {})
+        return [join(folder, name) for name in names if is_module_file(name, stem)]
+
+    def paths(self) -> Iterator[str]:
+        for folder, names in self.kinds.items():
+            for name in names:
+                yield join(folder, name)
+
+    def kind(self, path: str) -> str | None:
+        return self.kinds.get(folder_of(path), {}).get(path.rpartition("/")[2])
+
+
+def is_module_file(name: str, stem: str) -> bool:
+    """Whether the file `name` is module `stem`: source, bytecode or an extension module."""
+    suffix = name[len(stem) :] if name.startswith(stem + ".") else ""
+    return suffix in (".py", ".pyc", ".pyw") or suffix.endswith((".so", ".pyd"))
+
+
+def is_virtualenv(tree: FileTree, folder: str, entries: list[Entry]) -> bool:
+    """A real virtualenv's folder: pytest collects nothing in it, so neither does the scan."""
+    kinds = {entry.name: entry.kind for entry in entries}
+    if kinds.get("pyvenv.cfg") != FILE or not kinds.keys() <= VIRTUALENV_LAYOUT:
+        return False
+    names = {entry.name for entry in tree.entries(join(folder, "bin"))}
+    windows = {entry.name for entry in tree.entries(join(folder, "Scripts"))}
+    if "python" in names:
+        return any(
+            INTERPRETER_FOLDER.match(entry.name)
+            and _has_folder(tree, join(folder, f"lib/{entry.name}"), "site-packages")
+            for entry in tree.entries(join(folder, "lib"))
+        )
+    return "python.exe" in windows and _has_folder(tree, join(folder, "Lib"), "site-packages")
+
+
+def _has_folder(tree: FileTree, folder: str, name: str) -> bool:
+    return any(entry.name == name and entry.kind == FOLDER for entry in tree.entries(folder))
+
+
+def walk(tree: FileTree) -> Listing:
+    """Every entry of the tree, but `.git` and real virtualenvs."""
+    listing = Listing()
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        entries = tree.entries(folder)
+        if folder and is_virtualenv(tree, folder, entries):
+            continue
+        names = listing.kinds.setdefault(folder, {})
+        for entry in entries:
+            path = join(folder, entry.name)
+            if entry.kind != FOLDER:
+                names[entry.name] = entry.kind
+            elif entry.name not in SKIPPED_FOLDERS:
+                listing.folders.add(path)
+                pending.append(path)
+    return listing
+
+
+def split_options(values: Iterable[str]) -> list[str]:
+    """Command-line words, split the way pytest splits `addopts`."""
+    words: list[str] = []
+    for value in values:
+        try:
+            words.extend(shlex.split(value))
+        except ValueError:  # an unbalanced quote: pytest refuses it; read the words anyway
+            words.extend(value.split())
+    return words
+
+
+def plugin_options(words: list[str]) -> list[str]:
+    """The module names of `-p NAME` and `-pNAME` (not `-p no:NAME`, which blocks one)."""
+    names = []
+    for position, word in enumerate(words):
+        if word == "-p":
+            name = words[position + 1] if position + 1 < len(words) else ""
+        elif word.startswith("-p"):
+            name = word[2:]
+        else:
+            continue
+        if MODULE_NAME.match(name):
+            names.append(name)
+    return names
+
+
+INI_KEY = re.compile(r"([\w-]+)\s*[=:]\s*(.*)")
+
+
+def ini_values(text: str) -> dict[str, list[str]]:
+    """`addopts` and `pythonpath` of an ini file, in any section, continuation lines too."""
+    values: dict[str, list[str]] = {"addopts": [], "pythonpath": []}
+    key = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if line[0] in " \t" and key is not None:
+            values[key].append(stripped)
+            continue
+        match = INI_KEY.match(stripped)
+        key = match[1] if match is not None and match[1] in values else None
+        if key is not None and match is not None:
+            values[key].append(match[2])
+    return values
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return []
+
+
+def toml_values(document: dict[str, object], table: tuple[str, ...]) -> dict[str, list[str]]:
+    """`addopts` and `pythonpath` of pytest's table (and its `ini_options`) in a TOML file."""
+    value: object = document
+    for key in table:
+        value = value.get(key) if isinstance(value, dict) else None
+    values: dict[str, list[str]] = {"addopts": [], "pythonpath": []}
+    tables = [value, value.get("ini_options") if isinstance(value, dict) else None]
+    for found in tables:
+        if isinstance(found, dict):
+            for key, listed in values.items():
+                listed.extend(_strings(found.get(key)))
+    return values
+
+
+def entry_point_modules(document: dict[str, object]) -> list[str]:
+    """The modules of the pytest11 entry points a `pyproject.toml` declares."""
+    value: object = document
+    for key in ENTRY_POINTS_TABLE.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        return []
+    modules = (item.partition(":")[0].strip() for item in value.values() if isinstance(item, str))
+    return [module for module in modules if MODULE_NAME.match(module)]
+
+
+def _literal_names(value: ast.expr) -> list[str] | None:
+    """The names a literal `pytest_plugins` value gives, or None when it is not a literal."""
+    try:
+        literal = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(literal, str):
+        return literal.split(",") if literal else []
+    if isinstance(literal, list | tuple) and all(isinstance(item, str) for item in literal):
+        return list(literal)
+    return None
+
+
+def _literal_assignment(statement: ast.stmt) -> tuple[ast.Name, list[str] | None] | None:
+    """A top-level `pytest_plugins = …` (or `: …`, `+= …`): its target and its names."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target: ast.expr = statement.targets[0]
+        value: ast.expr | None = statement.value
+    elif isinstance(statement, ast.AnnAssign | ast.AugAssign):
+        target, value = statement.target, statement.value
+    else:
+        return None
+    if not isinstance(target, ast.Name) or target.id != PLUGIN_MARK or value is None:
+        return None
+    return target, _literal_names(value)
+
+
+def _binds_otherwise(node: ast.AST, literal: set[int]) -> bool:
+    """Whether `node` binds or names `pytest_plugins` in any way but a literal assignment."""
+    if isinstance(node, ast.Name):
+        return (
+            node.id == PLUGIN_MARK
+            and not isinstance(node.ctx, ast.Load)
+            and id(node) not in literal
+        )
+    if isinstance(node, ast.Attribute):
+        return node.attr == PLUGIN_MARK and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.alias):
+        return PLUGIN_MARK in (node.name, node.asname)
+    if isinstance(node, ast.Constant):
+        return node.value == PLUGIN_MARK
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return PLUGIN_MARK in node.names
+    if isinstance(node, ast.MatchAs | ast.MatchStar):
+        return node.name == PLUGIN_MARK
+    return False
+
+
+@dataclass(frozen=True)
+class PluginList:
+    names: tuple[str, ...]
+    literal: bool  # False when some binding of pytest_plugins is not a literal
+
+
+def module_plugins(data: bytes, path: str) -> PluginList | None:
+    """What a module's `pytest_plugins` names; None when the module does not set it."""
+    if PLUGIN_MARK.encode() not in data:
+        return None
+    try:
+        module = ast.parse(data, check_name(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise InputError(
+            path,
+            "mentions pytest_plugins but cannot be parsed as Python, so the plugins "
+            "it names cannot be resolved",
+        ) from None
+    names: list[str] = []
+    literal_targets: set[int] = set()
+    literal = True
+    for statement in module.body:
+        assignment = _literal_assignment(statement)
+        if assignment is None:
+            continue
+        target, found = assignment
+        literal_targets.add(id(target))
+        literal = literal and found is not None
+        names.extend(found or [])
+    dynamic = any(_binds_otherwise(node, literal_targets) for node in ast.walk(module))
+    if not literal_targets and not dynamic:
+        return None
+    return PluginList(tuple(names), literal and not dynamic)
+
+
+@dataclass
+class Resolution:
+    """What the resolver has found so far."""
+
+    tree: FileTree
+    listing: Listing
+    harness: Harness
+    files: set[str] = field(default_factory=set)
+    roots: set[str] = field(default_factory=lambda: {""})
+    names: set[str] = field(default_factory=set)
+    parsed: set[str] = field(default_factory=set)
+
+    def add(self, path: str) -> None:
+        kind = self.listing.kind(path)
+        if kind == LINK:
+            raise InputError(check_name(path), "a symlink in the test harness")
+        if kind != FILE:
+            raise InputError(check_name(path), "not a regular file in the test harness")
+        self.files.add(check_name(path))
+
+    def add_root(self, folder: str) -> None:
+        """A folder on `sys.path`, and the folder pytest inserts for a module in it: the
+        first one up that is not a package."""
+        self.roots.add(folder)
+        while folder and "__init__.py" in self.listing.kinds.get(folder, {}):
+            folder = folder_of(folder)
+        self.roots.add(folder)
+
+    def add_pythonpath(self, config: str, entries: list[str]) -> None:
+        for entry in (word for value in entries for word in value.split()):
+            folder = normpath(join(folder_of(config), entry.removeprefix("./")))
+            if folder == ".":
+                folder = ""
+            if not folder.startswith(("/", "../")) and folder != "..":
+                self.roots.add(folder)
+
+    def read_module(self, path: str) -> None:
+        """A module that may set `pytest_plugins`: when it does, it is harness."""
+        if path in self.parsed:
+            return
+        self.parsed.add(path)
+        data = self.tree.read(path, MAX_MODULE_BYTES)
+        plugins = None if data is None else module_plugins(data, path)
+        if plugins is None:
+            return
+        if not plugins.literal and not self.harness.patterns:
+            raise InputError(check_name(path), NOT_LITERAL)
+        self.add(path)
+        self.add_root(folder_of(path))
+        self.names.update(name for name in plugins.names if MODULE_NAME.match(name))
+
+    def read_config(self, path: str) -> None:
+        name = path.rpartition("/")[2]
+        data = self.tree.read(path, MAX_TOML_BYTES)
+        if data is None:
+            return
+        if name in TOML_TABLES:
+            document = read_toml(data, check_name(path))
+            values = toml_values(document, TOML_TABLES[name])
+            if name == PYPROJECT:
+                self.names.update(entry_point_modules(document))
+                if not any(values.values()) and not _has_table(document, TOML_TABLES[name]):
+                    return  # a pyproject.toml without pytest's table configures nothing
+        else:
+            values = ini_values(data.decode("utf-8", "replace"))
+        self.roots.add(folder_of(path))
+        self.add_pythonpath(path, values["pythonpath"])
+        self.names.update(plugin_options(split_options(values["addopts"])))
+
+    def resolve(self, name: str) -> list[str]:
+        """The files Python would import for module `name`, at every import root."""
+        parts = name.split(".")
+        found = []
+        for root in sorted(self.roots):
+            folder = root
+            for depth, part in enumerate(parts):
+                if depth == len(parts) - 1:
+                    found += self.listing.module_files(folder, part)
+                package = join(folder, part)
+                if package not in self.listing.folders:
+                    break
+                found += self.listing.module_files(package, "__init__")
+                folder = package
+        return found
+
+    def shadows(self) -> list[str]:
+        """The modules at an import root that would be imported in pytest's place."""
+        found = []
+        for root in self.roots:
+            for name in self.listing.kinds.get(root, {}):
+                if name.endswith(".pth") or any(is_module_file(name, s) for s in SHADOW_STEMS):
+                    found.append(join(root, name))
+            for stem in SHADOW_STEMS:
+                found += self.listing.module_files(join(root, stem), "__init__")
+        return found
+
+
+def _has_table(document: dict[str, object], table: tuple[str, ...]) -> bool:
+    value: object = document
+    for key in table:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value is not None
+
+
+def resolve_harness(
+    tree: FileTree, harness: Harness, may_set_plugins: Callable[[str], bool] = bool
+) -> list[str]:
+    """Every harness file of the tree, sorted (whole files; a `pyproject.toml` is listed
+    when pytest would read it, whatever the tables it holds).
+
+    `may_set_plugins` chooses which other `.py` files are read for `pytest_plugins`:
+    all of them by default.
+    """
+    listing = walk(tree)
+    found = Resolution(tree, listing, harness)
+    named = sorted(path for path in listing.paths() if harness.covers(path))
+    for path in named:
+        found.add(path)
+    for path in named:
+        name = path.rpartition("/")[2]
+        if name in CONFIG_FILES or name == PYPROJECT:
+            found.read_config(path)
+    for path in named:
+        if path.rpartition("/")[2] == CONFTEST:
+            found.add_root(folder_of(path))
+            found.read_module(path)
+    for path in sorted(listing.paths()):
+        if path.endswith(".py") and path not in found.files and may_set_plugins(path):
+            found.read_module(path)
+    resolved: set[str] = set()
+    while found.names:
+        name = found.names.pop()
+        if name in resolved:
+            continue
+        resolved.add(name)
+        for path in found.resolve(name):
+            found.add(path)
+            if path.endswith(".py"):
+                found.read_module(path)
+    for path in found.shadows():
+        found.add(path)
+    return sorted(found.files)
+
+
+def harness_pairs(
+    tree: FileTree, harness: Harness, may_set_plugins: Callable[[str], bool] = bool
+) -> list[tuple[str, str | None]]:
+    """The `(path, table)` pairs of the harness in a tree: what `waiver lock` locks and the
+    gate holds against the lock. Whole files, and of a `pyproject.toml` only pytest's two
+    tables (unless a policy glob names it whole); the property-suite modules too."""
+    pairs: list[tuple[str, str | None]] = []
+    for path in resolve_harness(tree, harness, may_set_plugins):
+        if path.rpartition("/")[2] == PYPROJECT:
+            pairs += [(path, PYTEST_TABLE), (path, ENTRY_POINTS_TABLE)]
+            if not harness.names(path):
+                continue
+        pairs.append((path, None))
+    return [*pairs, *((module, None) for module in sorted(harness.modules))]
+
+
+def harness_in_tree(root: str, harness: Harness) -> list[tuple[str, str | None]]:
+    """The `(path, table)` pairs of the harness in the work tree under `root`."""
+    return harness_pairs(WorkTree(root), harness)
