@@ -425,7 +425,7 @@ def resolve_harness(
             found.add_root(folder_of(path))
             found.read_module(path)
     for path in sorted(listing.paths()):
-        if path.endswith(".py") and path not in found.files and may_set_plugins(path):
+        if path.endswith(".py") and listing.kind(path) == FILE and may_set_plugins(path):
             found.read_module(path)
     resolved: set[str] = set()
     while found.names:
