@@ -366,19 +366,28 @@ def test_a_property_module_the_lock_does_not_list_is_drift(tmp_path: Path) -> No
 
 VERDICTS = {"clean": 0, "review": 1, "blocked": 2}
 HARNESS_NAMES = ["conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"]
+TOML_NAMES = {"pyproject.toml": "[tool.pytest.ini_options]", "pytest.toml": "[pytest]"}
+# Modules Python would import in pytest's place: harness at an import root.
+SHADOWS = ["pytest.py", "py.py", "sitecustomize.py", "usercustomize.py", "site.pth",
+           "_pytest/__init__.py", "pluggy/__init__.py", "pytest.cpython-312-x86_64-linux-gnu.so"]  # fmt: skip
+PLUGIN_CONFTEST = 'pytest_plugins = ["support_plugin"]\n'
 
 
 @st.composite
 def harness_edits(draw: st.DrawFn) -> tuple[str, str, bytes]:
     """("add", path, bytes) for a new harness file, or ("flip", path, position) as bytes."""
     if draw(st.booleans()):
-        folder = draw(st.sampled_from(["", "tests/", "tests/deep/er/", "fixtures/", "docs/"]))
-        name = draw(st.sampled_from([*HARNESS_NAMES, "pyproject.toml"]))
         body = draw(st.binary(max_size=40))
-        if name == "pyproject.toml":
-            body = b'[tool.pytest.ini_options]\naddopts = "' + body.hex().encode() + b'"\n'
+        if draw(st.booleans()):
+            folder = draw(st.sampled_from(["", "src/"]))
+            return "add", folder + draw(st.sampled_from(SHADOWS)), body
+        folder = draw(st.sampled_from(["", "tests/", "tests/deep/er/", "fixtures/", "docs/"]))
+        name = draw(st.sampled_from([*HARNESS_NAMES, *TOML_NAMES, ".pytest.toml"]))
+        if name.endswith(".toml"):
+            table = TOML_NAMES.get(name, "[pytest]").encode()
+            body = table + b'\naddopts = "' + body.hex().encode() + b'"\n'
         return "add", folder + name, body
-    path = draw(st.sampled_from(["pytest.ini", "tests/properties/test_p.py"]))
+    path = draw(st.sampled_from(["pytest.ini", "tests/properties/test_p.py", "support_plugin.py"]))
     return "flip", path, bytes([draw(st.integers(0, 9)), draw(st.integers(1, 255))])
 
 
@@ -389,7 +398,11 @@ def harness_edits(draw: st.DrawFn) -> tuple[str, str, bytes]:
 def test_a_harness_edit_never_lowers_the_verdict(
     tmp_path_factory: pytest.TempPathFactory, edit: tuple[str, str, bytes]
 ) -> None:
-    root = small_repo(tmp_path_factory.mktemp("harness"))
+    folder = tmp_path_factory.mktemp("harness")
+    # A conftest that names a plugin module of the repository: both are harness.
+    (folder / "conftest.py").write_text(PLUGIN_CONFTEST)
+    (folder / "support_plugin.py").write_text("def pytest_configure(config):\n    pass\n")
+    root = small_repo(folder)
     code, before = small_gate(root)
     how, path, data = edit
     target = root / path

@@ -47,6 +47,7 @@ VIRTUALENV_LAYOUT = frozenset(
 )
 INTERPRETER_FOLDER = re.compile(r"python3\.\d+\Z")
 SKIPPED_FOLDERS = frozenset({".git"})
+SRC_LAYOUT = "src"  # a package under src/ is imported from there once installed
 # The TOML configuration files and where pytest's table lies in each.
 TOML_TABLES = {
     "pytest.toml": ("pytest",),
@@ -413,6 +414,8 @@ def resolve_harness(
     """
     listing = walk(tree)
     found = Resolution(tree, listing, harness)
+    if SRC_LAYOUT in listing.folders:
+        found.roots.add(SRC_LAYOUT)
     named = sorted(path for path in listing.paths() if harness.covers(path))
     for path in named:
         found.add(path)
