@@ -458,7 +458,7 @@ def harness_pairs(
             if not harness.names(path):
                 continue
         pairs.append((path, None))
-    return [*pairs, *((module, None) for module in sorted(harness.modules))]
+    return list(dict.fromkeys([*pairs, *((module, None) for module in sorted(harness.modules))]))
 
 
 def harness_in_tree(root: str, harness: Harness) -> list[tuple[str, str | None]]:
