@@ -62,8 +62,13 @@ def test_ini_values_read_addopts_and_pythonpath_with_continuation_lines() -> Non
     assert ini_values(text) == {
         "addopts": ["-q", "-p one", "p=x", "-ptwo"],
         "pythonpath": ["src", "lib"],
+        "pytest11": [],
     }
-    assert ini_values("  addopts = -p x\n") == {"addopts": ["-p x"], "pythonpath": []}
+    assert ini_values("  addopts = -p x\n") == {
+        "addopts": ["-p x"],
+        "pythonpath": [],
+        "pytest11": [],
+    }
 
 
 def test_toml_values_read_the_table_and_its_ini_options() -> None:
@@ -227,7 +232,9 @@ def test_ini_and_pyproject_configs_name_plugins_too(tmp_path: Path) -> None:
     root = tree(
         tmp_path,
         {
-            "setup.cfg": "[tool:pytest]\naddopts = -p from_cfg\npythonpath = . tools\n",
+            "setup.cfg": "[tool:pytest]\naddopts = -p from_cfg\npythonpath = . tools\n"
+            "[options.entry_points]\npytest11 =\n    cfg = cfg_entry.hooks:x\n",
+            "cfg_entry/hooks.py": "",
             "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-pfrom_toml"\n',
             "sub/pyproject.toml": '[project]\nname = "x"\n',
             "sub/tox.ini": "[pytest]\naddopts = -p from_tox\n",
@@ -239,6 +246,7 @@ def test_ini_and_pyproject_configs_name_plugins_too(tmp_path: Path) -> None:
         },
     )
     assert resolved(root) == [
+        "cfg_entry/hooks.py",
         "from_cfg.py",
         "from_toml.py",
         "pyproject.toml",

@@ -1,10 +1,12 @@
 """The test harness: the files, besides the fixtures, that decide how the tests run.
 
-pytest's fixtures live in `conftest.py`, its options in `pytest.ini`, `.pytest.ini`,
-`tox.ini`, `setup.cfg` or the `[tool.pytest]` table of `pyproject.toml`, and a property
-suite protects nothing if the change can rewrite it. A change that edits any of these
-grades its own replays, so they are locked with the fixtures. A policy file can name more
-(another runner's configuration) but never fewer.
+pytest's fixtures live in `conftest.py`, its options in `pytest.toml`, `.pytest.toml`,
+`pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg` or the pytest tables of
+`pyproject.toml`, and a property suite protects nothing if the change can rewrite it. A
+change that edits any of these grades its own replays, so they are locked with the
+fixtures. These are named here; what they load (plugin modules, modules that set
+`pytest_plugins`, modules that shadow pytest) is resolved by `waiver.read.harness_resolve`.
+A policy file can name more (another runner's configuration) but never fewer.
 """
 
 from __future__ import annotations

@@ -166,8 +166,9 @@ INI_KEY = re.compile(r"([\w-]+)\s*[=:]\s*(.*)")
 
 
 def ini_values(text: str) -> dict[str, list[str]]:
-    """`addopts` and `pythonpath` of an ini file, in any section, continuation lines too."""
-    values: dict[str, list[str]] = {"addopts": [], "pythonpath": []}
+    """`addopts`, `pythonpath` and the `pytest11` entry points (`setup.cfg`) of an ini file,
+    in any section, continuation lines too."""
+    values: dict[str, list[str]] = {"addopts": [], "pythonpath": [], "pytest11": []}
     key = None
     for line in text.splitlines():
         stripped = line.strip()
@@ -212,7 +213,12 @@ def entry_point_modules(document: dict[str, object]) -> list[str]:
         value = value.get(key) if isinstance(value, dict) else None
     if not isinstance(value, dict):
         return []
-    modules = (item.partition(":")[0].strip() for item in value.values() if isinstance(item, str))
+    return entry_modules(item for item in value.values() if isinstance(item, str))
+
+
+def entry_modules(entries: Iterable[str]) -> list[str]:
+    """The module part of entry-point values (`module:attribute [extra]`)."""
+    modules = (entry.partition(":")[0].strip() for entry in entries)
     return [module for module in modules if MODULE_NAME.match(module)]
 
 
@@ -364,6 +370,7 @@ class Resolution:
                     return  # a pyproject.toml without pytest's table configures nothing
         else:
             values = ini_values(data.decode("utf-8", "replace"))
+            self.names.update(entry_modules(line.partition("=")[2] for line in values["pytest11"]))
         self.roots.add(folder_of(path))
         self.add_pythonpath(path, values["pythonpath"])
         self.names.update(plugin_options(split_options(values["addopts"])))

@@ -3,8 +3,9 @@ test harness.
 
 Lock text is read strictly and never handed to `sha256sum -c`, which would follow
 `../` paths. File bytes are hashed as stored, through `open_beneath`. One table of a file
-(the pytest table of `pyproject.toml`) is locked on its own, on a line that `sha256sum`
-reads as a comment: `# [tool.pytest] <sha256>  pyproject.toml`.
+(pytest's two tables of `pyproject.toml`: `[tool.pytest]` and
+`[project.entry-points.pytest11]`) is locked on its own, on a line that `sha256sum` reads
+as a comment: `# [tool.pytest] <sha256>  pyproject.toml`.
 """
 
 from __future__ import annotations
