@@ -69,6 +69,9 @@ def test_ini_values_read_addopts_and_pythonpath_with_continuation_lines() -> Non
         "pythonpath": [],
         "pytest11": [],
     }
+    # A comment keeps the value going; another key ends it, whatever letter it starts with.
+    text = "addopts = -q\n# note\n;note\n  -p one\nX = 1\n  -p two\nXaddopts = 2\n"
+    assert ini_values(text)["addopts"] == ["-q", "-p one"]
 
 
 def test_toml_values_read_the_table_and_its_ini_options() -> None:
@@ -166,8 +169,12 @@ def test_a_module_that_does_not_set_pytest_plugins_names_nothing(source: str) ->
 
 def test_a_module_that_mentions_pytest_plugins_and_does_not_parse_is_an_input_error() -> None:
     for source in (b"pytest_plugins = [\n", b"pytest_plugins = 1\0", b"pytest_plugins\xff = 1"):
-        with pytest.raises(InputError, match=r"^m\.py: mentions pytest_plugins but cannot be"):
+        with pytest.raises(InputError) as raised:
             module_plugins(source, "m.py")
+        assert str(raised.value) == (
+            "m.py: mentions pytest_plugins but cannot be parsed as Python, so the plugins it "
+            "names cannot be resolved"
+        )
     deep = b"pytest_plugins = " + b"[" * 5000 + b"]" * 5000
     with pytest.raises(InputError, match="cannot be parsed"):
         module_plugins(deep, "m.py")
@@ -179,7 +186,7 @@ def test_a_module_that_mentions_pytest_plugins_and_does_not_parse_is_an_input_er
 def test_a_module_file_is_source_bytecode_or_an_extension() -> None:
     for name in ("m.py", "m.pyc", "m.pyw", "m.cpython-312-x86_64-linux-gnu.so", "m.cp312-win.pyd"):
         assert is_module_file(name, "m"), name
-    for name in ("m.ini", "mm.py", "m", "m.py.txt", "xm.py", "m.toml"):
+    for name in ("m.ini", "mm.py", "m", "m.py.txt", "xm.py", "m.toml", "x.py", "n.so", "q.pyc"):
         assert not is_module_file(name, "m"), name
 
 
@@ -360,8 +367,12 @@ def test_a_real_virtualenv_is_skipped(tmp_path: Path, layout: str) -> None:
     root = venv(tmp_path / "env", layout)
     inside = "lib/python3.12/site-packages" if layout == "unix" else "Lib/site-packages"
     tree(root, {f"{inside}/pkg/conftest.py": "", "share/x/conftest.py": ""})
-    tree(tmp_path, {"conftest.py": ""})
-    assert resolved(tmp_path) == ["conftest.py"]
+    # Every entry a virtualenv may hold, and folders beside it that are walked as usual.
+    for name in ("include", "Include", "lib64", "etc", "Lib", "lib", "Scripts", "bin"):
+        (root / name).mkdir(exist_ok=True)
+    tree(root, {".gitignore": "*", "CACHEDIR.TAG": ""})
+    tree(tmp_path, {"conftest.py": "", "a/conftest.py": "", "z/conftest.py": ""})
+    assert resolved(tmp_path) == ["a/conftest.py", "conftest.py", "z/conftest.py"]
 
 
 @pytest.mark.parametrize(
@@ -491,3 +502,98 @@ def test_a_commit_resolves_like_the_work_tree(tmp_path: Path) -> None:
     assert committed.changed == frozenset()
     sub = GitRevision(str(root / "sub"), commit).committed()
     assert resolve_harness(sub.head, Harness()) == ["conftest.py", "pytest.py"]
+
+
+def test_pythonpath_is_relative_to_its_configuration_files_folder(tmp_path: Path) -> None:
+    root = tree(
+        tmp_path,
+        {
+            "sub/pytest.ini": "[pytest]\naddopts = -p plug\npythonpath = ./lib . ../up /abs gone\n",
+            "sub/lib/plug.py": "",
+            "sub/plug.py": "",
+            "lib/plug.py": "",
+            "up/plug.py": "",
+            "sub/lib/pytest.py": "",
+        },
+    )
+    assert resolved(root) == [
+        "sub/lib/plug.py",
+        "sub/lib/pytest.py",
+        "sub/plug.py",
+        "sub/pytest.ini",
+        "up/plug.py",  # sub/../up is the repository's up/
+    ]
+
+
+def test_a_conftest_puts_its_package_root_on_the_path_and_its_folder_too(tmp_path: Path) -> None:
+    root = tree(
+        tmp_path,
+        {
+            "a/tests/__init__.py": "",
+            "a/tests/unit/__init__.py": "",
+            "a/tests/unit/conftest.py": 'pytest_plugins = ["tests.support"]\n',
+            "a/tests/support.py": "",
+            "b/conftest.py": "",
+            "b/pytest.py": "",
+            "c/__init__.py": "",
+            "c/pytest.py": "",
+        },
+    )
+    assert resolved(root) == [
+        "a/tests/__init__.py",
+        "a/tests/support.py",
+        "a/tests/unit/conftest.py",
+        "b/conftest.py",
+        "b/pytest.py",
+    ]
+
+
+def test_plugins_resolve_transitively_without_reading_every_module(tmp_path: Path) -> None:
+    root = tree(
+        tmp_path,
+        {
+            "conftest.py": 'pytest_plugins = ["first"]\n',
+            "first.py": 'pytest_plugins = ["second", "first"]\n',
+            "second.py": "",
+            "pyproject.toml": '[project.entry-points.pytest11]\nforge = "forge:hooks"\n',
+            "forge.py": "",
+            "loose.py": 'pytest_plugins = ["third"]\n',
+            "third.py": "",
+        },
+    )
+    files = WorkTree(str(root))
+    assert resolve_harness(files, Harness(), lambda path: False) == [
+        "conftest.py",
+        "first.py",
+        "forge.py",
+        "pyproject.toml",
+        "second.py",
+    ]
+    assert ("loose.py", None) not in harness_pairs(files, Harness(), "loose.py".__ne__)
+    assert ("loose.py", None) in harness_pairs(files, Harness())
+
+
+def test_a_config_that_is_not_utf8_is_still_read(tmp_path: Path) -> None:
+    (tmp_path / "tox.ini").write_bytes(b"[pytest]\n# caf\xe9\naddopts = -p plug\n")
+    (tmp_path / "plug.py").write_text("")
+    assert resolved(tmp_path) == ["plug.py", "tox.ini"]
+
+
+def test_shadows_at_src_and_at_a_missing_pythonpath_folder(tmp_path: Path) -> None:
+    root = tree(
+        tmp_path,
+        {
+            "pytest.ini": "[pytest]\npythonpath = missing\n",
+            "src/_pytest/__init__.py": "",
+            "src/pluggy/__init__.py": "",
+        },
+    )
+    assert resolved(root) == ["pytest.ini", "src/_pytest/__init__.py", "src/pluggy/__init__.py"]
+
+
+def test_a_module_whose_name_is_not_utf8_and_does_not_parse_is_named_escaped(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / os.fsdecode(b"m\xff.py")).write_text("pytest_plugins = [\n")
+    with pytest.raises(InputError, match=r"^m\\xff\.py: mentions pytest_plugins"):
+        resolved(tmp_path)

@@ -30,7 +30,16 @@ from dataclasses import dataclass, field
 from posixpath import normpath
 
 from waiver.errors import InputError
-from waiver.read.file_tree import FILE, FOLDER, LINK, Entry, FileTree, WorkTree, check_name
+from waiver.read.file_tree import (
+    FILE,
+    FOLDER,
+    LINK,
+    Entry,
+    FileTree,
+    WorkTree,
+    check_name,
+    escaped,
+)
 from waiver.read.harness import CONFIG_FILES, PYPROJECT, Harness
 from waiver.read.lock import ENTRY_POINTS_TABLE, MAX_TOML_BYTES, PYTEST_TABLE, read_toml
 
@@ -69,6 +78,10 @@ def folder_of(path: str) -> str:
     return path.rpartition("/")[0]
 
 
+def name_of(path: str) -> str:
+    return path.rpartition("/")[2]
+
+
 @dataclass
 class Listing:
     """Every non-folder entry of the tree by folder, and every folder, as the walk found them."""
@@ -86,13 +99,16 @@ class Listing:
             for name in names:
                 yield join(folder, name)
 
-    def kind(self, path: str) -> str | None:
-        return self.kinds.get(folder_of(path), {}).get(path.rpartition("/")[2])
+    def kind(self, path: str) -> str:
+        """The kind of a path the walk found."""
+        return self.kinds[folder_of(path)][name_of(path)]
 
 
 def is_module_file(name: str, stem: str) -> bool:
     """Whether the file `name` is module `stem`: source, bytecode or an extension module."""
-    suffix = name[len(stem) :] if name.startswith(stem + ".") else ""
+    if not name.startswith(stem + "."):
+        return False
+    suffix = name[len(stem) :]
     return suffix in (".py", ".pyc", ".pyw") or suffix.endswith((".so", ".pyd"))
 
 
@@ -281,10 +297,10 @@ def module_plugins(data: bytes, path: str) -> PluginList | None:
     if PLUGIN_MARK.encode() not in data:
         return None
     try:
-        module = ast.parse(data, check_name(path))
+        module = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise InputError(
-            path,
+            escaped(path),
             "mentions pytest_plugins but cannot be parsed as Python, so the plugins "
             "it names cannot be resolved",
         ) from None
@@ -315,7 +331,6 @@ class Resolution:
     files: set[str] = field(default_factory=set)
     roots: set[str] = field(default_factory=lambda: {""})
     names: set[str] = field(default_factory=set)
-    parsed: set[str] = field(default_factory=set)
 
     def add(self, path: str) -> None:
         kind = self.listing.kind(path)
@@ -334,20 +349,14 @@ class Resolution:
         self.roots.add(folder)
 
     def add_pythonpath(self, config: str, entries: list[str]) -> None:
+        """The `pythonpath` folders of a configuration file, relative to its folder (one
+        outside the repository holds nothing the walk found)."""
         for entry in (word for value in entries for word in value.split()):
-            folder = normpath(join(folder_of(config), entry.removeprefix("./")))
-            if folder == ".":
-                folder = ""
-            if not folder.startswith(("/", "../")) and folder != "..":
-                self.roots.add(folder)
+            self.roots.add(normpath(join(folder_of(config), entry)))
 
     def read_module(self, path: str) -> None:
         """A module that may set `pytest_plugins`: when it does, it is harness."""
-        if path in self.parsed:
-            return
-        self.parsed.add(path)
-        data = self.tree.read(path, MAX_MODULE_BYTES)
-        plugins = None if data is None else module_plugins(data, path)
+        plugins = module_plugins(self.tree.read(path, MAX_MODULE_BYTES) or b"", path)
         if plugins is None:
             return
         if not plugins.literal and not self.harness.patterns:
@@ -357,7 +366,7 @@ class Resolution:
         self.names.update(name for name in plugins.names if MODULE_NAME.match(name))
 
     def read_config(self, path: str) -> None:
-        name = path.rpartition("/")[2]
+        name = name_of(path)
         data = self.tree.read(path, MAX_TOML_BYTES)
         if data is None:
             return
@@ -427,21 +436,18 @@ def resolve_harness(
     for path in named:
         found.add(path)
     for path in named:
-        name = path.rpartition("/")[2]
-        if name in CONFIG_FILES or name == PYPROJECT:
+        if name_of(path) in CONFIG_FILES or name_of(path) == PYPROJECT:
             found.read_config(path)
     for path in named:
-        if path.rpartition("/")[2] == CONFTEST:
+        if name_of(path) == CONFTEST:
             found.add_root(folder_of(path))
             found.read_module(path)
     for path in sorted(listing.paths()):
         if path.endswith(".py") and listing.kind(path) == FILE and may_set_plugins(path):
             found.read_module(path)
     resolved: set[str] = set()
-    while found.names:
-        name = found.names.pop()
-        if name in resolved:
-            continue
+    while found.names - resolved:
+        name = min(found.names - resolved)
         resolved.add(name)
         for path in found.resolve(name):
             found.add(path)
@@ -460,7 +466,7 @@ def harness_pairs(
     tables (unless a policy glob names it whole); the property-suite modules too."""
     pairs: list[tuple[str, str | None]] = []
     for path in resolve_harness(tree, harness, may_set_plugins):
-        if path.rpartition("/")[2] == PYPROJECT:
+        if name_of(path) == PYPROJECT:
             pairs += [(path, PYTEST_TABLE), (path, ENTRY_POINTS_TABLE)]
             if not harness.names(path):
                 continue
