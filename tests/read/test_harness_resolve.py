@@ -138,6 +138,11 @@ def test_a_literal_plugin_list_is_read(source: str, names: tuple[str, ...]) -> N
         "import pytest_plugins\n",
         "m.pytest_plugins = ['a']\n",
         "globals()['pytest_plugins'] = ['a']\n",
+        "vars().update(pytest_plugins=['a'])\n",
+        "setattr(m, 'pytest_plugins', ['a'])\n",
+        "sys.modules[__name__].__setattr__('pytest_plugins', ['a'])\n",
+        "globals().setdefault('pytest_plugins', ['a'])\n",
+        "del globals()['pytest_plugins']\n",
         "def f():\n    global pytest_plugins\n",
         "def f():\n    def g():\n        nonlocal pytest_plugins\n",
         "match x:\n    case pytest_plugins:\n        pass\n",
@@ -161,6 +166,11 @@ def test_any_other_binding_of_pytest_plugins_is_not_a_literal(source: str) -> No
         "'''pytest_plugins are named in conftest.py'''\n",
         "print(pytest_plugins)\n",
         "m.pytest_plugins\n",
+        "MARK = 'pytest_plugins'\n",
+        "x = settings['pytest_plugins']\n",
+        "print('pytest_plugins', end='')\n",
+        "getattr(m, 'pytest_plugins')\n",
+        "m.get('pytest_plugins')\n",
     ],
 )
 def test_a_module_that_does_not_set_pytest_plugins_names_nothing(source: str) -> None:

@@ -45,6 +45,7 @@ from waiver.read.lock import ENTRY_POINTS_TABLE, MAX_TOML_BYTES, PYTEST_TABLE, r
 
 CONFTEST = "conftest.py"
 PLUGIN_MARK = "pytest_plugins"
+SETTERS = frozenset({"setattr", "__setattr__", "setdefault"})
 MAX_MODULE_BYTES = 16 << 20
 MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z", re.ASCII)
 # Modules Python would import in pytest's place, or at start-up before it.
@@ -265,6 +266,10 @@ def _literal_assignment(statement: ast.stmt) -> tuple[ast.Name, list[str] | None
     return target, _literal_names(value)
 
 
+def _is_mark(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == PLUGIN_MARK
+
+
 def _binds_otherwise(node: ast.AST, literal: set[int]) -> bool:
     """Whether `node` binds or names `pytest_plugins` in any way but a literal assignment."""
     if isinstance(node, ast.Name):
@@ -277,8 +282,13 @@ def _binds_otherwise(node: ast.AST, literal: set[int]) -> bool:
         return node.attr == PLUGIN_MARK and not isinstance(node.ctx, ast.Load)
     if isinstance(node, ast.alias):
         return PLUGIN_MARK in (node.name, node.asname)
-    if isinstance(node, ast.Constant):
-        return node.value == PLUGIN_MARK
+    if isinstance(node, ast.Subscript):  # globals()["pytest_plugins"] = …
+        return _is_mark(node.slice) and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.Call):  # setattr(module, "pytest_plugins", …), update(pytest_plugins=…)
+        function = node.func
+        name = function.id if isinstance(function, ast.Name) else getattr(function, "attr", "")
+        setter = name in SETTERS and any(map(_is_mark, node.args))
+        return setter or any(keyword.arg == PLUGIN_MARK for keyword in node.keywords)
     if isinstance(node, ast.Global | ast.Nonlocal):
         return PLUGIN_MARK in node.names
     if isinstance(node, ast.MatchAs | ast.MatchStar):
