@@ -141,7 +141,7 @@ def walk(tree: FileTree) -> Listing:
         folder = pending.pop()
         entries = tree.entries(folder)
         if folder and is_virtualenv(tree, folder, entries):
-            continue
+            entries = []  # pytest collects nothing in it, and neither does the scan
         names = listing.kinds.setdefault(folder, {})
         for entry in entries:
             path = join(folder, entry.name)
@@ -354,7 +354,7 @@ class Resolution:
         """A folder on `sys.path`, and the folder pytest inserts for a module in it: the
         first one up that is not a package."""
         self.roots.add(folder)
-        while folder and "__init__.py" in self.listing.kinds.get(folder, {}):
+        while folder and "__init__.py" in self.listing.kinds[folder]:
             folder = folder_of(folder)
         self.roots.add(folder)
 
