@@ -14,14 +14,16 @@ from waiver.read.file_tree import WorkTree
 from waiver.read.git import GitRevision
 from waiver.read.harness import Harness
 from waiver.read.harness_resolve import (
-    entry_point_modules,
     harness_in_tree,
     harness_pairs,
-    ini_values,
     is_module_file,
+    resolve_harness,
+)
+from waiver.read.plugin_names import (
+    entry_point_modules,
+    ini_values,
     module_plugins,
     plugin_options,
-    resolve_harness,
     split_options,
     toml_values,
 )
