@@ -20,10 +20,15 @@ from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.model import BaseEvidence, Case, Decision, Evidence, FreezeRecord, Verdict
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
-from waiver.read.committed import CommittedChange, committed_changes, with_committed
+from waiver.read.committed import (
+    CommittedChange,
+    committed_changes,
+    committed_json,
+    with_committed,
+)
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
-from waiver.read.git import tracked_in
+from waiver.read.git import check_untracked
 from waiver.read.harness import Harness, property_modules
 from waiver.read.harness_resolve import harness_in_tree
 from waiver.read.junit import FAIL, PASS
@@ -122,21 +127,6 @@ def read_fixtures(
     return Fixtures(
         lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set, tuple(changes)
     )
-
-
-def check_reports_untracked(options: GateOptions) -> None:
-    """A report the change's commit tracks was not written by this run: code under test, or
-    the change itself, can commit passing reports where the replays would write theirs."""
-    for path in (options.reports, options.base_reports, options.properties):
-        if path is None:
-            continue
-        tracked = tracked_in(options.root, path)
-        if tracked:
-            raise InputError(
-                tracked[0],
-                "the change's commit tracks this file in the reports: every report must be "
-                "written by this run (the reports folders start empty)",
-            )
 
 
 def check_properties_path(properties: str, reports: str) -> None:
@@ -352,24 +342,6 @@ def trusted_changes(options: GateOptions, settings: Settings, protected: Protect
     }
 
 
-def committed_json(fixtures: Fixtures, protected: ProtectedFiles) -> Json:
-    """With a trusted revision: the locked and harness files the change's commit adds,
-    edits or deletes, even those the work tree no longer shows."""
-    if protected.revision is None:
-        return {}
-    return {
-        "committed_changes": [
-            {
-                "path": change.path,
-                "change": change.change,
-                "part": fixtures.locked_set.part(change.path),
-                **({"table": change.table} if change.table is not None else {}),
-            }
-            for change in fixtures.committed
-        ]
-    }
-
-
 def read_base_replays(
     options: GateOptions, settings: Settings, rule: TestIdRule, property_ok: bool
 ) -> ReplaySet | None:
@@ -462,7 +434,7 @@ def _gate(
 ) -> Json:
     check_policy(settings.policy)
     rule = TestIdRule(options.root)
-    check_reports_untracked(options)
+    check_untracked(options.root, (options.reports, options.base_reports, options.properties))
     properties = read_properties(options, settings, rule)
     fixtures = read_fixtures(options, settings, protected, properties.modules)
     classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
@@ -498,7 +470,15 @@ def _gate(
                 for subset in fixtures.bound.subsets
             ],
             **trusted_changes(options, settings, protected),
-            **committed_json(fixtures, protected),
+            **(
+                {}
+                if protected.revision is None
+                else {
+                    "committed_changes": committed_json(
+                        fixtures.committed, fixtures.locked_set.part
+                    )
+                }
+            ),
         },
         properties={
             "report": options.properties,

@@ -11,7 +11,7 @@ its committed bytes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from waiver.read.file_tree import FileTree
@@ -68,6 +68,21 @@ def committed_changes(
         change = "added" if before is None else "deleted" if after is None else "edited"
         found.append(CommittedChange(path, change, table, after))
     return sorted(found, key=lambda c: (c.path, c.table or ""))
+
+
+def committed_json(
+    changes: Sequence[CommittedChange], part: Callable[[str], str]
+) -> list[dict[str, str]]:
+    """The changes as the report lists them, each with its part (fixtures or harness)."""
+    return [
+        {
+            "path": change.path,
+            "change": change.change,
+            "part": part(change.path),
+            **({"table": change.table} if change.table is not None else {}),
+        }
+        for change in changes
+    ]
 
 
 def with_committed(

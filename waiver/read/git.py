@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import zlib
+from collections.abc import Iterable
 
 from dulwich import errors as git_errors
 from dulwich.diff_tree import tree_changes
@@ -258,6 +259,19 @@ def tracked_in(root: str, path: str) -> list[str]:
             elif os.path.lexists(os.path.join(folder, name)):
                 tracked.append(os.path.join(folder, name))
     return sorted(tracked)
+
+
+def check_untracked(root: str, paths: Iterable[str | None]) -> None:
+    """A report the change's commit tracks was not written by this run: code under test, or
+    the change itself, can commit passing reports where the replays would write theirs."""
+    for path in paths:
+        tracked = [] if path is None else tracked_in(root, path)
+        if tracked:
+            raise InputError(
+                tracked[0],
+                "the change's commit tracks this file in the reports: every report must be "
+                "written by this run (the reports folders start empty)",
+            )
 
 
 def working_tree_change(path: str, trusted: bytes) -> str | None:
