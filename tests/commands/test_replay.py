@@ -290,7 +290,19 @@ def test_a_failing_property_suite_stops_every_replay_and_the_gate_says_property_
     expected = sorted(IDS.values()) if registry else ["properties/test_props.py::test_holds"]
     assert classes(report) == dict.fromkeys(expected, "property_violation")
     assert report["properties"]["failed"] == ["properties/test_props.py::test_holds"]
-    assert report["replays"] is None
+    assert report["replays"] == {
+        "count": 0,
+        "read": 0,
+        "errors": [],
+        "skipped": "property_violation",
+        "reason": "1 property case failed, so every test is property_violation whatever "
+        "its replays say",
+    }
+    skipped_blocker = (
+        "the replays were skipped because 1 property case failed, and no known-tests "
+        "registry names the tests they would have run"
+    )
+    assert report["run_blockers"] == ([] if registry else [NO_REGISTRY_BLOCKS, skipped_blocker])
     assert report["error"] is None
 
 
