@@ -2,7 +2,7 @@
 
 Each patch below is applied to the bundled example as a commit on top of a base commit,
 replayed with real pytest runs (so a hook the patch adds really changes the reports), and
-gated with the README's gate command plus `--trusted-ref <base>`.
+gated with the documented gate command plus `--trusted-ref <base>`.
 """
 
 from __future__ import annotations
