@@ -4,6 +4,7 @@ on its first screen."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 import yaml
 
 from support import REPO
+from waiver.cli import build_parser
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -97,3 +99,23 @@ def test_the_front_page_workflow_calls_the_reusable_workflow_with_its_inputs(
     ):
         completed = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
         assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def long_options(parser: argparse.ArgumentParser) -> set[str]:
+    """Every `--flag` of a parser and of the subcommands below it, but `--help`."""
+    options = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                options |= long_options(subparser)
+        options.update(o for o in action.option_strings if o.startswith("--") and o != "--help")
+    return options
+
+
+def test_the_command_page_names_every_subcommand_and_flag() -> None:
+    page = (REPO / "docs" / "commands.md").read_text()
+    [subparsers] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, parser in subparsers.choices.items():
+        assert re.search(rf"^waiver {re.escape(name)}\b", page, re.MULTILINE), name
+        missing = {flag for flag in long_options(parser) if flag not in page}
+        assert not missing, f"waiver {name}: {sorted(missing)}"
