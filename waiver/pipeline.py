@@ -19,21 +19,11 @@ from itertools import filterfalse, repeat
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.model import BaseEvidence, Case, Decision, Evidence, FreezeRecord, Verdict
-from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
+from waiver.read.drift import Fixtures, LockPaths, read_fixtures
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
-from waiver.read.harness import Harness, property_modules
+from waiver.read.harness import property_modules
 from waiver.read.junit import FAIL, PASS
-from waiver.read.lock import (
-    MAX_LOCK_BYTES,
-    FixtureState,
-    LockEntry,
-    fixtures_folder,
-    hash_tree,
-    lock_digest,
-    parse_lock,
-    scan_fixtures,
-)
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.replay import Tally, outcomes_of, read_single
@@ -68,52 +58,6 @@ class GateOptions:
     shards: int | None = None
     base_reports: str | None = None
     base_replays: int | None = None
-
-
-@dataclass(frozen=True)
-class LockedSet:
-    """What the lock protects: the fixture set under `folder`, and the test harness."""
-
-    folder: str
-    harness: Harness
-
-    def part(self, path: str) -> str:
-        """`fixtures` for a file of the fixture set, `harness` for anything else locked."""
-        inside = not self.folder or path.startswith(self.folder + "/")
-        return "fixtures" if inside and not self.harness.covers(path) else "harness"
-
-    def shared(self, path: str) -> bool:
-        return self.part(path) == "harness"
-
-
-@dataclass(frozen=True)
-class Fixtures:
-    lock: tuple[LockEntry, ...]
-    state: FixtureState
-    expected: str
-    current: str
-    bound: FixtureBindings
-    locked_set: LockedSet
-
-
-def read_fixtures(
-    options: GateOptions, settings: Settings, protected: ProtectedFiles, modules: frozenset[str]
-) -> Fixtures:
-    """The trusted lock against the fixture set and the harness in the working tree.
-
-    `modules` are the property-suite modules the property report names: they must be
-    locked like any other harness file.
-    """
-    lock = parse_lock(protected.read(options.lock, MAX_LOCK_BYTES), options.lock)
-    if settings.config is not None:
-        check_binding_patterns(settings.bindings, lock, settings.config)
-    harness = Harness(settings.harness, modules)
-    locked_set = LockedSet(fixtures_folder(options.root, options.fixtures), harness)
-    fixture_paths = scan_fixtures(options.root, locked_set.folder, settings.fixtures)
-    found = [*((path, None) for path in fixture_paths), *harness.in_tree(options.root)]
-    state = hash_tree(options.root, lock, found, options.lock)
-    bound = FixtureBindings(settings.bindings, lock, state.tree, locked_set.shared)
-    return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set)
 
 
 def check_properties_path(properties: str, reports: str) -> None:
@@ -422,7 +366,8 @@ def _gate(
     check_policy(settings.policy)
     rule = TestIdRule(options.root)
     properties = read_properties(options, settings, rule)
-    fixtures = read_fixtures(options, settings, protected, properties.modules)
+    paths = LockPaths(options.root, options.fixtures, options.lock)
+    fixtures = read_fixtures(paths, settings, protected, properties.modules)
     classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
     run_blockers = []
     decision = classified.decision

@@ -24,6 +24,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from waiver.commands.check_lock import (
+    LockCheck,
+    add_drift_flags,
+    check_lock,
+    lock_check_of,
+    print_lock_check,
+)
 from waiver.commands.restore_harness import add_harness_source, trusted_harness
 from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
@@ -47,6 +54,7 @@ class ReplayOptions:
     timeout: float | None = None
     properties_first: str | None = None
     harness_from: TrustedHarness | None = None
+    lock_check: LockCheck | None = None
 
 
 @dataclass(frozen=True)
@@ -298,15 +306,36 @@ def _property_stop(run: Run, out: str) -> str | None:
     return None
 
 
+def _drift_stop(check: LockCheck | None, stream: TextIO) -> str | None:
+    """Why drift stops `waiver replay` before any replay, or None when replays may run.
+
+    Checked on the tree as the change left it, before the trusted harness is restored
+    over it: the gate sees the change's tree, and no replay can change a drifted verdict.
+    """
+    if check is None:
+        return None
+    fixtures, protected = check_lock(check)
+    print_lock_check(fixtures, protected, stream)
+    if not fixtures.drifted:
+        return None
+    return (
+        "waiver: the files listed above drifted from the lock; no replay was run, "
+        "and the gate will report fixture_drift"
+    )
+
+
 def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
-    """0 when every replay left a report; 1 when a failed property suite stopped the run.
+    """0 when every replay left a report; 1 when a failed property suite or drift from the
+    lock stopped the run before any replay.
 
     A replay that left no usable report is an input error for the gate (exit 2), raised
-    only after every replay has run.
+    only after every replay has run. With a lock check the property suite still runs
+    after drift: a failed property outranks drift, and the gate needs its report.
     """
     stream = stream or sys.stdout
     properties = _check(options)
     _prepare(options.out)
+    drift = _drift_stop(options.lock_check, stream)
     if options.harness_from is not None:
         restored = restore_locked_files(options.harness_from)
         print(describe_restore(options.harness_from, restored), file=stream)
@@ -314,14 +343,16 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
     runner = Runner(options.out, options.timeout, (LiveProgress if live else Progress)(stream))
     env = dict(os.environ)
     env.pop("WAIVER_REPLAY", None)
-    stop = None
+    stops = [] if drift is None else [drift]
     missing: list[int] = []
     try:
         if properties is not None:
-            stop = _property_stop(
+            property_stop = _property_stop(
                 runner.run("properties", "properties", properties, env), options.out
             )
-        if stop is None:
+            if property_stop is not None:
+                stops.insert(0, property_stop)
+        if not stops:
             for i in range(1, options.count + 1):
                 label = f"replay {i} of {options.count}"
                 env["WAIVER_REPLAY"] = str(i)
@@ -331,8 +362,8 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
                     missing.append(i)
     finally:
         runner.close()
-    if stop is not None:
-        print(stop, file=stream)
+    if stops:
+        print("\n".join(stops), file=stream)
         return 1
     if missing:
         raise InputError(
@@ -358,6 +389,7 @@ def run(args: argparse.Namespace) -> int:
         harness_from=None
         if args.harness_from is None
         else trusted_harness(args, args.harness_from),
+        lock_check=None if args.fixtures is None else lock_check_of(args),
     )
     return run_replays(options)
 
@@ -383,5 +415,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="first restore the files the lock at this commit lists, and its test harness",
     )
     add_harness_source(parser)
+    parser.add_argument(
+        "--fixtures",
+        metavar="DIR",
+        help="first check the fixtures in DIR and the test harness against --lock, as the "
+        "gate does; on drift no replay runs",
+    )
+    add_drift_flags(parser)
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     parser.set_defaults(handler=run)
