@@ -258,7 +258,7 @@ def caller_workflow(inputs: dict[str, Any]) -> str:
 
 
 def demo_inputs(waiver_commit: str | None, **extra: Any) -> dict[str, Any]:
-    """The workflow's inputs for the example: 5 replays × 2 shards, 3 base replays."""
+    """The workflow's inputs for the example: 5 replays by 2 shards, 3 base replays."""
     python = sys.executable
     inputs: dict[str, Any] = {
         "property-command": f'"{python}" -m pytest -q tests/properties --junitxml="$WAIVER_JUNIT"',
@@ -291,7 +291,9 @@ class WorkflowRun:
         return sorted(p.name for p in self.artifacts.iterdir() if p.name.startswith(prefix))
 
     def report(self) -> dict[str, Any]:
-        document: dict[str, Any] = json.loads((self.artifacts / "waiver" / "waiver.json").read_text())
+        document: dict[str, Any] = json.loads(
+            (self.artifacts / "waiver" / "waiver.json").read_text()
+        )
         return document
 
 

@@ -1,6 +1,6 @@
 """The reusable workflow end to end under act, for a pull request on the example.
 
-Each scenario is one act run (properties, 5 replays × 2 shards, 3 base replays × 2
+Each scenario is one act run (properties, 5 replays by 2 shards, 3 base replays by 2
 shards, gate), made once per module and read by the tests below it; tests/workflow_support.py
 says what stands in for github.com. Every run shares one pair of repositories: waiver
 (this checkout's files) and the example at its base commit; a scenario adds its change
@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from workflow_support import ACT, Repositories, WorkflowRun, commit_all, demo_inputs, run_workflow
 
 from docker_support import docker_missing_reason
 from support import EMPTY, KNOWN, ROUND_TRIP, classes
-from workflow_support import ACT, Repositories, WorkflowRun, commit_all, demo_inputs, run_workflow
 
 pytestmark = pytest.mark.container
 
@@ -53,7 +53,7 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def replay_jobs_run(run: WorkflowRun) -> list[str]:
-    return run.artifact_names("waiver-junit-") + run.artifact_names("waiver-base-junit-")
+    return sorted(run.artifact_names("waiver-junit-") + run.artifact_names("waiver-base-junit-"))
 
 
 # --- a comment-only change: blocked by test_empty alone --------------------------------
@@ -97,8 +97,14 @@ def test_waiver_runs_from_its_own_checkout_and_image_never_beside_the_change(
     comment_only: WorkflowRun, repositories: Repositories
 ) -> None:
     log = comment_only.log
-    assert f"checkout stand-in: waiver/waiver at {repositories.waiver_commit} into .waiver-action" in log
-    assert f"checkout stand-in: waiver/waiver at {repositories.waiver_commit} into waiver-action" in log
+    assert (
+        f"checkout stand-in: waiver/waiver at {repositories.waiver_commit} into .waiver-action"
+        in log
+    )
+    assert (
+        f"checkout stand-in: waiver/waiver at {repositories.waiver_commit} into waiver-action"
+        in log
+    )
     assert "checkout stand-in: demo/demo at" in log and "into change" in log
     assert "pip install" not in log and "venv" not in log
     # Each replay job restored the base commit's harness from the image, and the gate read
@@ -150,7 +156,9 @@ def pytest_runtest_makereport(item, call):
 @pytest.fixture(scope="module")
 def conftest_hook(repositories: Repositories) -> WorkflowRun:
     return scenario(
-        repositories, "conftest-hook", lambda demo: (demo / "tests" / "conftest.py").write_text(HOOK)
+        repositories,
+        "conftest-hook",
+        lambda demo: (demo / "tests" / "conftest.py").write_text(HOOK),
     )
 
 
