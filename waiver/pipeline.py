@@ -28,6 +28,7 @@ from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.replay import Tally, outcomes_of, read_single
 from waiver.read.replays import MAX_REPLAYS, RUN_NAME, ReplaySet, read_replays, report_and_log
+from waiver.read.skip import Skip, replays_not_needed, replays_were_skipped, skipped_blocker
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
@@ -222,18 +223,19 @@ def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> l
 
 
 def read_assertion_replays(
-    options: GateOptions, settings: Settings, rule: TestIdRule, property_ok: bool
+    options: GateOptions, settings: Settings, rule: TestIdRule, skip: Skip | None
 ) -> ReplaySet:
-    """The replays; after a failed property suite, a folder without any is no input error.
+    """The replays; when they were skipped (see `replays_were_skipped`), an empty set.
 
-    `waiver replay --properties-first` runs no replay once a property fails, and every row
-    is property_violation whatever the replays hold, so the report names the violation
-    instead of stopping at the missing replays.
+    `waiver replay` runs no replay once a property fails or the lock drifts, and the
+    reusable workflow runs no replay job, so the report names the cause instead of
+    stopping at the missing replays.
     """
     if options.shards is not None and options.shards < 1:
         raise UsageError(f"--shards must be at least 1, got {options.shards}")
     if options.replays is not None and not 1 <= options.replays <= MAX_REPLAYS:
         raise UsageError(f"--replays must be between 1 and {MAX_REPLAYS}, got {options.replays}")
+    others = report_and_log(options.reports, options.properties)
     try:
         return read_replays(
             options.reports,
@@ -241,10 +243,10 @@ def read_assertion_replays(
             settings.limits,
             options.replays,
             options.shards,
-            others=report_and_log(options.reports, options.properties),
+            others=others,
         )
     except InputError:
-        if property_ok:
+        if not replays_were_skipped(options.reports, skip, others):
             raise
         return ReplaySet(Tally(), 0, ())
 
@@ -274,14 +276,14 @@ def trusted_changes(options: GateOptions, settings: Settings, protected: Protect
 
 
 def read_base_replays(
-    options: GateOptions, settings: Settings, rule: TestIdRule, property_ok: bool
+    options: GateOptions, settings: Settings, rule: TestIdRule, skip: Skip | None
 ) -> ReplaySet | None:
     """The base revision's replays, read like the change's, with the same limits and errors.
 
     A folder that cannot be read as replays at all is an input error, as it is for the
     change; a single base replay that cannot be read leaves every row's base evidence short.
-    After a failed property suite every row is property_violation whatever the base says,
-    so, as for the change's replays, a folder without any is no input error then.
+    When the replays were skipped, a folder that was skipped too is no input error, by the
+    same rule as the change's replays.
     """
     if options.base_reports is None:
         return None
@@ -290,12 +292,28 @@ def read_base_replays(
             options.base_reports, rule, settings.limits, options.base_replays, options.shards
         )
     except InputError:
-        if property_ok:
+        if not replays_were_skipped(options.base_reports, skip):
             raise
         return None
 
 
-def replays_json(replays: ReplaySet) -> Json:
+def replays_json(replays: ReplaySet, skip: Skip | None) -> Json | None:
+    """What the report keeps of the replays; when none was read because they were
+    skipped, which cause and why."""
+    if replays.replay_count:
+        return read_json(replays)
+    if skip is None:
+        return None
+    return {
+        "count": 0,
+        "read": 0,
+        "errors": [],
+        "skipped": skip.test_class.value,
+        "reason": skip.reason,
+    }
+
+
+def read_json(replays: ReplaySet) -> Json:
     return {
         "count": replays.replay_count,
         "read": len(replays.tally.replays),
@@ -313,6 +331,7 @@ class Classified:
     replays: Json | None
     skipped: list[str]
     base: Json | None = None
+    replays_skipped: Skip | None = None  # why no replay was read, when none was needed
 
 
 def classify_replays(
@@ -331,9 +350,10 @@ def classify_replays(
     """
     failed_properties = properties.failed
     property_ok = not failed_properties
-    replays = read_assertion_replays(options, settings, rule, property_ok)
+    skip = replays_not_needed(failed_properties, fixtures)
+    replays = read_assertion_replays(options, settings, rule, skip)
     check_property_age(options, properties, replays)
-    base = read_base_replays(options, settings, rule, property_ok)
+    base = read_base_replays(options, settings, rule, skip)
     registry = None
     if settings.registry is not None:
         registry = match_registry(
@@ -354,9 +374,10 @@ def classify_replays(
         cases = failed_property_cases(failed_properties, fixtures)
     return Classified(
         decision=decide(cases, settings.policy, now, records),
-        replays=replays_json(replays) if replays.replay_count else None,
+        replays=replays_json(replays, skip),
         skipped=skipped,
-        base=None if base is None else {"reports": options.base_reports, **replays_json(base)},
+        base=None if base is None else {"reports": options.base_reports, **read_json(base)},
+        replays_skipped=None if replays.replay_count else skip,
     )
 
 
@@ -373,6 +394,10 @@ def _gate(
     decision = classified.decision
     if settings.registry is None and not settings.registry_none:
         run_blockers.append(NO_REGISTRY_BLOCKS)
+    skip = classified.replays_skipped
+    if skip is not None and (settings.registry is None or not decision.rows):
+        run_blockers.append(skipped_blocker(skip))
+    if run_blockers:
         decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
     context = Context(
         fixtures={
