@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -406,3 +407,36 @@ def test_a_plan_that_fails_has_written_a_matrix_first(tmp_path: Path) -> None:
     assert {name: json.loads(value) for name, value in outputs.items()} == {
         "replays": [1], "shards": [1], "base-replays": [1],
     }  # fmt: skip
+
+
+# --- the documentation ---------------------------------------------------------------
+
+DOCS = (REPO / "docs" / "replays.md").read_text()
+
+
+def test_every_input_of_the_workflow_is_documented() -> None:
+    section = DOCS[DOCS.index("## The reusable workflow") :]
+    inputs = WORKFLOW[True]["workflow_call"]["inputs"]
+    assert [name for name in inputs if f"`{name}`" not in section] == []
+
+
+def test_the_documented_caller_names_waiver_and_passes_the_linters(tmp_path: Path) -> None:
+    section = DOCS[DOCS.index("## The reusable workflow") :]
+    caller_text = re.findall(r"```yaml\n(.*?)```", section, re.S)[0]
+    job = yaml.safe_load(caller_text)["jobs"]["waiver"]
+    repository, reference = job["uses"].split("/.github/workflows/waiver-gate.yml@")
+    assert (job["with"]["waiver-repository"], job["with"]["waiver-ref"]) == (
+        repository, reference,
+    )  # fmt: skip
+    inputs = WORKFLOW[True]["workflow_call"]["inputs"]
+    assert job["with"].keys() <= inputs.keys()
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "waiver.yml").write_text(caller_text.replace("FULL_COMMIT_SHA", "a" * 40))
+    bin_folder = Path(sys.executable).parent
+    for argv in (
+        [str(bin_folder / "actionlint"), "-no-color", ".github/workflows/waiver.yml"],
+        [str(bin_folder / "zizmor"), "--offline", "--no-progress", ".github/workflows/waiver.yml"],
+    ):
+        completed = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
+        assert completed.returncode == 0, completed.stdout + completed.stderr
