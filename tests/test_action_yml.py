@@ -59,12 +59,25 @@ def test_every_gate_input_is_an_action_input() -> None:
     assert set(GATE_INPUTS) <= set(ACTION["inputs"])
 
 
+# Inputs of the gate step that run-gate.sh reads itself, rather than handing them to the
+# container as `waiver gate` flags.
+RUN_GATE_INPUTS = ("working-directory",)
+
+
 def test_the_gate_step_passes_each_gate_input_through_env() -> None:
     env = step("gate")["env"]
     expected = {
-        input_variable(name).replace("-", "_"): f"${{{{ inputs.{name} }}}}" for name in GATE_INPUTS
+        input_variable(name).replace("-", "_"): f"${{{{ inputs.{name} }}}}"
+        for name in (*GATE_INPUTS, *RUN_GATE_INPUTS)
     }
     assert {name: value for name, value in env.items() if name.startswith("INPUT_")} == expected
+
+
+def test_run_gate_sh_reads_the_inputs_it_keeps_for_itself() -> None:
+    script = (REPO / "action" / "run-gate.sh").read_text()
+    for name in RUN_GATE_INPUTS:
+        assert name not in GATE_INPUTS
+        assert f"${{INPUT_{name.upper().replace('-', '_')}:-" in script
 
 
 def test_run_gate_sh_forwards_exactly_the_gate_inputs() -> None:

@@ -794,7 +794,7 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
             uses = step.get("uses", "")
             assert (
                 uses == ""
-                or uses == "./.waiver-action"
+                or uses == "./waiver-action"
                 or re.fullmatch(
                     r"actions/(checkout|setup-python|upload-artifact|download-artifact)@[0-9a-f]{40}",
                     uses,
@@ -803,28 +803,32 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
             if uses.startswith("actions/checkout@"):
                 assert step["with"]["persist-credentials"] is False
     gate = document["jobs"]["gate"]
-    assert [step["run"] for step in gate["steps"] if "run" in step] == [
-        "rm -rf -- .waiver-action waiver-properties waiver-reports waiver-base-reports"
+    # The gate job's shell steps name waiver and clear the folders it fills; nothing else.
+    assert [step["name"] for step in gate["steps"] if "run" in step] == [
+        "Name the waiver to check out",
+        "Clear the folders this job fills",
     ]
-    action_checkout = _step("gate", "Check out waiver at the commit of this workflow file")
+    action_checkout = _step("gate", "Check out waiver")
     assert action_checkout["with"] == {
-        "repository": "${{ job.workflow_repository }}",
-        "ref": "${{ job.workflow_sha }}",
-        "path": ".waiver-action",
+        "repository": "${{ steps.source.outputs.repository }}",
+        "ref": "${{ steps.source.outputs.ref }}",
+        "path": "waiver-action",
         "persist-credentials": False,
     }
     download = _step("gate", "Download every replay's shards")["with"]
     assert download == {
         "pattern": "waiver-junit-run-*",
         "merge-multiple": True,
-        "path": "waiver-reports",
+        "path": "change/waiver-reports",
     }
     upload = _step("replays", "Upload this shard's report")["with"]
     assert upload["name"] == "waiver-junit-run-${{ matrix.replay }}-shard-${{ matrix.shard }}"
     assert upload["path"] == "waiver-junit/"
     # The base replays run the base commit's code, never the change's.
     base = document["jobs"]["base-replays"]
-    assert base["if"] == "${{ inputs.base-replays > 0 }}"
+    assert base["if"] == (
+        "${{ inputs.base-replays > 0 && needs.properties.outputs.fixtures-match == 'true' }}"
+    )
     assert _step("base-replays", "Check out the base commit")["with"] == {
         "ref": "${{ github.event.pull_request.base.sha }}",
         "persist-credentials": False,
@@ -836,11 +840,13 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
     assert _step("gate", "Download every base replay's shards")["with"] == {
         "pattern": "waiver-base-junit-run-*",
         "merge-multiple": True,
-        "path": "waiver-base-reports",
+        "path": "change/waiver-base-reports",
     }
     classify = _step("gate", "Classify every test id")
+    assert classify["with"]["working-directory"] == "change"
     assert classify["with"]["base-reports"] == (
-        "${{ inputs.base-replays > 0 && 'waiver-base-reports' || '' }}"
+        "${{ inputs.base-replays > 0 && needs.base-replays.result != 'skipped' "
+        "&& 'waiver-base-reports' || '' }}"
     )
     assert classify["with"]["reports"] == "waiver-reports"
     assert classify["with"]["shards"] == "${{ inputs.shards }}"
