@@ -1,4 +1,4 @@
-"""The README's "Set up your own repository", run block by block in a new git repository
+"""docs/getting-started.md's "Set up your own repository", run block by block in a new git repository
 made from the example, with `waiver` and `python` taken from this interpreter's folder."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from support import EMPTY, EXAMPLE, REPO, ROUND_TRIP, classes, load_report
 
-README = (REPO / "README.md").read_text()
-SECTION = README.split("## Set up your own repository", 1)[1].split("\n## ", 1)[0]
+GUIDE = (REPO / "docs" / "getting-started.md").read_text()
+SECTION = GUIDE.split("## Set up your own repository", 1)[1].split("\n## ", 1)[0]
 BLOCKS = re.findall(r"```sh\n(.*?)\n```", SECTION, flags=re.DOTALL)
 
 
