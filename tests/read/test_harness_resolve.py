@@ -173,6 +173,7 @@ def test_any_other_binding_of_pytest_plugins_is_not_a_literal(source: str) -> No
         "print('pytest_plugins', end='')\n",
         "getattr(m, 'pytest_plugins')\n",
         "m.get('pytest_plugins')\n",
+        "handlers[0]('pytest_plugins')\n",
     ],
 )
 def test_a_module_that_does_not_set_pytest_plugins_names_nothing(source: str) -> None:
