@@ -19,9 +19,11 @@ from itertools import filterfalse, repeat
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.model import BaseEvidence, Case, Decision, Evidence, FreezeRecord, Verdict
+from waiver.read.committed import committed_json
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.drift import Fixtures, LockPaths, read_fixtures
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
+from waiver.read.git import check_untracked
 from waiver.read.harness import property_modules
 from waiver.read.junit import FAIL, PASS
 from waiver.read.protected import ProtectedFiles
@@ -386,6 +388,7 @@ def _gate(
 ) -> Json:
     check_policy(settings.policy)
     rule = TestIdRule(options.root)
+    check_untracked(options.root, (options.reports, options.base_reports, options.properties))
     properties = read_properties(options, settings, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
     fixtures = read_fixtures(paths, settings, protected, properties.modules)
@@ -426,6 +429,15 @@ def _gate(
                 for subset in fixtures.bound.subsets
             ],
             **trusted_changes(options, settings, protected),
+            **(
+                {}
+                if protected.revision is None
+                else {
+                    "committed_changes": committed_json(
+                        fixtures.committed, fixtures.locked_set.part
+                    )
+                }
+            ),
         },
         properties={
             "report": options.properties,

@@ -106,7 +106,10 @@ HARNESS_PATCHES = {
         assertions_conftest,
         [("tests/assertions/conftest.py", "not_in_lock")],
     ),
-    "pytest.ini loads a local plugin": (local_plugin, [("pytest.ini", "changed")]),
+    "pytest.ini loads a local plugin": (
+        local_plugin,
+        [("pytest.ini", "changed"), ("some_local_plugin.py", "not_in_lock")],
+    ),
     "pytest.ini moved into pyproject.toml": (
         options_moved_to_pyproject,
         [("pyproject.toml", "not_in_lock"), ("pytest.ini", "missing")],
@@ -184,9 +187,12 @@ def test_waiver_lock_covers_the_harness_and_sha256sum_checks_it(tmp_path: Path) 
     (work / "pyproject.toml").write_text(
         '[project]\nname = "demo"\n\n[tool.pytest.ini_options]\nminversion = "8"\n'
     )
-    (work / ".venv" / "lib").mkdir(parents=True)
+    packages = work / ".venv" / "lib" / "python3.12" / "site-packages" / "numpy"
+    packages.mkdir(parents=True)
     (work / ".venv" / "pyvenv.cfg").write_text("home = /usr\n")
-    (work / ".venv" / "lib" / "conftest.py").write_text("")
+    (work / ".venv" / "bin").mkdir()
+    (work / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    (packages / "conftest.py").write_text("")
     lock = ["lock", "--fixtures", "fixtures", "--property-suite", "tests/properties"]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(work)
@@ -357,19 +363,28 @@ def test_a_property_module_the_lock_does_not_list_is_drift(tmp_path: Path) -> No
 
 VERDICTS = {"clean": 0, "review": 1, "blocked": 2}
 HARNESS_NAMES = ["conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"]
+TOML_NAMES = {"pyproject.toml": "[tool.pytest.ini_options]", "pytest.toml": "[pytest]"}
+# Modules Python would import in pytest's place: harness at an import root.
+SHADOWS = ["pytest.py", "py.py", "sitecustomize.py", "usercustomize.py", "site.pth",
+           "_pytest/__init__.py", "pluggy/__init__.py", "pytest.cpython-312-x86_64-linux-gnu.so"]  # fmt: skip
+PLUGIN_CONFTEST = 'pytest_plugins = ["support_plugin"]\n'
 
 
 @st.composite
 def harness_edits(draw: st.DrawFn) -> tuple[str, str, bytes]:
     """("add", path, bytes) for a new harness file, or ("flip", path, position) as bytes."""
     if draw(st.booleans()):
-        folder = draw(st.sampled_from(["", "tests/", "tests/deep/er/", "fixtures/", "docs/"]))
-        name = draw(st.sampled_from([*HARNESS_NAMES, "pyproject.toml"]))
         body = draw(st.binary(max_size=40))
-        if name == "pyproject.toml":
-            body = b'[tool.pytest.ini_options]\naddopts = "' + body.hex().encode() + b'"\n'
+        if draw(st.booleans()):
+            folder = draw(st.sampled_from(["", "src/"]))
+            return "add", folder + draw(st.sampled_from(SHADOWS)), body
+        folder = draw(st.sampled_from(["", "tests/", "tests/deep/er/", "fixtures/", "docs/"]))
+        name = draw(st.sampled_from([*HARNESS_NAMES, *TOML_NAMES, ".pytest.toml"]))
+        if name.endswith(".toml"):
+            table = TOML_NAMES.get(name, "[pytest]").encode()
+            body = table + b'\naddopts = "' + body.hex().encode() + b'"\n'
         return "add", folder + name, body
-    path = draw(st.sampled_from(["pytest.ini", "tests/properties/test_p.py"]))
+    path = draw(st.sampled_from(["pytest.ini", "tests/properties/test_p.py", "support_plugin.py"]))
     return "flip", path, bytes([draw(st.integers(0, 9)), draw(st.integers(1, 255))])
 
 
@@ -380,7 +395,11 @@ def harness_edits(draw: st.DrawFn) -> tuple[str, str, bytes]:
 def test_a_harness_edit_never_lowers_the_verdict(
     tmp_path_factory: pytest.TempPathFactory, edit: tuple[str, str, bytes]
 ) -> None:
-    root = small_repo(tmp_path_factory.mktemp("harness"))
+    folder = tmp_path_factory.mktemp("harness")
+    # A conftest that names a plugin module of the repository: both are harness.
+    (folder / "conftest.py").write_text(PLUGIN_CONFTEST)
+    (folder / "support_plugin.py").write_text("def pytest_configure(config):\n    pass\n")
+    root = small_repo(folder)
     code, before = small_gate(root)
     how, path, data = edit
     target = root / path
@@ -439,9 +458,19 @@ def test_replays_from_the_base_harness_are_written_by_the_base_harness(
     properties_report = str(work / "reports" / "properties.xml")
     code = main(gate_args(work, "--trusted-ref", base_commit, "--properties", properties_report))
     report = load_report(work / "waiver.json")
-    assert (code, report["fixtures"]["drift"]) == (1, [])
-    assert classes(report)[EMPTY] == "stable_assertion_fail"
+    row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
+    assert (row["replay_pass"], row["replay_total"]) == (0, 5)
     assert report["properties"]["cases"] == 6  # the vacuous module would have run one
+    # What the restore took out of the work tree, the change still committed: named, blocked.
+    assert code == 1
+    assert set(classes(report).values()) == {"fixture_drift"}
+    assert [(c["path"], c["change"]) for c in report["fixtures"]["committed_changes"]] == [
+        ("conftest.py", "added"),
+        ("pytest.ini", "edited"),
+        ("some_local_plugin.py", "added"),
+        ("tests/assertions/conftest.py", "added"),
+        ("tests/properties/test_slug_properties.py", "edited"),
+    ]
 
 
 def test_a_symlinked_folder_in_the_change_stops_the_restore(

@@ -8,6 +8,7 @@ from dataclasses import replace
 from waiver.errors import EXIT_CLEAR
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.harness import Harness, suite_modules
+from waiver.read.harness_resolve import harness_in_tree
 from waiver.read.lock import write_lock_text
 from waiver.read.protected import WorkingTree
 from waiver.write.atomic import write_atomic
@@ -20,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     modules = frozenset(
         module for suite in args.property_suite for module in suite_modules(args.root, suite)
     )
-    harness = Harness(settings.harness, modules).in_tree(args.root)
+    harness = harness_in_tree(args.root, Harness(settings.harness, modules))
     text = write_lock_text(args.root, args.fixtures, settings.fixtures, harness)
     write_atomic(args.out, text)
     print(

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
+from waiver.read.committed import CommittedChange, committed_changes, with_committed
 from waiver.read.config import Settings
 from waiver.read.harness import Harness
+from waiver.read.harness_resolve import harness_in_tree
 from waiver.read.lock import (
     MAX_LOCK_BYTES,
     FixtureState,
@@ -58,6 +60,8 @@ class Fixtures:
     current: str
     bound: FixtureBindings
     locked_set: LockedSet
+    # With a trusted revision: what the change's commit adds, edits or deletes of them.
+    committed: tuple[CommittedChange, ...] = ()
 
     @property
     def drifted(self) -> bool:
@@ -67,7 +71,8 @@ class Fixtures:
 def read_fixtures(
     paths: LockPaths, settings: Settings, protected: ProtectedFiles, modules: frozenset[str]
 ) -> Fixtures:
-    """The trusted lock against the fixture set and the harness in the working tree.
+    """The trusted lock against the fixture set and the harness in the working tree, and
+    with a trusted revision against what the change's commit holds (see `read.committed`).
 
     `modules` are the property-suite modules the property report names: they must be
     locked like any other harness file.
@@ -78,7 +83,11 @@ def read_fixtures(
     harness = Harness(settings.harness, modules)
     locked_set = LockedSet(fixtures_folder(paths.root, paths.fixtures), harness)
     fixture_paths = scan_fixtures(paths.root, locked_set.folder, settings.fixtures)
-    found = [*((path, None) for path in fixture_paths), *harness.in_tree(paths.root)]
-    state = hash_tree(paths.root, lock, found, paths.lock)
+    found = [*((path, None) for path in fixture_paths), *harness_in_tree(paths.root, harness)]
+    committed = protected.committed()
+    changes = [] if committed is None else committed_changes(committed, harness, lock)
+    state = with_committed(hash_tree(paths.root, lock, found, paths.lock), lock, changes)
     bound = FixtureBindings(settings.bindings, lock, state.tree, locked_set.shared)
-    return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set)
+    return Fixtures(
+        lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set, tuple(changes)
+    )

@@ -16,20 +16,24 @@ import os
 import re
 import stat
 import zlib
+from collections.abc import Iterable
 
 from dulwich import errors as git_errors
+from dulwich.diff_tree import tree_changes
 from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.repo import Repo
 
 from waiver.errors import InputError
+from waiver.read.file_tree import FOLDER, CommitTree
 from waiver.read.files import split_relative
+from waiver.read.protected import Committed
 
 REGULAR_FILE = 0o100644
-FOLDER = 0o040000
+FOLDER_MODE = 0o040000
 MODES = {
     0o120000: "a symlink",
     0o160000: "a submodule",
-    FOLDER: "a folder",
+    FOLDER_MODE: "a folder",
     0o100755: "an executable file",
 }
 # A full commit id (SHA-1 or SHA-256). A branch, tag or short id is refused: the change
@@ -166,7 +170,7 @@ class GitRevision:
                 raise InputError(path, f"{repository_path} does not exist {where}") from None
             named = "/".join(parts[: depth + 1])
             if depth < len(parts) - 1:
-                if mode != FOLDER:
+                if mode != FOLDER_MODE:
                     found = MODES.get(mode, f"mode {mode:o}")
                     raise InputError(path, f"{named} is {found} {where}, not a folder")
                 tree = store[object_id]
@@ -180,6 +184,29 @@ class GitRevision:
             return blob.as_raw_string()
         raise InputError(path, f"{repository_path} does not exist {where}")
 
+    def committed(self) -> Committed:
+        """The change's commit (HEAD of the clone) beside the trusted revision."""
+        repository = self._repository
+        head = head_commit(repository, self._root)
+        store = repository.object_store
+        changed = set()
+        try:
+            for change in tree_changes(store, self._commit.tree, head.tree):
+                for entry in (change.old, change.new):
+                    if entry is not None and entry.path is not None:
+                        path = entry.path.decode("utf-8", "surrogateescape")
+                        if path.startswith(self._prefix):
+                            changed.add(path[len(self._prefix) :])
+        except UNREADABLE as error:
+            raise InputError(
+                "HEAD", f"the change's commit cannot be read: {_said(error)}"
+            ) from None
+        return Committed(
+            CommitTree(repository, self._commit.tree, self._prefix),
+            CommitTree(repository, head.tree, self._prefix),
+            frozenset(changed),
+        )
+
     def changes(self) -> dict[str, str]:
         """Each protected file read so far whose working-tree bytes differ from the
         trusted blob: `modified`, `deleted`, or `not a regular file`."""
@@ -189,6 +216,62 @@ class GitRevision:
             if change is not None:
                 found[path] = change
         return found
+
+
+def head_commit(repository: Repo, root: str) -> Commit:
+    """The commit checked out in the clone: the change's."""
+    try:
+        head = repository.object_store[repository.head()]
+    except UNREADABLE as error:
+        raise InputError(
+            "HEAD", f"the commit checked out at {root} cannot be read: {_said(error)}"
+        ) from None
+    if not isinstance(head, Commit):
+        raise InputError("HEAD", f"names a {head.type_name.decode()}, not a commit")
+    return head
+
+
+def tracked_in(root: str, path: str) -> list[str]:
+    """The files at `path` (a file, or a folder as it is on disk) that the commit checked
+    out at `root` tracks; nothing when `root` is not in a git clone or `path` lies outside."""
+    try:
+        repository = Repo.discover(root)
+    except UNREADABLE:
+        return []
+    folder, only = (path, None) if os.path.isdir(path) else os.path.split(path)
+    top = os.path.realpath(repository.path)
+    relative = os.path.relpath(os.path.realpath(folder or "."), top).replace(os.sep, "/")
+    if relative == ".." or relative.startswith("../"):
+        return []
+    prefix = "" if relative == "." else relative + "/"
+    tree = CommitTree(repository, head_commit(repository, root).tree, prefix)
+    tracked = []
+    pending = [""]
+    while pending:
+        current = pending.pop()
+        for entry in tree.entries(current):
+            name = f"{current}/{entry.name}" if current else entry.name
+            if only is not None:
+                if name == only and entry.kind != FOLDER:
+                    tracked.append(path)
+            elif entry.kind == FOLDER:
+                pending.append(name)
+            elif os.path.lexists(os.path.join(folder, name)):
+                tracked.append(os.path.join(folder, name))
+    return sorted(tracked)
+
+
+def check_untracked(root: str, paths: Iterable[str | None]) -> None:
+    """A report the change's commit tracks was not written by this run: code under test, or
+    the change itself, can commit passing reports where the replays would write theirs."""
+    for path in paths:
+        tracked = [] if path is None else tracked_in(root, path)
+        if tracked:
+            raise InputError(
+                tracked[0],
+                "the change's commit tracks this file in the reports: every report must be "
+                "written by this run (the reports folders start empty)",
+            )
 
 
 def working_tree_change(path: str, trusted: bytes) -> str | None:

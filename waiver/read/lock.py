@@ -3,8 +3,9 @@ test harness.
 
 Lock text is read strictly and never handed to `sha256sum -c`, which would follow
 `../` paths. File bytes are hashed as stored, through `open_beneath`. One table of a file
-(the pytest table of `pyproject.toml`) is locked on its own, on a line that `sha256sum`
-reads as a comment: `# [tool.pytest] <sha256>  pyproject.toml`.
+(pytest's two tables of `pyproject.toml`: `[tool.pytest]` and
+`[project.entry-points.pytest11]`) is locked on its own, on a line that `sha256sum` reads
+as a comment: `# [tool.pytest] <sha256>  pyproject.toml`.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from waiver.errors import InputError
+from waiver.read.file_tree import check_name, scan_error
 from waiver.read.files import open_beneath, read_chunks, split_relative
 
 LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
 # A table line: `sha256sum -c` skips lines that start with `#`, so a lock holding them
 # still checks every whole file. The `\` that marks an escaped path goes before the digest.
-TABLE_LINE = re.compile(r"# \[([a-z_.]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
-LOCKED_TABLES = frozenset({"tool.pytest"})
+TABLE_LINE = re.compile(r"# \[([a-z0-9_.-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
+PYTEST_TABLE = "tool.pytest"
+ENTRY_POINTS_TABLE = "project.entry-points.pytest11"
+LOCKED_TABLES = frozenset({PYTEST_TABLE, ENTRY_POINTS_TABLE})
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
 MAX_TOML_BYTES = 1 << 20
@@ -171,23 +175,32 @@ def _toml_value(value: object) -> str:
     raise TypeError(type(value).__name__)
 
 
+def read_toml(data: bytes, path: str) -> dict[str, object]:
+    """A TOML file's document; anything that is not TOML, however deep, is an input error."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InputError(path, f"not valid TOML: {error}") from None
+    except RecursionError:
+        raise InputError(path, "not valid TOML: nested too deep") from None
+
+
 def table_digest(root: str, path: str, table: str) -> str | None:
-    """The sha256 of one table of a TOML file, or None when the file or the table is absent.
+    """The sha256 of one table of a TOML file, or None when the file or the table is absent."""
+    fd = open_beneath(root, path, path)
+    if fd is None:
+        return None
+    return table_digest_of(b"".join(read_chunks(fd, MAX_TOML_BYTES, path)), path, table)
+
+
+def table_digest_of(data: bytes, path: str, table: str) -> str | None:
+    """The sha256 of one table of the TOML text `data`, or None when the table is absent.
 
     The table's parsed value is hashed as canonical JSON (sorted keys, no spaces, UTF-8),
     so that an edit elsewhere in the file (a dependency bump) leaves it as it was, while
     any value pytest would see, however it is spelled, changes it.
     """
-    fd = open_beneath(root, path, path)
-    if fd is None:
-        return None
-    data = b"".join(read_chunks(fd, MAX_TOML_BYTES, path))
-    try:
-        value: object = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise InputError(
-            path, f"not valid TOML, so its [{table}] table cannot be checked: {error}"
-        ) from None
+    value: object = read_toml(data, path)
     for key in table.split("."):
         value = value.get(key) if isinstance(value, dict) else None
     if value is None:
@@ -230,21 +243,25 @@ def scan_fixtures(root: str, folder: str, patterns: Sequence[str]) -> list[str]:
     pending = [folder]
     while pending:
         current = pending.pop()
-        with os.scandir(os.path.join(root, current)) as entries:
-            for entry in entries:
-                path = f"{current}/{entry.name}" if current else entry.name
-                inner = path[len(folder) + 1 :] if folder else path
-                matches = not patterns or any(fnmatchcase(inner, p) for p in patterns)
-                if entry.is_symlink():
-                    if matches or entry.is_dir():
-                        raise InputError(path, "a symlink in the fixture set")
-                elif entry.is_dir(follow_symlinks=False):
-                    pending.append(path)
-                elif entry.is_file(follow_symlinks=False):
-                    if matches:
-                        found.append(path)
-                elif matches:
-                    raise InputError(path, "not a regular file in the fixture set")
+        try:
+            with os.scandir(os.path.join(root, current)) as scanned:
+                entries = list(scanned)
+        except OSError as error:
+            raise scan_error(current, error) from None
+        for entry in entries:
+            path = check_name(f"{current}/{entry.name}" if current else entry.name)
+            inner = path[len(folder) + 1 :] if folder else path
+            matches = not patterns or any(fnmatchcase(inner, p) for p in patterns)
+            if entry.is_symlink():
+                if matches or entry.is_dir():
+                    raise InputError(path, "a symlink in the fixture set")
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append(path)
+            elif entry.is_file(follow_symlinks=False):
+                if matches:
+                    found.append(path)
+            elif matches:
+                raise InputError(path, "not a regular file in the fixture set")
     return sorted(found)
 
 

@@ -6,9 +6,21 @@ these: from the working tree, or from a trusted git revision (`waiver.read.git`)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
+from waiver.read.file_tree import FileTree
 from waiver.read.files import read_small
+
+
+@dataclass(frozen=True)
+class Committed:
+    """The trusted revision's files, the change's commit's (HEAD), and the paths (relative
+    to the gate's root) whose entries differ between the two."""
+
+    trusted: FileTree
+    head: FileTree
+    changed: frozenset[str]
 
 
 class ProtectedFiles(Protocol):
@@ -29,6 +41,9 @@ class ProtectedFiles(Protocol):
     def changes(self) -> dict[str, str]:
         """The files read so far that the working tree changes, and how."""
 
+    def committed(self) -> Committed | None:
+        """The change's commit beside the trusted revision; None for the working tree."""
+
 
 class WorkingTree:
     description = "working tree"
@@ -40,3 +55,6 @@ class WorkingTree:
 
     def changes(self) -> dict[str, str]:
         return {}
+
+    def committed(self) -> None:
+        return None

@@ -20,16 +20,64 @@ both.
 Only dotted parts made of word characters and `-` are ever looked up, so a classname
 like `../secret-file` is a plain string and never becomes a path; nothing is opened, a
 candidate module is only stat'ed, once per classname. The lookup walks down the folders
-that exist and stops at the first that does not, so a long dotted classname costs as many
-stats as the repository has folders on its way, not one per dotted part.
+that exist, each opened relative to the one above, and stops at the first that does not:
+a long dotted classname costs time linear in its length.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 
 PATH_PART = re.compile(r"[\w-]+\Z")
+
+
+@dataclass
+class _Folder:
+    """A folder's `.py` module names and subfolder names, and the subfolders listed so far."""
+
+    modules: frozenset[str] = frozenset()
+    folders: frozenset[str] = frozenset()
+    children: dict[str, _Folder] = field(default_factory=dict)
+
+
+def _listing(fd: int | None) -> _Folder:
+    if fd is None:
+        return _Folder()
+    modules, folders = [], []
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py") and entry.is_file():
+                    modules.append(entry.name[:-3])
+                elif entry.is_dir():
+                    folders.append(entry.name)
+    except OSError:
+        return _Folder()
+    return _Folder(frozenset(modules), frozenset(folders))
+
+
+def _open_inside(folder: int | None, name: str) -> int | None:
+    """The folder `name` inside `folder`, opened; `folder` is closed. None when it cannot be."""
+    if folder is None:
+        return None
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return None
+    finally:
+        os.close(folder)
+
+
+def _open_chain(root: str, parts: list[str]) -> int | None:
+    try:
+        folder: int | None = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    for part in parts:
+        folder = _open_inside(folder, part)
+    return folder
 
 
 class TestIdRule:
@@ -40,6 +88,7 @@ class TestIdRule:
         # classname -> the id up to the name, for every classname the rule has seen; the
         # replay reader looks here first, as it makes an id for every testcase it reads.
         self.prefixes: dict[str, str] = {}
+        self._top: _Folder | None = None
 
     def _prefix(self, classname: str) -> str:
         """The id up to the name: `path.py::Class::` when `classname` names a module.
@@ -49,18 +98,49 @@ class TestIdRule:
         parts = classname.split(".")
         if self._root is None or not all(PATH_PART.match(part) for part in parts):
             return f"{classname}::"
-        found = 0
-        folder = self._root
-        for cut, part in enumerate(parts, start=1):
-            path = os.path.join(folder, part)
-            if os.path.isfile(path + ".py"):
-                found = cut
-            if not os.path.isdir(path):
-                break  # no module can lie below a folder that does not exist
-            folder = path
+        found = self._module_depth(self._root, parts)
         if not found:
             return f"{classname}::"
         return "::".join(["/".join(parts[:found]) + ".py", *parts[found:], ""])
+
+    def _module_depth(self, root: str, parts: list[str]) -> int:
+        """How many leading parts name a module file; 0 when none does.
+
+        Each folder is listed once and kept, and a folder not yet listed is opened
+        relative to the one above it: a classname costs time linear in its length, and a
+        report of many deep classnames costs one listing per folder the repository has.
+        """
+        node = self._listed(root)
+        found = 0
+        held: int | None = None  # an open descriptor of `node`, once one was needed
+        try:
+            for cut, part in enumerate(parts, start=1):
+                if part in node.modules:
+                    found = cut
+                if part not in node.folders:
+                    break
+                child = node.children.get(part)
+                if child is None or held is not None:
+                    if held is None:
+                        held = _open_chain(root, parts[: cut - 1])
+                    held = _open_inside(held, part)
+                    if child is None:
+                        child = node.children[part] = _listing(held)
+                node = child
+        finally:
+            if held is not None:
+                os.close(held)
+        return found
+
+    def _listed(self, root: str) -> _Folder:
+        if self._top is None:
+            top = _open_chain(root, [])
+            try:
+                self._top = _listing(top)
+            finally:
+                if top is not None:
+                    os.close(top)
+        return self._top
 
     def __call__(self, suite: str, classname: str, name: str) -> str:
         if classname:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from waiver.errors import InputError
 from waiver.read.files import split_relative
 from waiver.read.harness import Harness
+from waiver.read.harness_resolve import harness_in_tree
 from waiver.read.lock import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.protected import ProtectedFiles
 from waiver.write.escape import log_line
@@ -131,7 +132,7 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
         write_beneath(root, entry.path, data)
         restored.written.append(entry.path)
     locked = {(entry.path, entry.table) for entry in lock}
-    for path, table in harness.in_tree(root):
+    for path, table in harness_in_tree(root, harness):
         if (path, table) in locked or path in restored.written:
             continue
         if table is not None and hash_entry(root, path, table, path) is None:

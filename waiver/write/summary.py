@@ -373,6 +373,15 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
                 for c in fixtures.get("protected_changes", [])
             ],
         )
+        left_out += _table(
+            out,
+            "Locked and harness files this change's commit adds, edits or deletes",
+            ["file", "part", "change"],
+            [
+                [md_code(drift_name(c)), c["part"], c["change"]]
+                for c in fixtures.get("committed_changes", [])
+            ],
+        )
     left_out += _table(
         out,
         "Void freeze records",

@@ -1,0 +1,316 @@
+"""Each way a change can load its own harness, tried as an attacker would, in the flow a
+user runs: the example committed as the base and locked by `waiver lock`, one change
+commit, `waiver replay` with real pytest runs (with the change's own harness, and with
+`--harness-from BASE`), then the gate with `--trusted-ref BASE`.
+
+`test_empty` is red in truth. The change's harness turns its failure into a pass, so only
+the harness resolver stands between the change and a clean verdict.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import EMPTY, EXAMPLE, ROUND_TRIP, classes, gate_args, git, load_report
+from waiver.cli import main
+from waiver.write.summary import render_summary
+from waiver.write.terminal import render_terminal
+
+PASSING_HOOK = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+"""
+# `python -m pytest` imports this in pytest's place: it runs the real pytest with a plugin.
+SHADOW_PYTEST = """\
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+sys.modules.pop("pytest", None)
+import pytest
+
+sys.path.append(here)
+raise SystemExit(pytest.main([*sys.argv[1:], "-p", "forge_plugin"]))
+"""
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+LOCK = ["lock", "--fixtures", "fixtures", "--property-suite", "tests/properties"]
+Patch = Callable[[Path], None]
+
+
+def commit_base(work: Path, prepare: Patch | None = None) -> str:
+    """The example, locked by plain `waiver lock`, committed: the base commit's id."""
+    shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("run.sh", "__pycache__"))
+    if prepare is not None:
+        prepare(work)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(work)
+        assert main(LOCK) == 0
+    git(work, "init", "--quiet")
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "base")
+    return git(work, "rev-parse", "HEAD")
+
+
+def replay_and_gate(
+    work: Path, base: str, harness_from: bool, replays: int = 2
+) -> tuple[int, int, dict[str, Any]]:
+    """`waiver replay` (with the base's harness or the change's own), then the gate:
+    (replay exit, gate exit, report)."""
+    properties = shlex.join([*PYTEST, "tests/properties", "--junitxml={junit}"])
+    restore = ["--harness-from", base] if harness_from else []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(work)
+        patch.setenv("DEMO_COUNTER", str(work / ".demo-counter"))
+        replayed = main(
+            ["replay", "-n", str(replays), "--out", "reports", *restore,
+             "--properties-first", properties, "--", *PYTEST, "tests/assertions",
+             "--junitxml={junit}"]
+        )  # fmt: skip
+    gated = main(
+        gate_args(work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"))
+    )
+    return replayed, gated, load_report(work / "waiver.json")
+
+
+def commit_change(work: Path, patch: Patch) -> None:
+    patch(work)
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "change")
+
+
+def plugin(work: Path, name: str = "forge_plugin.py") -> None:
+    (work / name).write_text(PASSING_HOOK)
+
+
+def pytest_toml(name: str) -> Patch:
+    def patch(work: Path) -> None:
+        (work / name).write_text(
+            '[pytest]\naddopts = ["-p", "no:cacheprovider", "-p", "forge_plugin"]\n'
+        )
+        plugin(work)
+
+    return patch
+
+
+def planted_marker_file(work: Path) -> None:
+    (work / "tests" / "pyvenv.cfg").write_text("")
+    (work / "tests" / "assertions" / "conftest.py").write_text(PASSING_HOOK)
+
+
+def planted_marker_folder(work: Path) -> None:
+    (work / "tests" / "assertions" / "pyvenv.cfg").mkdir()
+    (work / "tests" / "assertions" / "pyvenv.cfg" / "home").write_text("")  # for git
+    (work / "tests" / "assertions" / "conftest.py").write_text(PASSING_HOOK)
+
+
+def plugins_in_a_test_module(work: Path) -> None:
+    (work / "tests" / "assertions" / "test_setup.py").write_text(
+        'pytest_plugins = ["forge_plugin"]\n'
+    )
+    plugin(work)
+
+
+def shadowing_pytest(work: Path) -> None:
+    (work / "pytest.py").write_text(SHADOW_PYTEST)
+    plugin(work)
+
+
+def entry_points(work: Path) -> None:
+    (work / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0"\n\n'
+        '[project.entry-points.pytest11]\nforge = "forge_plugin"\n'
+    )
+    plugin(work)
+
+
+ENTRY_POINTS = "project.entry-points.pytest11"
+# The attack, the drift the gate must name ((path, kind, table)), and whether the change's
+# harness, when it runs, really turns the red test green (an entry point needs an install).
+ATTACKS: dict[str, tuple[Patch, list[tuple[str, str, str | None]], bool]] = {
+    "pytest.toml": (
+        pytest_toml("pytest.toml"),
+        [("forge_plugin.py", "not_in_lock", None), ("pytest.toml", "not_in_lock", None)],
+        True,
+    ),
+    ".pytest.toml": (
+        pytest_toml(".pytest.toml"),
+        [(".pytest.toml", "not_in_lock", None), ("forge_plugin.py", "not_in_lock", None)],
+        True,
+    ),
+    "pyvenv.cfg file": (
+        planted_marker_file,
+        [("tests/assertions/conftest.py", "not_in_lock", None)],
+        True,
+    ),
+    "pyvenv.cfg folder": (
+        planted_marker_folder,
+        [("tests/assertions/conftest.py", "not_in_lock", None)],
+        True,
+    ),
+    "pytest_plugins in a test module": (
+        plugins_in_a_test_module,
+        [
+            ("forge_plugin.py", "not_in_lock", None),
+            ("tests/assertions/test_setup.py", "not_in_lock", None),
+        ],
+        True,
+    ),
+    "pytest.py under python -m pytest": (
+        shadowing_pytest,
+        [("pytest.py", "not_in_lock", None)],  # its plugin is named by its code alone
+        True,
+    ),
+    "pytest11 entry points": (
+        entry_points,
+        [("forge_plugin.py", "not_in_lock", None), ("pyproject.toml", "not_in_lock", ENTRY_POINTS)],
+        False,
+    ),
+}
+
+
+def drift_of(report: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+    assert {d["part"] for d in report["fixtures"]["drift"]} <= {"harness"}
+    return [(d["path"], d["kind"], d.get("table")) for d in report["fixtures"]["drift"]]
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_a_change_that_loads_its_own_harness_is_blocked_and_named(
+    tmp_path: Path, name: str
+) -> None:
+    patch, drift, turns_green = ATTACKS[name]
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    commit_change(work, patch)
+    replayed, gated, report = replay_and_gate(work, base, harness_from=False)
+    assert replayed == 0
+    assert (gated, report["verdict"]) == (1, "blocked")
+    assert set(classes(report).values()) == {"fixture_drift"}
+    assert drift_of(report) == drift
+    row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
+    # The change's harness really ran: the red test passed in every replay.
+    assert (row["replay_pass"] == row["replay_total"]) is turns_green
+    assert "**The change edits the test harness**" in render_summary(report)
+    terminal = render_terminal(report)
+    assert all(f"  {path}" in terminal for path, _, _ in drift)
+
+
+def test_with_the_base_harness_every_removed_attack_is_still_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One change holding every attack: the restore takes each out of the work tree, so
+    # the replays are honest, and the change's commit still names each one.
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    for patch, _, _ in ATTACKS.values():
+        patch(work)
+    commit_change(work, lambda work: None)
+    replayed, gated, report = replay_and_gate(work, base, harness_from=True)
+    assert replayed == 0
+    restore = capsys.readouterr().out.splitlines()[1]
+    assert restore.endswith(
+        ": 0 locked files restored; 7 removed, .pytest.toml, forge_plugin.py, pyproject.toml, "
+        "pytest.py, pytest.toml, tests/assertions/conftest.py, tests/assertions/test_setup.py"
+    )
+    assert not (work / "pytest.toml").exists() and not (work / "pytest.py").exists()
+    assert (gated, report["verdict"]) == (1, "blocked")
+    assert set(classes(report).values()) == {"fixture_drift"}
+    added = sorted({(path, table) for _, drift, _ in ATTACKS.values() for path, _, table in drift})
+    assert [(c["path"], c.get("table")) for c in report["fixtures"]["committed_changes"]] == added
+    assert {c["change"] for c in report["fixtures"]["committed_changes"]} == {"added"}
+    assert [(path, table) for path, _, table in drift_of(report)] == added
+    # The replays ran with the base's harness: the red test is red in every one.
+    row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
+    assert row["replay_pass"] == 0
+    assert "Locked and harness files this change's commit adds" in render_summary(report)
+
+
+def support_plugin_base(work: Path) -> None:
+    (work / "conftest.py").write_text('pytest_plugins = ["support_plugin"]\n')
+    (work / "support_plugin.py").write_text('"""Shared test helpers."""\n')
+
+
+@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+def test_an_edited_plugin_module_that_a_conftest_names_is_drift(
+    tmp_path: Path, harness_from: bool
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work, support_plugin_base)
+    assert "  support_plugin.py\n" in (work / "fixture.lock").read_text()
+    commit_change(work, lambda work: plugin(work, "support_plugin.py"))
+    replayed, gated, report = replay_and_gate(work, base, harness_from)
+    assert (replayed, gated) == (0, 1)
+    assert set(classes(report).values()) == {"fixture_drift"}
+    assert drift_of(report) == [("support_plugin.py", "changed", None)]
+    row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
+    assert (row["replay_pass"] == row["replay_total"]) is not harness_from
+
+
+def fix_slugify(work: Path) -> None:
+    code = work / "slugify.py"
+    code.write_text(code.read_text().replace('.strip("-")', '.strip("-") or "untitled"'))
+
+
+@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+@pytest.mark.parametrize("prepare", [None, support_plugin_base], ids=["demo", "plugin base"])
+def test_an_honest_fix_is_admitted_in_both_flows(
+    tmp_path: Path, harness_from: bool, prepare: Patch | None
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work, prepare)
+    commit_change(work, fix_slugify)
+    replayed, gated, report = replay_and_gate(work, base, harness_from, replays=5)
+    assert (replayed, gated, report["verdict"]) == (0, 0, "review")
+    assert report["fixtures"]["drift"] == report["fixtures"]["committed_changes"] == []
+    assert classes(report)[EMPTY] == "stable_pass"
+    assert classes(report)[ROUND_TRIP] == "unstable_assertion"
+
+
+@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+def test_the_unchanged_base_is_blocked_by_its_red_test_alone(
+    tmp_path: Path, harness_from: bool
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    replayed, gated, report = replay_and_gate(work, base, harness_from, replays=5)
+    assert (replayed, gated) == (0, 1)
+    assert report["fixtures"]["drift"] == report["fixtures"]["committed_changes"] == []
+    assert classes(report)[EMPTY] == "stable_assertion_fail"
+    assert "fixture_drift" not in classes(report).values()
+
+
+@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+def test_reports_the_change_commits_are_refused(
+    tmp_path: Path, harness_from: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+
+    def committed_reports(work: Path) -> None:
+        # Passing reports, written by a passing hook that the change then removes.
+        (work / "conftest.py").write_text(PASSING_HOOK)
+        replay_and_gate(work, base, harness_from=False, replays=5)
+        (work / "conftest.py").unlink()
+        (work / "waiver.json").unlink()
+
+    commit_change(work, committed_reports)
+    assert "reports/run-5.xml" in git(work, "ls-files")
+    capsys.readouterr()
+    # `waiver replay` refuses the full folder; a script that gates anyway gets no verdict.
+    replayed, gated, report = replay_and_gate(work, base, harness_from, replays=5)
+    assert (replayed, gated, report["verdict"]) == (2, 2, "blocked")
+    assert report["error"]["source"] == str(work / "reports" / "properties.log")
+    assert "the change's commit tracks this file" in report["error"]["problem"]
+    assert "Traceback" not in capsys.readouterr().err
