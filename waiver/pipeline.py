@@ -37,7 +37,14 @@ from waiver.read.lock import (
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.replay import Tally, outcomes_of, read_single
-from waiver.read.replays import MAX_REPLAYS, RUN_NAME, ReplaySet, read_replays, report_and_log
+from waiver.read.replays import (
+    MAX_REPLAYS,
+    PROPERTY_REPORT,
+    RUN_NAME,
+    ReplaySet,
+    read_replays,
+    report_and_log,
+)
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
@@ -343,7 +350,16 @@ def read_base_replays(
         return None
     try:
         return read_replays(
-            options.base_reports, rule, settings.limits, options.base_replays, options.shards
+            options.base_reports,
+            rule,
+            settings.limits,
+            options.base_replays,
+            options.shards,
+            # The property report and its log, as `waiver replay --properties-first` leaves them.
+            others=report_and_log(
+                options.base_reports, os.path.join(options.base_reports, PROPERTY_REPORT)
+            ),
+            folder="base reports",
         )
     except InputError:
         if property_ok:

@@ -29,11 +29,11 @@ from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit import FAIL, PASS, SKIP, read_junit
 from waiver.read.replay import Limits
+from waiver.read.replays import PROPERTY_REPORT
 from waiver.write.escape import log_line
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 
 JUNIT_PLACEHOLDER = "{junit}"
-PROPERTY_REPORT = "properties.xml"
 TICK_SECONDS = 0.25
 # After the timeout the command gets SIGTERM, and this long to end before SIGKILL.
 GRACE_SECONDS = 5.0
