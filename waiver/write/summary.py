@@ -17,7 +17,9 @@ from waiver.write.report import split_rows
 from waiver.write.why import drift_name, expected_replays, run_cause, unknown_note
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
-RESERVE = 4_000  # room kept for the closing lines
+RESERVE = 4_000  # room kept for the closing line
+# Ids a folded list (passes, skipped, every row of one cause) shows at most.
+LIST_CAP = 20
 
 ADMISSION = {
     TestClass.PROPERTY_VIOLATION: "reject (blocks)",
@@ -42,24 +44,54 @@ ORDER = [
 
 
 class _Budget:
-    """Collects lines until the size limit, then counts what it had to leave out."""
+    """Collects lines until the size limit, then counts what it had to leave out.
+
+    Markup is never cut in half: a table's head goes in with its first row or not at all,
+    and an opened `<details>` keeps room for its closing lines until it is closed.
+    """
 
     def __init__(self, limit: int) -> None:
         self.lines: list[str] = []
         self.size = 0
         self.limit = limit
+        self.closing: list[list[str]] = []  # the closing lines of each open block, innermost last
+        self.reserved = 0  # bytes those closing lines will take
 
     def add(self, line: str) -> bool:
-        cost = len(line.encode("utf-8")) + 1
-        if self.size + cost > self.limit:
+        return self.add_all([line])
+
+    def add_all(self, lines: Sequence[str]) -> bool:
+        """Adds every line or none of them."""
+        if self.size + self.reserved + _cost(lines) > self.limit:
             return False
-        self.force(line)
+        for line in lines:
+            self.force(line)
         return True
 
+    def open(self, line: str, closing: Sequence[str]) -> bool:
+        """Opens a block only if its closing lines fit too, and keeps room for them."""
+        if not self.add_all([line, *closing]):
+            return False
+        del self.lines[len(self.lines) - len(closing) :]
+        self.size -= _cost(closing)
+        self.closing.append(list(closing))
+        self.reserved += _cost(closing)
+        return True
+
+    def close(self) -> None:
+        closing = self.closing.pop()
+        self.reserved -= _cost(closing)
+        for line in closing:
+            self.force(line)
+
     def force(self, line: str) -> None:
-        """Adds a closing line even past the limit; RESERVE keeps room for these."""
+        """Adds a line even past the limit; RESERVE keeps room for the last one."""
         self.lines.append(line)
         self.size += len(line.encode("utf-8")) + 1
+
+
+def _cost(lines: Sequence[str]) -> int:
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
 
 
 def _base_blocks(row: Mapping[str, Any]) -> bool:
@@ -128,13 +160,12 @@ def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequ
     """Adds a table; returns how many of its rows did not fit."""
     if not cells:
         return 0
-    out.add("")
-    out.add(f"### {title}")
-    out.add("")
-    out.add("| " + " | ".join(header) + " |")
-    out.add("|" + "---|" * len(header))
-    for number, row in enumerate(cells):
-        if not out.add("| " + " | ".join(row) + " |"):
+    lines = ["| " + " | ".join(row) + " |" for row in cells]
+    head = ["", f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    if not out.add_all([*head, lines[0]]):
+        return len(cells)
+    for number, line in enumerate(lines[1:], start=1):
+        if not out.add(line):
             return len(cells) - number
     return 0
 
@@ -236,6 +267,32 @@ def _blockers(report: Mapping[str, Any], strict: int, introduced: int) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _collapsed(out: _Budget, title: str, ids: Sequence[str]) -> int:
+    """A folded list of at most LIST_CAP ids, then how many more; returns how many ids
+    the size limit left out.
+
+    A long list is a count, not a list: no one reads 60,000 passing ids, and every one of
+    them is in waiver.json.
+    """
+    if not ids:
+        return 0
+    out.add("")
+    if not out.open(f"<details><summary>{title}</summary>", ["", "</details>"]):
+        return len(ids)
+    out.add("")
+    shown = ids[:LIST_CAP]
+    left_out = 0
+    for number, test_id in enumerate(shown):
+        if not out.add(f"- {md_code(test_id)}"):
+            left_out = len(ids) - number
+            break
+    more = len(ids) - len(shown)
+    if more and not left_out and not out.add(f"- … and {more} more, listed in waiver.json"):
+        left_out = more
+    out.close()
+    return left_out
+
+
 def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     out = _Budget(limit - RESERVE)
     out.add(HEADLINES[report["verdict"]])
@@ -274,11 +331,16 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     # Only the classes present: a row of zeros for each absent class is noise.
     present = [test_class for test_class in TestClass if report["counts"][test_class]]
     if present:
-        out.add("| class | tests | admission |")
-        out.add("|---|---|---|")
-    for test_class in present:
-        out.add(
-            f"| `{test_class.value}` | {report['counts'][test_class]} | {ADMISSION[test_class]} |"
+        out.add_all(
+            [
+                "| class | tests | admission |",
+                "|---|---|---|",
+                *(
+                    f"| `{test_class.value}` | {report['counts'][test_class]} | "
+                    f"{ADMISSION[test_class]} |"
+                    for test_class in present
+                ),
+            ]
         )
     out.add("")
     out.add(f"Replays required per test: {report['min_replays']}.")
@@ -384,17 +446,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         (f"{len(passes)} stable pass{'' if len(passes) == 1 else 'es'}", passes),
         (f"{len(skipped)} skipped", skipped),
     ):
-        if not ids:
-            continue
-        out.add("")
-        out.add(f"<details><summary>{title}</summary>")
-        out.add("")
-        for number, test_id in enumerate(ids):
-            if not out.add(f"- {md_code(test_id)}"):
-                left_out += len(ids) - number
-                break
-        out.force("")
-        out.force("</details>")
+        left_out += _collapsed(out, title, ids)
     if left_out:
         out.force("")
         out.force(
