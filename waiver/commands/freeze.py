@@ -119,14 +119,15 @@ def accept(
     already in the store for an accepted id is replaced, since the gate would void the
     second record for one test.
     """
-    document = read_report(report).document
+    wanted = list(dict.fromkeys(test_ids))
+    named = frozenset(wanted)
+    document = read_report(report, lambda row: row["test_id"] in named).document
     if document["error"] is not None:
         raise InputError(report, "the report ended in an input error, so it has no proposals")
     if document["policy"]["introduced_instability"] == "block":
         # The gate ran under the trusted policy; a laxer --config must not undo its rule.
         policy = replace(policy, introduced_instability="block")
     rows = {row["test_id"]: row for row in document["rows"]}
-    wanted = list(dict.fromkeys(test_ids))
     refusals = [
         f"{visible_text(test_id)}: {reason}"
         for test_id in wanted
