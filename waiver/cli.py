@@ -18,6 +18,7 @@ from waiver.commands import (
     diagnose,
     freeze,
     gate,
+    init,
     inspect,
     lock,
     policy,
@@ -28,6 +29,7 @@ from waiver.errors import EXIT_CLEAR, EXIT_INPUT, EXIT_INTERNAL, InputError, Usa
 from waiver.write.escape import log_line
 
 COMMANDS = (
+    init,
     lock,
     classify,
     gate,
