@@ -223,7 +223,7 @@ def test_accept_checks_the_rows_it_uses_against_the_schema(
     example: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_gate(example)
-    index = _edit_row(example, ROUND_TRIP, replay_pass="two")
+    index = _edit_row(example, ROUND_TRIP, **{"replay_pass": "two"})
     capsys.readouterr()
     assert _accept(example, ROUND_TRIP) == 2
     assert capsys.readouterr().err == (
@@ -236,7 +236,7 @@ def test_accept_reads_past_rows_it_does_not_use_but_not_past_a_row_without_a_cla
     example: Path,
 ) -> None:
     run_gate(example)
-    _edit_row(example, KNOWN, replay_pass="two")
+    _edit_row(example, KNOWN, **{"replay_pass": "two"})
     assert _accept(example, ROUND_TRIP) == 0
     assert [record["test_id"] for record in _records(example)] == [ROUND_TRIP]
     _edit_row(example, KNOWN, **{"class": "flaky"})

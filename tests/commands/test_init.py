@@ -366,3 +366,33 @@ def test_the_printed_lock_refresh_writes_the_same_lock(
     finally:
         os.chdir(cwd)
     assert (root / "fixture.lock").read_bytes() == written
+
+
+def test_without_flags_the_waiver_pip_installed_from_github_is_pinned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    installed = tmp_path / "site" / "waiver-0.1.0.dist-info"
+    installed.mkdir(parents=True)
+    (installed / "METADATA").write_text("Metadata-Version: 2.1\nName: waiver\nVersion: 0.1.0\n")
+    (installed / "direct_url.json").write_text(
+        '{"url": "https://github.com/acme/waiver.git", '
+        f'"vcs_info": {{"vcs": "git", "commit_id": "{WAIVER_REF}"}}}}'
+    )
+    root = flat(tmp_path / "repo")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.chdir(root)
+    assert main(["init", "--dry-run"]) == 0
+    assert f"uses: acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}\n" in (
+        capsys.readouterr().out
+    )
+
+
+def test_without_flags_a_waiver_not_installed_from_github_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # This checkout is installed in editable mode from a folder: no repository, no commit.
+    monkeypatch.chdir(flat(tmp_path))
+    assert main(["init", "--dry-run"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "waiver: error: give --waiver-repository OWNER/NAME and --waiver-ref FULL_SHA"
+    )

@@ -36,8 +36,14 @@ def test_a_stable_failure_with_passing_replays_planted_beside_it_is_an_input_err
     code, _, err = run_gate("--replays", "5")
     assert code == 2
     source = str(red.root / "reports" / "run-10.xml")
-    assert error_of(red) == {"source": source, "problem": "replay 10 is beyond the 5 declared (in the reports folder)"}
-    assert err == f"waiver: error: {source}: replay 10 is beyond the 5 declared (in the reports folder)\n"
+    assert error_of(red) == {
+        "source": source,
+        "problem": "replay 10 is beyond the 5 declared (in the reports folder)",
+    }
+    assert (
+        err
+        == f"waiver: error: {source}: replay 10 is beyond the 5 declared (in the reports folder)\n"
+    )
 
 
 @pytest.mark.parametrize(

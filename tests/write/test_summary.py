@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from support import big_run_args, load_report, write_big_run
 from waiver.cli import main
 from waiver.model import TestClass
-from waiver.write.summary import LIST_CAP, RESERVE, render_summary
+from waiver.write.budget import LIST_CAP
+from waiver.write.summary import RESERVE, render_summary
 
 CLASSES = [test_class.value for test_class in TestClass]
 

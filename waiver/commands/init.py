@@ -203,8 +203,7 @@ def _count(number: int, singular: str, plural: str) -> str:
     return f"{number} {singular if number == 1 else plural}"
 
 
-def plan(layout: Layout, args: argparse.Namespace) -> list[Planned]:
-    repository, ref = waiver_source(args)
+def plan(layout: Layout, args: argparse.Namespace, repository: str, ref: str) -> list[Planned]:
     property_command, test_command = commands(layout, args)
     setup = Setup(
         fixtures=layout.fixtures_root,
@@ -284,8 +283,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{', '.join(existing)} exist already; nothing written (--force rewrites all four)"
         )
+    repository, ref = waiver_source(args)
     layout = resolve_layout(args)
-    planned = plan(layout, args)
+    planned = plan(layout, args, repository, ref)
     for item in planned:
         if args.dry_run:
             print(log_line(f"waiver: would write {item.path}: {item.purpose}"))

@@ -12,14 +12,13 @@ from typing import Any
 
 from waiver.model import BASE_WORDS, BLOCKING_CLASSES, CLOSED_CLASSES, BaseMeaning, TestClass
 from waiver.read.config import NO_REGISTRY
+from waiver.write.budget import Budget, folded_list, table
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.why import drift_name, expected_replays, run_cause, unknown_note
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
 RESERVE = 4_000  # room kept for the closing line
-# Ids a folded list (passes, skipped, every row of one cause) shows at most.
-LIST_CAP = 20
 
 ADMISSION = {
     TestClass.PROPERTY_VIOLATION: "reject (blocks)",
@@ -41,57 +40,6 @@ ORDER = [
     TestClass.UNKNOWN_TEST,
     TestClass.UNSTABLE_ASSERTION,
 ]
-
-
-class _Budget:
-    """Collects lines until the size limit, then counts what it had to leave out.
-
-    Markup is never cut in half: a table's head goes in with its first row or not at all,
-    and an opened `<details>` keeps room for its closing lines until it is closed.
-    """
-
-    def __init__(self, limit: int) -> None:
-        self.lines: list[str] = []
-        self.size = 0
-        self.limit = limit
-        self.closing: list[list[str]] = []  # the closing lines of each open block, innermost last
-        self.reserved = 0  # bytes those closing lines will take
-
-    def add(self, line: str) -> bool:
-        return self.add_all([line])
-
-    def add_all(self, lines: Sequence[str]) -> bool:
-        """Adds every line or none of them."""
-        if self.size + self.reserved + _cost(lines) > self.limit:
-            return False
-        for line in lines:
-            self.force(line)
-        return True
-
-    def open(self, line: str, closing: Sequence[str]) -> bool:
-        """Opens a block only if its closing lines fit too, and keeps room for them."""
-        if not self.add_all([line, *closing]):
-            return False
-        del self.lines[len(self.lines) - len(closing) :]
-        self.size -= _cost(closing)
-        self.closing.append(list(closing))
-        self.reserved += _cost(closing)
-        return True
-
-    def close(self) -> None:
-        closing = self.closing.pop()
-        self.reserved -= _cost(closing)
-        for line in closing:
-            self.force(line)
-
-    def force(self, line: str) -> None:
-        """Adds a line even past the limit; RESERVE keeps room for the last one."""
-        self.lines.append(line)
-        self.size += len(line.encode("utf-8")) + 1
-
-
-def _cost(lines: Sequence[str]) -> int:
-    return sum(len(line.encode("utf-8")) + 1 for line in lines)
 
 
 def _base_blocks(row: Mapping[str, Any]) -> bool:
@@ -128,7 +76,7 @@ def _base_blocked_line(row: Mapping[str, Any]) -> str:
     return f"- {md_code(row['test_id'])} flips, {why}: {counts}"
 
 
-def _introduced(out: _Budget, rows: Sequence[Mapping[str, Any]]) -> int:
+def _introduced(out: Budget, rows: Sequence[Mapping[str, Any]]) -> int:
     """Names each unstable row the policy blocks; returns how many did not fit."""
     if not rows:
         return 0
@@ -156,25 +104,11 @@ def _freeze_cell(row: Mapping[str, Any]) -> str:
     return "—"
 
 
-def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequence[str]]) -> int:
-    """Adds a table; returns how many of its rows did not fit."""
-    if not cells:
-        return 0
-    lines = ["| " + " | ".join(row) + " |" for row in cells]
-    head = ["", f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    if not out.add_all([*head, lines[0]]):
-        return len(cells)
-    for number, line in enumerate(lines[1:], start=1):
-        if not out.add(line):
-            return len(cells) - number
-    return 0
-
-
-def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int, with_base: bool) -> int:
+def _rows_table(out: Budget, rows: list[Mapping[str, Any]], expected: int, with_base: bool) -> int:
     """The rows that are not a pass; the retries column only when some row has retries, the
     base column only when base replays were given."""
     retries = any(row["retries"] for row in rows)
-    return _table(
+    return table(
         out,
         f"Not a pass ({len(rows)})",
         [
@@ -201,11 +135,11 @@ def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int, with
     )
 
 
-def _drift_table(out: _Budget, report: Mapping[str, Any]) -> int:
+def _drift_table(out: Budget, report: Mapping[str, Any]) -> int:
     fixtures = report["fixtures"]
     if fixtures is None:
         return 0
-    return _table(
+    return table(
         out,
         "Drifted fixtures and harness files",
         ["file", "part", "drift"],
@@ -213,13 +147,13 @@ def _drift_table(out: _Budget, report: Mapping[str, Any]) -> int:
     )
 
 
-def _properties_table(out: _Budget, report: Mapping[str, Any]) -> int:
+def _properties_table(out: Budget, report: Mapping[str, Any]) -> int:
     properties = report["properties"]
     if properties is None:
         return 0
-    return _table(
+    return table(
         out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
-    ) + _table(
+    ) + table(
         out,
         "Skipped properties (not run, so they prove nothing)",
         ["property"],
@@ -227,11 +161,11 @@ def _properties_table(out: _Budget, report: Mapping[str, Any]) -> int:
     )
 
 
-def _replays_table(out: _Budget, report: Mapping[str, Any]) -> int:
+def _replays_table(out: Budget, report: Mapping[str, Any]) -> int:
     replays = report["replays"]
     if replays is None:
         return 0
-    return _table(
+    return table(
         out,
         "Replays that could not be read",
         ["replay", "file", "problem"],
@@ -244,7 +178,7 @@ def _replays_table(out: _Budget, report: Mapping[str, Any]) -> int:
 
 # The evidence of each run-level cause, in the order the summary lists it; the table of
 # the cause behind every row leads the summary instead.
-CAUSE_TABLES: dict[TestClass, Callable[[_Budget, Mapping[str, Any]], int]] = {
+CAUSE_TABLES: dict[TestClass, Callable[[Budget, Mapping[str, Any]], int]] = {
     TestClass.FIXTURE_DRIFT: _drift_table,
     TestClass.PROPERTY_VIOLATION: _properties_table,
     TestClass.UNKNOWN_TEST: _replays_table,
@@ -267,34 +201,8 @@ def _blockers(report: Mapping[str, Any], strict: int, introduced: int) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _collapsed(out: _Budget, title: str, ids: Sequence[str]) -> int:
-    """A folded list of at most LIST_CAP ids, then how many more; returns how many ids
-    the size limit left out.
-
-    A long list is a count, not a list: no one reads 60,000 passing ids, and every one of
-    them is in waiver.json.
-    """
-    if not ids:
-        return 0
-    out.add("")
-    if not out.open(f"<details><summary>{title}</summary>", ["", "</details>"]):
-        return len(ids)
-    out.add("")
-    shown = ids[:LIST_CAP]
-    left_out = 0
-    for number, test_id in enumerate(shown):
-        if not out.add(f"- {md_code(test_id)}"):
-            left_out = len(ids) - number
-            break
-    more = len(ids) - len(shown)
-    if more and not left_out and not out.add(f"- … and {more} more, listed in waiver.json"):
-        left_out = more
-    out.close()
-    return left_out
-
-
 def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
-    out = _Budget(limit - RESERVE)
+    out = Budget(limit - RESERVE)
     out.add(HEADLINES[report["verdict"]])
     out.add("")
     error = report["error"]
@@ -418,11 +326,11 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         )
     else:
         left_out += _rows_table(out, rows, expected_replays(report), base is not None)
-    for test_class, table in CAUSE_TABLES.items():
+    for test_class, cause_table in CAUSE_TABLES.items():
         if cause is None or cause.test_class is not test_class:
-            left_out += table(out, report)
+            left_out += cause_table(out, report)
     if fixtures is not None:
-        left_out += _table(
+        left_out += table(
             out,
             "Protected files this change edits",
             ["file", "path", "change"],
@@ -431,7 +339,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
                 for c in fixtures.get("protected_changes", [])
             ],
         )
-    left_out += _table(
+    left_out += table(
         out,
         "Void freeze records",
         ["record", "test id", "reason"],
@@ -446,7 +354,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         (f"{len(passes)} stable pass{'' if len(passes) == 1 else 'es'}", passes),
         (f"{len(skipped)} skipped", skipped),
     ):
-        left_out += _collapsed(out, title, ids)
+        left_out += folded_list(out, title, ids)
     if left_out:
         out.force("")
         out.force(
