@@ -23,6 +23,7 @@ PYTEST_CONFIGS: tuple[tuple[str, str | None], ...] = (
     ("pytest.ini", "pytest"),
     (".pytest.ini", "pytest"),
     ("pyproject.toml", "tool.pytest.ini_options"),
+    ("pyproject.toml", "tool.pytest"),
     ("tox.ini", "pytest"),
     ("setup.cfg", "tool:pytest"),
 )
