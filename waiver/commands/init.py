@@ -225,7 +225,8 @@ def plan(layout: Layout, args: argparse.Namespace, repository: str, ref: str) ->
             "was written: a property step that runs nothing cannot fail"
         )
     left_out = (
-        f"; {len(collected.never_run)} skipped or xfail by a mark are left out"
+        f"; {_count(len(collected.never_run), 'test', 'tests')} that a skip or xfail mark "
+        "keeps from running left out"
         if collected.never_run
         else ""
     )
