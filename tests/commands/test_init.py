@@ -396,3 +396,24 @@ def test_without_flags_a_waiver_not_installed_from_github_is_a_usage_error(
     assert capsys.readouterr().err.startswith(
         "waiver: error: give --waiver-repository OWNER/NAME and --waiver-ref FULL_SHA"
     )
+
+
+def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
+    change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ids init takes from pytest's collection are the ids the gate reads from JUnit."""
+    root, _ = change
+    capsys.readouterr()
+    assert init(root, "--force") == 0
+    [refresh] = [
+        line.removeprefix("  refresh: ")
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("  refresh: waiver replay ")
+    ]
+    collected = (root / "known-tests.txt").read_text()
+    (root / "known-tests.txt").unlink()
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", refresh], cwd=root, env=env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "known-tests.txt").read_text() == collected

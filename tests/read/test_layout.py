@@ -51,12 +51,27 @@ def test_fixture_folders_in_several_places_share_the_deepest_common_folder(
     root = tree(tmp_path, {
         "tests/unit/data/a.json": "{}", "tests/unit/data/fixtures/b.json": "{}",
         "tests/integration/testdata/c.bin": "x", "tests/properties/test_p.py": PROPERTY,
-        "tests/properties/data/d.json": "{}",
+        "tests/properties/data/d.json": "{}", "tests/unit/test_u.py": "",
+        "tests/integration/test_i.py": "",
     })  # fmt: skip
     layout = find_layout(str(root))
     assert layout.fixture_folders == ("tests/integration/testdata", "tests/unit/data")
     assert layout.fixtures_root == "tests"
     assert layout.fixture_globs == ("integration/testdata/*", "unit/data/*")
+
+
+def test_a_folder_of_files_without_a_module_is_a_fixture_folder_whatever_its_name(
+    tmp_path: Path,
+) -> None:
+    root = tree(tmp_path, {
+        "tests/test_tags.py": "", "tests/manylinux/hello-x86_64": "\x7fELF",
+        "tests/manylinux/build.sh": "", "tests/metadata/nested/METADATA": "",
+        "tests/helpers/util.py": "", "tests/helpers/notes.txt": "",
+        "tests/.hypothesis/examples/x": "", "tests/property/test_p.py": PROPERTY,
+    })  # fmt: skip
+    layout = find_layout(str(root))
+    assert layout.fixture_folders == ("tests/manylinux", "tests/metadata")
+    assert layout.fixture_globs == ("manylinux/*", "metadata/*")
 
 
 def test_one_fixture_folder_is_the_fixtures_root_with_every_file(tmp_path: Path) -> None:

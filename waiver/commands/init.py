@@ -17,6 +17,7 @@ import shlex
 import tomllib
 from dataclasses import dataclass
 from importlib import metadata
+from typing import Any
 
 from waiver.commands.lock import lock_text
 from waiver.errors import EXIT_CLEAR, UsageError
@@ -36,6 +37,8 @@ from waiver.write.setup_files import (
     render_workflow,
 )
 
+# The names a project gives its test dependencies, as an extra or a dependency group.
+TEST_SETS = ("test", "tests", "testing", "dev")
 REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
 FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 GITHUB_URL = re.compile(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?")
@@ -105,35 +108,43 @@ def _inside(path: str, folders: tuple[str, ...]) -> bool:
 
 
 def _install_step() -> str:
-    """The install step both commands start with, from what the repository declares."""
-    extras = ""
+    """The install step both commands start with, from what the repository declares: the
+    project with its test extra or dependency group, else its requirements."""
+    document: dict[str, Any] = {}
     if os.path.isfile("pyproject.toml"):
         with open("pyproject.toml", "rb") as stream:
             try:
-                project = tomllib.load(stream).get("project", {})
+                document = tomllib.load(stream)
             except tomllib.TOMLDecodeError:
-                project = {}
-        for name in ("test", "tests", "testing", "dev"):
-            if name in project.get("optional-dependencies", {}):
-                extras = f"[{name}]"
-                break
-        if project:
-            target = f"'.{extras}'" if extras else "."
-            return f"python -m pip install -e {target} pytest hypothesis"
-    if os.path.isfile("setup.py") or os.path.isfile("setup.cfg"):
-        return "python -m pip install -e . pytest hypothesis"
-    if os.path.isfile("requirements.txt"):
-        return "python -m pip install -r requirements.txt pytest hypothesis"
-    return "python -m pip install pytest hypothesis"
+                document = {}
+    project = document.get("project", {})
+    extras = project.get("optional-dependencies", {}) if isinstance(project, dict) else {}
+    groups = document.get("dependency-groups", {})
+    extra = next((name for name in TEST_SETS if name in extras), None)
+    group = next((name for name in TEST_SETS if name in groups), None)
+    if project or os.path.isfile("setup.py") or os.path.isfile("setup.cfg"):
+        words = ["-e", f".[{extra}]" if extra else "."]
+    elif os.path.isfile("requirements.txt"):
+        words = ["-r", "requirements.txt"]
+    else:
+        words = []
+    if group is not None:
+        words += ["--group", group]
+    return f"python -m pip install {shlex.join([*words, 'pytest', 'hypothesis'])}"
 
 
 def pytest_words(layout: Layout) -> tuple[list[str], list[str]]:
-    """The pytest arguments of the property suite and of the assertion suite."""
+    """The pytest arguments of the property suite and of the assertion suite.
+
+    Both run with `--rootdir=.`, so ids are relative to the repository root whatever the
+    configuration. The property suite runs with `-m ''`: a project that keeps its
+    properties opt-in (`addopts = -m "not property"`) would otherwise run none of them.
+    """
     suites = list(layout.property_suites)
     tests = list(layout.test_folders) + [
         f"--ignore={suite}" for suite in suites if _inside(suite, layout.test_folders)
     ]
-    return ["--rootdir=.", *suites], ["--rootdir=.", *tests]
+    return ["--rootdir=.", "-m", "", *suites], ["--rootdir=.", *tests]
 
 
 def commands(layout: Layout, args: argparse.Namespace) -> tuple[str, str]:
@@ -156,12 +167,20 @@ def commands(layout: Layout, args: argparse.Namespace) -> tuple[str, str]:
     return property_command, test_command
 
 
+def _argument(text: str) -> str:
+    """`text` as one shell word, in double quotes when nothing in it is special there, so
+    that the `''` inside reads plainly."""
+    if not any(char in text for char in '"$`\\!'):
+        return f'"{text}"'
+    return shlex.quote(text)
+
+
 def registry_refresh(layout: Layout) -> str:
     property_words, test_words = pytest_words(layout)
     properties = f"python -m pytest {shlex.join(property_words)} --junitxml={{junit}}"
     tests = f"python -m pytest {shlex.join(test_words)} --junitxml={{junit}}"
     return (
-        f"waiver replay -n 1 --out waiver-baseline --properties-first {shlex.quote(properties)} "
+        f"waiver replay -n 1 --out waiver-baseline --properties-first {_argument(properties)} "
         f"-- {tests} && waiver baseline --reports waiver-baseline "
         f"--properties waiver-baseline/properties.xml --out {REGISTRY}"
     )
@@ -216,18 +235,21 @@ def plan(layout: Layout, args: argparse.Namespace, repository: str, ref: str) ->
     policy = render_policy(setup)
     suites = layout.property_suites
     lock = lock_text(".", setup.fixtures, (), suites, parse_config(policy.encode(), POLICY))
-    outside = [suite for suite in suites if not _inside(suite, layout.test_folders)]
-    collected = collect(".", [*layout.test_folders, *outside])
-    properties = sum(_inside(test_id.partition("::")[0], suites) for test_id in collected.test_ids)
+    property_words, test_words = pytest_words(layout)
+    property_ids = collect(".", property_words)
+    test_ids = collect(".", test_words)
+    properties = len(property_ids.test_ids)
     if not properties:
         raise UsageError(
             f"pytest collected no property test that runs in {', '.join(suites)}, so nothing "
             "was written: a property step that runs nothing cannot fail"
         )
+    registry = sorted({*property_ids.test_ids, *test_ids.test_ids})
+    never_run = len(property_ids.never_run) + len(test_ids.never_run)
     left_out = (
-        f"; {_count(len(collected.never_run), 'test', 'tests')} that a skip or xfail mark "
-        "keeps from running left out"
-        if collected.never_run
+        f"; {_count(never_run, 'test', 'tests')} that a skip or xfail mark keeps from "
+        "running left out"
+        if never_run
         else ""
     )
     lock_refresh = " ".join(
@@ -248,9 +270,9 @@ def plan(layout: Layout, args: argparse.Namespace, repository: str, ref: str) ->
         ),
         Planned(
             REGISTRY,
-            format_registry(collected.test_ids),
-            f"the {len(collected.test_ids)} test ids expected to run "
-            f"({_count(len(collected.test_ids) - properties, 'test', 'tests')}, "
+            format_registry(registry),
+            f"the {len(registry)} test ids expected to run "
+            f"({_count(len(registry) - properties, 'test', 'tests')}, "
             f"{_count(properties, 'property', 'properties')}){left_out}",
             registry_refresh(layout),
         ),

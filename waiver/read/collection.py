@@ -60,8 +60,9 @@ def junit_address(nodeid: str) -> tuple[str, str]:
     return ".".join(names[:-1]), names[-1]
 
 
-def collect(root: str, paths: Sequence[str]) -> Collected:
-    """The ids pytest collects from `paths` under `root`; an error when it collects none."""
+def collect(root: str, arguments: Sequence[str]) -> Collected:
+    """The ids pytest collects with `arguments` (folders and options) under `root`; an
+    error when it collects none."""
     rule = TestIdRule(root)
     with tempfile.TemporaryDirectory(prefix="waiver-init-") as scratch:
         with open(os.path.join(scratch, f"{PLUGIN}.py"), "w", encoding="utf-8") as plugin:
@@ -71,18 +72,19 @@ def collect(root: str, paths: Sequence[str]) -> Collected:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [scratch, env.get("PYTHONPATH")]))
         env["WAIVER_COLLECT_OUT"] = out
         command = [
-            sys.executable, "-m", "pytest", "--collect-only", "-q", "--rootdir=.",
-            "-p", PLUGIN, "-p", "no:cacheprovider", *paths,
+            sys.executable, "-m", "pytest", "--collect-only", "-q",
+            "-p", PLUGIN, "-p", "no:cacheprovider", *arguments,
         ]  # fmt: skip
         completed = subprocess.run(
             command, cwd=root, env=env, capture_output=True, text=True, check=False
         )
+        source = " ".join(word for word in arguments if word and not word.startswith("-"))
         if completed.returncode == NO_TESTS_COLLECTED:
-            raise InputError(" ".join(paths), "pytest collected no tests here")
+            raise InputError(source, "pytest collected no tests here")
         if completed.returncode != 0 or not os.path.isfile(out):
             tail = (completed.stdout + completed.stderr)[-OUTPUT_TAIL:]
             raise InputError(
-                " ".join(paths),
+                source,
                 f"pytest could not collect the tests (exit {completed.returncode}): {tail}",
             )
         with open(out, encoding="utf-8") as stream:

@@ -1,8 +1,9 @@
 """A repository's test layout, found from its files: what `waiver init` builds on.
 
 Nothing here runs the repository's code. The pytest configuration is read for
-`testpaths`; test folders, the property suite and the fixture folders are found by name,
-and a property suite that is not in a folder of its own name by its `hypothesis` imports.
+`testpaths`; test folders and the property suite are found by name (a property suite
+that is not in a folder of its own name by its `hypothesis` imports), and fixture folders
+by name or as folders among the tests that hold files but no Python module.
 """
 
 from __future__ import annotations
@@ -124,7 +125,9 @@ def _folders(root: str, top: str) -> list[str]:
         folders[:] = sorted(
             name
             for name in folders
-            if name not in SKIPPED and not os.path.islink(os.path.join(current, name))
+            if name not in SKIPPED
+            and not name.startswith(".")  # .hypothesis, .pytest_cache: tools' own state
+            and not os.path.islink(os.path.join(current, name))
         )
         found.append(os.path.relpath(current, root).replace(os.sep, "/"))
     return found
@@ -133,7 +136,7 @@ def _folders(root: str, top: str) -> list[str]:
 def _outermost(folders: list[str]) -> tuple[str, ...]:
     """The folders that are not inside another one of them."""
     kept: list[str] = []
-    for folder in sorted(folders):
+    for folder in sorted(set(folders)):
         if not any(folder.startswith(outer + "/") for outer in kept):
             kept.append(folder)
     return tuple(kept)
@@ -195,12 +198,37 @@ def find_layout(root: str) -> Layout:
     if os.path.isdir(os.path.join(root, "fixtures")):
         folders.append("fixtures")
     suites, scattered = _property_suites(root, folders)
+    named = [folder for folder in folders if folder.rsplit("/", 1)[-1] in FIXTURE_FOLDERS]
     fixtures = _outermost(
         [
             folder
-            for folder in folders
-            if folder.rsplit("/", 1)[-1] in FIXTURE_FOLDERS
-            and not any(_inside(folder, suite) for suite in suites)
+            for folder in [*named, *_data_only(root, folders, test_folders)]
+            if not any(_inside(folder, suite) for suite in suites)
         ]
     )
     return Layout(config, test_folders, suites, fixtures, scattered)
+
+
+def _data_only(root: str, folders: list[str], test_folders: tuple[str, ...]) -> list[str]:
+    """The folders among the tests that hold files but not one Python module, at any
+    depth: what the tests read (`tests/manylinux/` of binaries, say), whatever its name."""
+    with_files: set[str] = set()
+    with_modules: set[str] = set()
+    for folder in folders:
+        names = [
+            name
+            for name in os.listdir(os.path.join(root, folder))
+            if os.path.isfile(os.path.join(root, folder, name))
+        ]
+        if names:
+            with_files.add(folder)
+        if any(name.endswith(".py") for name in names):
+            parts = folder.split("/")
+            with_modules.update("/".join(parts[:cut]) for cut in range(1, len(parts) + 1))
+    return [
+        folder
+        for folder in folders
+        if folder not in test_folders
+        and folder not in with_modules
+        and any(_inside(holder, folder) for holder in with_files)
+    ]
