@@ -56,6 +56,7 @@ class Planned:
     text: str
     purpose: str
     refresh: str
+    note: str | None = None
 
 
 def installed_source() -> tuple[str | None, str | None]:
@@ -275,6 +276,9 @@ def plan(layout: Layout, args: argparse.Namespace, repository: str, ref: str) ->
             f"({_count(len(registry) - properties, 'test', 'tests')}, "
             f"{_count(properties, 'property', 'properties')}){left_out}",
             registry_refresh(layout),
+            "collection cannot see a test that skips itself while it runs (pytest.skip in its "
+            "body); the gate then calls it unknown_test (vanished, 0/0): refresh the registry "
+            "from a replay with the command above",
         ),
         Planned(
             POLICY,
@@ -320,6 +324,8 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(item.path, item.text)
         print(log_line(f"waiver: wrote {item.path}: {item.purpose}"))
         print(log_line(f"  refresh: {item.refresh}"))
+        if item.note is not None:
+            print(log_line(f"  note: {item.note}"))
     if args.dry_run:
         print("waiver: dry run; nothing written")
     return EXIT_CLEAR
