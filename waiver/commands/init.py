@@ -52,6 +52,8 @@ NO_SUITE = (
 
 @dataclass(frozen=True)
 class Planned:
+    """A file init writes: its text, what it is for, and how to write it again."""
+
     path: str
     text: str
     purpose: str
@@ -213,8 +215,9 @@ def resolve_layout(args: argparse.Namespace) -> Layout:
         )
     if not layout.fixture_folders:
         raise UsageError(
-            "no fixture folder found (fixtures/, or a fixtures, data or testdata folder among "
-            "the tests); name the folders the tests read with --fixtures DIR (repeatable)"
+            "no fixture folder found (fixtures/, a fixtures, data or testdata folder among the "
+            "tests, or a folder there of files without a Python module); name the folders the "
+            "tests read with --fixtures DIR (repeatable)"
         )
     return layout
 
