@@ -6,10 +6,13 @@
 #   WAIVER_IMAGE_SOURCE           which image that is and why, for the job summary
 #   INPUT_<NAME>                  the action's inputs, dashes as underscores
 #                                 (known-tests -> INPUT_KNOWN_TESTS)
+#   INPUT_WORKING_DIRECTORY       the repository under test, relative to the workspace
 #   GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP   set by the runner
 #
 # The container gets no network, no capabilities, no token, and a read-only root and
-# workspace. It may write only a scratch folder for waiver.json and the runner's output and
+# workspace. Its workspace is the working directory alone: whatever else lies in the
+# runner's workspace (the action's own checkout beside the change) is not there for the
+# gate to scan as part of the change. It may write only a scratch folder for waiver.json and the runner's output and
 # summary files. The report is copied to the `out` path afterwards. This step itself never
 # fails on the gate's verdict: it records the exit code as the `exit-code` output (and the
 # one-line `error` when the gate left none), and a later step fails the job after
@@ -32,29 +35,51 @@ fail() {
 workspace=${GITHUB_WORKSPACE:?GITHUB_WORKSPACE is not set}
 image=${WAIVER_IMAGE:?WAIVER_IMAGE is not set}
 out=${INPUT_OUT:-waiver.json}
+working_directory=${INPUT_WORKING_DIRECTORY:-.}
 
-# `out` names a file inside the workspace, by a plain relative path: the copy below runs on
-# the runner itself, where a `..` or a symlink planted by the change could aim it elsewhere.
-if [[ $out == /* || $out == *$'\n'* || $out == *,* || "/$out/" == */../* || "/$out/" == */./* ]]; then
-    fail "out must be a relative path inside the workspace without '.', '..' or commas: $(printf %q "$out")"
-fi
+# A plain relative path, checked before the runner itself uses it: a `..` or a symlink
+# planted by the change could aim it elsewhere, and a comma would end a --mount option.
+plain_relative_path() {
+    local path=$1
+    [[ $path != /* && $path != *$'\n'* && $path != *,* && "/$path/" != */../* ]]
+}
+
+# `from/path`, failing when a folder on the way there is a symlink.
+inside() {
+    local from=$1 path=$2 label=$3 part parts
+    IFS=/ read -r -a parts <<<"$path"
+    for part in "${parts[@]}"; do
+        [[ -z $part || $part == . ]] && continue
+        from=$from/$part
+        if [[ -L $from ]]; then
+            fail "$label: $(printf %q "$from") is a symlink"
+        fi
+    done
+    joined=$from
+}
+
 if [[ $image == -* ]]; then
     fail "image must be an image reference"
 fi
-parent=$workspace
-IFS=/ read -r -a parts <<<"$(dirname -- "$out")"
-for part in "${parts[@]}"; do
-    [[ -z $part || $part == . ]] && continue
-    parent=$parent/$part
-    if [[ -L $parent ]]; then
-        fail "out: $(printf %q "$parent") is a symlink"
-    fi
-done
+if ! plain_relative_path "$working_directory"; then
+    fail "working-directory must be a relative path inside the workspace without '..' or commas: $(printf %q "$working_directory")"
+fi
+inside "$workspace" "$working_directory" working-directory
+root=$joined
+if [[ ! -d $root ]]; then
+    fail "working-directory: $(printf %q "$working_directory") is not a folder of the workspace"
+fi
+
+# `out` names a file inside the working directory: the copy below runs on the runner.
+if ! plain_relative_path "$out" || [[ "/$out/" == */./* ]]; then
+    fail "out must be a relative path inside the working directory without '.', '..' or commas: $(printf %q "$out")"
+fi
+inside "$root" "$(dirname -- "$out")" out
 
 # Outputs for a run in which the gate did not classify anything: exit code 2, the reason,
 # no report (and no stale one at `out` that could claim a green verdict).
 no_gate() {
-    rm -f -- "${workspace:?}/$out"
+    rm -f -- "${root:?}/$out"
     {
         echo "exit-code=2"
         echo "error=$1"
@@ -82,7 +107,7 @@ esac
 # A trusted revision missing from a shallow clone is fetched here, on the runner: the
 # container has no network. Hooks and fsmonitor stay off. If this fails the gate names it.
 if [[ -n $trusted_ref && $trusted_ref != -* ]]; then
-    git_safe() { git -C "$workspace" -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@"; }
+    git_safe() { git -C "$root" -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@"; }
     if ! git_safe cat-file -e "$trusted_ref^{commit}" 2>/dev/null; then
         echo "waiver: fetching the trusted revision from origin"
         git_safe fetch --quiet --no-tags --depth=1 --upload-pack=git-upload-pack origin \
@@ -95,7 +120,7 @@ scratch=$(mktemp -d "${RUNNER_TEMP:-/tmp}/waiver-gate.XXXXXX")
 name=$(basename -- "$out")
 args=(run --rm --network none --cap-drop ALL --security-opt no-new-privileges --read-only
     --tmpfs /tmp --user "$(id -u):$(id -g)"
-    --mount "type=bind,source=$workspace,target=$IN_CONTAINER_WORKSPACE,readonly"
+    --mount "type=bind,source=$root,target=$IN_CONTAINER_WORKSPACE,readonly"
     --mount "type=bind,source=$scratch,target=$IN_CONTAINER_OUT"
     --workdir "$IN_CONTAINER_WORKSPACE"
     --env GITHUB_ACTIONS=true
@@ -128,9 +153,9 @@ docker "${args[@]}" || status=$?
 
 report=""
 if [[ -f $scratch/$name ]]; then
-    mkdir -p -- "$(dirname -- "$workspace/$out")"
-    cp --remove-destination -- "$scratch/$name" "$workspace/$out"
-    report=$workspace/$out
+    mkdir -p -- "$(dirname -- "$root/$out")"
+    cp --remove-destination -- "$scratch/$name" "$root/$out"
+    report=$root/$out
 fi
 rm -rf -- "$scratch"
 # The gate's own `waiver-json` output names the path inside the container; `report` is the

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+WORKFLOW = "## Reusable workflow under act"
 START_UP = "## Action start-up"
 FREEZE = "## Freeze commands on a large report"
-SEPARATE = (START_UP, FREEZE)
+SEPARATE = (WORKFLOW, START_UP, FREEZE)
 
 
 def section_of(document: str, heading: str) -> str:

@@ -470,6 +470,58 @@ def test_out_through_a_symlinked_folder_is_refused(
     assert not list(target.iterdir())
 
 
+def test_the_gate_sees_the_working_directory_alone(
+    workspace: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A workflow's layout: the change in a folder, the action's checkout beside it, whose
+    own conftest.py and pytest configuration must not count as the change's harness."""
+    work, base = workspace
+    beside = work.parent / "waiver-action"
+    (beside / "tests").mkdir(parents=True)
+    (beside / "tests" / "conftest.py").write_text("\n")
+    (beside / "pyproject.toml").write_text("[tool.pytest.ini_options]\naddopts = '-q'\n")
+    runner = Runner(
+        work.parent, tmp_path / "runner", {**EXAMPLE_INPUTS, "working-directory": work.name}, base
+    )
+
+    simulation = runner.run()
+
+    run = simulation.docker_calls[-1]
+    assert f"type=bind,source={work},target=/github/workspace,readonly" in run
+    assert simulation.outputs["waiver-json"] == str(work / "waiver.json")
+    report = load_report(work / "waiver.json")
+    assert report["fixtures"]["drift"] == []
+    assert {row["class"] for row in report["rows"]} == {
+        "stable_assertion_fail", "stable_pass", "unstable_assertion",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("folder", "message"),
+    [
+        ("../elsewhere", "working-directory must be a relative path inside the workspace"),
+        ("/tmp", "working-directory must be a relative path inside the workspace"),
+        ("a,readonly=false", "working-directory must be a relative path inside the workspace"),
+        ("planted", "working-directory: "),
+        ("no-such-folder", "is not a folder of the workspace"),
+    ],
+)
+def test_a_working_directory_outside_the_workspace_is_refused(
+    workspace: tuple[Path, str], tmp_path: Path, folder: str, message: str
+) -> None:
+    work, _ = workspace
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (work / "planted").symlink_to(elsewhere)
+
+    simulation = simulate(workspace, tmp_path, {"working-directory": folder})
+
+    assert simulation.step("gate").outcome == "failure"
+    assert message in simulation.step("gate").stdout
+    assert len(simulation.docker_calls) == 1  # the build only
+    assert not list(elsewhere.iterdir())
+
+
 def test_a_report_planted_as_a_symlink_is_replaced_not_followed(
     workspace: tuple[Path, str], tmp_path: Path
 ) -> None:

@@ -2,7 +2,7 @@
 
 In sync: the action's inputs, the gate step's environment, action/run-gate.sh, the
 container's entry point (waiver/github/action_inputs.py and the `waiver gate` parser), the
-README's input table, and the package version. Linters: actionlint, zizmor (regular and
+input table of docs/action.md, and the package version. Linters: actionlint, zizmor (regular and
 auditor personas) and check-jsonschema on action.yml and every workflow, shellcheck on
 action/.
 """
@@ -28,7 +28,7 @@ from waiver.github.action_inputs import GATE_INPUTS, gate_argv, input_variable
 
 ACTION: dict[str, Any] = yaml.safe_load((REPO / "action.yml").read_text())
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
-README = (REPO / "README.md").read_text()
+ACTION_DOC = (REPO / "docs" / "action.md").read_text()
 BIN = Path(sys.executable).parent
 TOOL_ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
 
@@ -59,12 +59,25 @@ def test_every_gate_input_is_an_action_input() -> None:
     assert set(GATE_INPUTS) <= set(ACTION["inputs"])
 
 
+# Inputs of the gate step that run-gate.sh reads itself, rather than handing them to the
+# container as `waiver gate` flags.
+RUN_GATE_INPUTS = ("working-directory",)
+
+
 def test_the_gate_step_passes_each_gate_input_through_env() -> None:
     env = step("gate")["env"]
     expected = {
-        input_variable(name).replace("-", "_"): f"${{{{ inputs.{name} }}}}" for name in GATE_INPUTS
+        input_variable(name).replace("-", "_"): f"${{{{ inputs.{name} }}}}"
+        for name in (*GATE_INPUTS, *RUN_GATE_INPUTS)
     }
     assert {name: value for name, value in env.items() if name.startswith("INPUT_")} == expected
+
+
+def test_run_gate_sh_reads_the_inputs_it_keeps_for_itself() -> None:
+    script = (REPO / "action" / "run-gate.sh").read_text()
+    for name in RUN_GATE_INPUTS:
+        assert name not in GATE_INPUTS
+        assert f"${{INPUT_{name.upper().replace('-', '_')}:-" in script
 
 
 def test_run_gate_sh_forwards_exactly_the_gate_inputs() -> None:
@@ -116,15 +129,15 @@ def test_the_action_outputs_come_from_the_gate_step() -> None:
     }
 
 
-def readme_inputs() -> dict[str, str]:
-    """The input table of the README's "## GitHub Action" section: name -> default cell."""
-    section = README.split("\n## GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+def documented_inputs() -> dict[str, str]:
+    """The input table of docs/action.md's "## Inputs" section: name -> default cell."""
+    section = ACTION_DOC.split("\n## Inputs\n", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `([a-z-]+)` \| (.*?) \| .* \|$", section, re.MULTILINE)
     # A `|` inside a cell is written `\|` in Markdown.
     return {name: default.replace("\\|", "|") for name, default in rows}
 
 
-def test_the_readme_table_lists_every_input_with_its_default() -> None:
+def test_the_docs_table_lists_every_input_with_its_default() -> None:
     expected = {}
     for name, spec in ACTION["inputs"].items():
         if spec.get("required"):
@@ -133,14 +146,14 @@ def test_the_readme_table_lists_every_input_with_its_default() -> None:
             expected[name] = "—"
         else:
             expected[name] = f"`{spec['default']}`"
-    assert readme_inputs() == expected
+    assert documented_inputs() == expected
 
 
 def test_the_versions_agree() -> None:
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
     version = pyproject["project"]["version"]
     assert waiver.__version__ == version
-    assert re.findall(r"uses: OWNER/waiver@v(\S+)", README) == [version]
+    assert re.findall(r"uses: OWNER/waiver@v(\S+)", ACTION_DOC) == [version]
 
 
 # --- linters --------------------------------------------------------------------------
@@ -186,8 +199,8 @@ def test_actionlint_reads_action_yml_through_a_workflow_that_uses_it(tmp_path: P
     assert 'missing input "properties"' in completed.stdout
 
 
-def test_the_readme_workflow_passes_actionlint(tmp_path: Path) -> None:
-    section = README.split("\n## GitHub Action\n", 1)[1]
+def test_the_documented_workflow_passes_actionlint(tmp_path: Path) -> None:
+    section = ACTION_DOC.split("\n## A complete workflow\n", 1)[1]
     workflow = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
     assert workflow is not None
     (tmp_path / ".github" / "workflows").mkdir(parents=True)

@@ -402,7 +402,7 @@ def test_the_demo_patch_under_the_block_policy_is_exit_1_without_its_proposal(
     assert "test_known_slugs: flips between replays, and the base replays" in annotations[0]
 
 
-# --- the README's local recipe ---------------------------------------------------------
+# --- the documented local recipe --------------------------------------------------------
 
 
 def git(work: Path, *args: str) -> str:
@@ -413,9 +413,9 @@ def git(work: Path, *args: str) -> str:
     return completed.stdout.strip()
 
 
-def test_the_readme_recipe_replays_the_base_in_a_worktree(example: Path) -> None:
-    section = (REPO / "README.md").read_text().split("\n## Was it flaky before this change?\n")[1]
-    [recipe] = re.findall(r"```sh\n(.*?)```", section.split("\n## ", 1)[0], re.S)
+def test_the_documented_recipe_replays_the_base_in_a_worktree(example: Path) -> None:
+    page = (REPO / "docs" / "base-evidence.md").read_text()
+    [recipe] = re.findall(r"```sh\n(.*?)```", page, re.S)
     shutil.rmtree(example / "reports")
     (example / "known-tests.txt").write_text(f"{KNOWN}\n{ROUND_TRIP}\n")
     (example / "tests" / "assertions" / "test_slug.py").write_text(

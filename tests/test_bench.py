@@ -112,3 +112,26 @@ def test_the_freeze_benchmark_writes_its_section_with_a_ratio_per_command(tmp_pa
     )
     assert len(ratios) == 3 and ratios[0] == "1.00"
     assert re.search(r"≤ 2x the gate's time: [0-9.]+x, (pass|fail)\.", written)
+
+
+def test_the_workflow_bench_reads_each_replay_job_s_set_up_from_act_s_log() -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import workflow
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    assert workflow.seconds_of("1m2.5s") == 62.5
+    assert workflow.seconds_of("23.5ms") == 0.0235
+    assert abs(workflow.seconds_of("998.3µs") - 0.0009983) < 1e-12
+    job = "[waiver/waiver gate/replay 2, shard 1-3     ]   ✅  Success - Main"
+    base = "[waiver/waiver gate/base replay 1, shard 1-1]   ✅  Success - Main"
+    log = "\n".join([
+        f"{job} Name the waiver to check out [5ms]",
+        f"{base} Check out the base commit [7s]",
+        f"{job} repository=${{REPOSITORY:-$GITHUB_REPOSITORY}}",
+        f"{job} Restore the base commit's test harness [1.5s]",
+        f"{job} Run the assertion suite [2s]",
+        f"{job} Upload this shard's report [9s]",
+        f"{base} Run the assertion suite [3s]",
+    ])  # fmt: skip
+    assert workflow.set_up_and_test(log) == [(1.505, 2.0)]

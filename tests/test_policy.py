@@ -483,10 +483,10 @@ def test_policy_check_prints_the_effective_values(
     }
 
 
-def test_the_readme_example_is_valid_and_sets_every_key(
+def test_the_documented_example_is_valid_and_sets_every_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    section = (REPO / "README.md").read_text().split("\n## Policy file\n", 1)[1]
+    section = (REPO / "docs" / "policy.md").read_text()
     example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     config = write_policy(tmp_path, example)
     assert main(["policy", "--check", str(config)]) == 0

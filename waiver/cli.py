@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from waiver import __version__
 from waiver.commands import (
     baseline,
+    check_lock,
     classify,
     diagnose,
     freeze,
@@ -39,6 +40,7 @@ COMMANDS = (
     diagnose,
     replay,
     restore_harness,
+    check_lock,
     freeze,
 )
 # The commands whose --out is a verdict: a run that fails leaves none behind.

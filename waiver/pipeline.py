@@ -19,21 +19,11 @@ from itertools import filterfalse, repeat
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.model import BaseEvidence, Case, Decision, Evidence, FreezeRecord, Verdict
-from waiver.read.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.config import Flags, Settings, effective, read_config
+from waiver.read.drift import Fixtures, LockPaths, read_fixtures
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
-from waiver.read.harness import Harness, property_modules
+from waiver.read.harness import property_modules
 from waiver.read.junit import FAIL, PASS
-from waiver.read.lock import (
-    MAX_LOCK_BYTES,
-    FixtureState,
-    LockEntry,
-    fixtures_folder,
-    hash_tree,
-    lock_digest,
-    parse_lock,
-    scan_fixtures,
-)
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.replay import Tally, outcomes_of, read_single
@@ -45,6 +35,7 @@ from waiver.read.replays import (
     read_replays,
     report_and_log,
 )
+from waiver.read.skip import Skip, replays_not_needed, replays_were_skipped, skipped_blocker
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Context, Json, error_report_json, json_chunks, report_json
@@ -75,52 +66,6 @@ class GateOptions:
     shards: int | None = None
     base_reports: str | None = None
     base_replays: int | None = None
-
-
-@dataclass(frozen=True)
-class LockedSet:
-    """What the lock protects: the fixture set under `folder`, and the test harness."""
-
-    folder: str
-    harness: Harness
-
-    def part(self, path: str) -> str:
-        """`fixtures` for a file of the fixture set, `harness` for anything else locked."""
-        inside = not self.folder or path.startswith(self.folder + "/")
-        return "fixtures" if inside and not self.harness.covers(path) else "harness"
-
-    def shared(self, path: str) -> bool:
-        return self.part(path) == "harness"
-
-
-@dataclass(frozen=True)
-class Fixtures:
-    lock: tuple[LockEntry, ...]
-    state: FixtureState
-    expected: str
-    current: str
-    bound: FixtureBindings
-    locked_set: LockedSet
-
-
-def read_fixtures(
-    options: GateOptions, settings: Settings, protected: ProtectedFiles, modules: frozenset[str]
-) -> Fixtures:
-    """The trusted lock against the fixture set and the harness in the working tree.
-
-    `modules` are the property-suite modules the property report names: they must be
-    locked like any other harness file.
-    """
-    lock = parse_lock(protected.read(options.lock, MAX_LOCK_BYTES), options.lock)
-    if settings.config is not None:
-        check_binding_patterns(settings.bindings, lock, settings.config)
-    harness = Harness(settings.harness, modules)
-    locked_set = LockedSet(fixtures_folder(options.root, options.fixtures), harness)
-    fixture_paths = scan_fixtures(options.root, locked_set.folder, settings.fixtures)
-    found = [*((path, None) for path in fixture_paths), *harness.in_tree(options.root)]
-    state = hash_tree(options.root, lock, found, options.lock)
-    bound = FixtureBindings(settings.bindings, lock, state.tree, locked_set.shared)
-    return Fixtures(lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set)
 
 
 def check_properties_path(properties: str, reports: str) -> None:
@@ -285,18 +230,19 @@ def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> l
 
 
 def read_assertion_replays(
-    options: GateOptions, settings: Settings, rule: TestIdRule, property_ok: bool
+    options: GateOptions, settings: Settings, rule: TestIdRule, skip: Skip | None
 ) -> ReplaySet:
-    """The replays; after a failed property suite, a folder without any is no input error.
+    """The replays; when they were skipped (see `replays_were_skipped`), an empty set.
 
-    `waiver replay --properties-first` runs no replay once a property fails, and every row
-    is property_violation whatever the replays hold, so the report names the violation
-    instead of stopping at the missing replays.
+    `waiver replay` runs no replay once a property fails or the lock drifts, and the
+    reusable workflow runs no replay job, so the report names the cause instead of
+    stopping at the missing replays.
     """
     if options.shards is not None and options.shards < 1:
         raise UsageError(f"--shards must be at least 1, got {options.shards}")
     if options.replays is not None and not 1 <= options.replays <= MAX_REPLAYS:
         raise UsageError(f"--replays must be between 1 and {MAX_REPLAYS}, got {options.replays}")
+    others = report_and_log(options.reports, options.properties)
     try:
         return read_replays(
             options.reports,
@@ -304,10 +250,10 @@ def read_assertion_replays(
             settings.limits,
             options.replays,
             options.shards,
-            others=report_and_log(options.reports, options.properties),
+            others=others,
         )
     except InputError:
-        if property_ok:
+        if not replays_were_skipped(options.reports, skip, others):
             raise
         return ReplaySet(Tally(), 0, ())
 
@@ -337,14 +283,14 @@ def trusted_changes(options: GateOptions, settings: Settings, protected: Protect
 
 
 def read_base_replays(
-    options: GateOptions, settings: Settings, rule: TestIdRule, property_ok: bool
+    options: GateOptions, settings: Settings, rule: TestIdRule, skip: Skip | None
 ) -> ReplaySet | None:
     """The base revision's replays, read like the change's, with the same limits and errors.
 
     A folder that cannot be read as replays at all is an input error, as it is for the
     change; a single base replay that cannot be read leaves every row's base evidence short.
-    After a failed property suite every row is property_violation whatever the base says,
-    so, as for the change's replays, a folder without any is no input error then.
+    When the replays were skipped, a folder that was skipped too is no input error, by the
+    same rule as the change's replays.
     """
     if options.base_reports is None:
         return None
@@ -362,12 +308,28 @@ def read_base_replays(
             folder="base reports",
         )
     except InputError:
-        if property_ok:
+        if not replays_were_skipped(options.base_reports, skip):
             raise
         return None
 
 
-def replays_json(replays: ReplaySet) -> Json:
+def replays_json(replays: ReplaySet, skip: Skip | None) -> Json | None:
+    """What the report keeps of the replays; when none was read because they were
+    skipped, which cause and why."""
+    if replays.replay_count:
+        return read_json(replays)
+    if skip is None:
+        return None
+    return {
+        "count": 0,
+        "read": 0,
+        "errors": [],
+        "skipped": skip.test_class.value,
+        "reason": skip.reason,
+    }
+
+
+def read_json(replays: ReplaySet) -> Json:
     return {
         "count": replays.replay_count,
         "read": len(replays.tally.replays),
@@ -385,6 +347,7 @@ class Classified:
     replays: Json | None
     skipped: list[str]
     base: Json | None = None
+    replays_skipped: Skip | None = None  # why no replay was read, when none was needed
 
 
 def classify_replays(
@@ -403,9 +366,10 @@ def classify_replays(
     """
     failed_properties = properties.failed
     property_ok = not failed_properties
-    replays = read_assertion_replays(options, settings, rule, property_ok)
+    skip = replays_not_needed(failed_properties, fixtures)
+    replays = read_assertion_replays(options, settings, rule, skip)
     check_property_age(options, properties, replays)
-    base = read_base_replays(options, settings, rule, property_ok)
+    base = read_base_replays(options, settings, rule, skip)
     registry = None
     if settings.registry is not None:
         registry = match_registry(
@@ -426,9 +390,10 @@ def classify_replays(
         cases = failed_property_cases(failed_properties, fixtures)
     return Classified(
         decision=decide(cases, settings.policy, now, records),
-        replays=replays_json(replays) if replays.replay_count else None,
+        replays=replays_json(replays, skip),
         skipped=skipped,
-        base=None if base is None else {"reports": options.base_reports, **replays_json(base)},
+        base=None if base is None else {"reports": options.base_reports, **read_json(base)},
+        replays_skipped=None if replays.replay_count else skip,
     )
 
 
@@ -438,12 +403,17 @@ def _gate(
     check_policy(settings.policy)
     rule = TestIdRule(options.root)
     properties = read_properties(options, settings, rule)
-    fixtures = read_fixtures(options, settings, protected, properties.modules)
+    paths = LockPaths(options.root, options.fixtures, options.lock)
+    fixtures = read_fixtures(paths, settings, protected, properties.modules)
     classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
     run_blockers = []
     decision = classified.decision
     if settings.registry is None and not settings.registry_none:
         run_blockers.append(NO_REGISTRY_BLOCKS)
+    skip = classified.replays_skipped
+    if skip is not None and (settings.registry is None or not decision.rows):
+        run_blockers.append(skipped_blocker(skip))
+    if run_blockers:
         decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
     context = Context(
         fixtures={

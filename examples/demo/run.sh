@@ -19,7 +19,7 @@ echo "waiver demo: properties once, then 5 replays of the assertion tests"
 # stopped it before any replay: both are data for the gate. Anything higher means it could
 # not replay the suite at all.
 replayed=0
-DEMO_COUNTER=.demo-counter "$python" -m waiver replay -n 5 --out reports \
+"$python" -m waiver replay -n 5 --out reports \
   --properties-first "$(printf '%q' "$python") -m pytest -q tests/properties --junitxml={junit}" \
   -- "$python" -m pytest -q tests/assertions --junitxml={junit} >/dev/null || replayed=$?
 if [ "$replayed" -gt 1 ]; then

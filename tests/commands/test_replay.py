@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import REPO, classes, load_report
+from support import REPO, classes, git, load_report
 from waiver.cli import main
 from waiver.pipeline import NO_REGISTRY_BLOCKS
 
@@ -104,11 +104,11 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _replay() -> int:
+def _replay(*extra: str) -> int:
     """Five replays of the suite after the property suite, in the current directory."""
     properties = shlex.join(_pytest("properties", "--junitxml={junit}"))
     return main(["replay", "-n", "5", "--out", "reports", "--properties-first", properties,
-                 "--", sys.executable, "run_suite.py", "{junit}"])  # fmt: skip
+                 *extra, "--", sys.executable, "run_suite.py", "{junit}"])  # fmt: skip
 
 
 def _gate(*extra: str, reports: str = "reports", properties: str = "reports/properties.xml") -> int:
@@ -290,8 +290,130 @@ def test_a_failing_property_suite_stops_every_replay_and_the_gate_says_property_
     expected = sorted(IDS.values()) if registry else ["properties/test_props.py::test_holds"]
     assert classes(report) == dict.fromkeys(expected, "property_violation")
     assert report["properties"]["failed"] == ["properties/test_props.py::test_holds"]
-    assert report["replays"] is None
+    assert report["replays"] == {
+        "count": 0,
+        "read": 0,
+        "errors": [],
+        "skipped": "property_violation",
+        "reason": "1 property case failed, so every test is property_violation whatever "
+        "its replays say",
+    }
+    skipped_blocker = (
+        "the replays were skipped because 1 property case failed, and no known-tests "
+        "registry names the tests they would have run"
+    )
+    assert report["run_blockers"] == ([] if registry else [NO_REGISTRY_BLOCKS, skipped_blocker])
     assert report["error"] is None
+
+
+CHECK_LOCK = ("--lock", "fixture.lock", "--fixtures", "fixtures")
+DRIFT_STOP = (
+    "waiver: the files listed above drifted from the lock; no replay was run, "
+    "and the gate will report fixture_drift\n"
+)
+
+
+def _suite_ran(root: Path) -> bool:
+    """Whether the assertion suite ran at all: two of its tests leave a file each time."""
+    return (root / "tests" / "counter.txt").exists() or (root / "tests" / "seen.txt").exists()
+
+
+def test_replay_with_the_lock_runs_no_replay_after_drift_and_the_gate_reports_it(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "fixtures" / "data.json").write_text('{"n": 2}\n')
+    capsys.readouterr()
+    assert _replay(*CHECK_LOCK) == 1
+    out, _ = capsys.readouterr()
+    assert _timings(out) == (
+        "waiver: drift: 1 file differs from the lock (working tree):\n"
+        "  fixtures/data.json: changed (fixtures)\n"
+        "warning: the lock, registry and freeze store were read from the working tree, which "
+        "the change itself can edit; pass --trusted-ref with the base commit to read them "
+        "from it\n"
+        "waiver: properties: 1 passed, 0 failed, 0 skipped (exit 0, T s)\n" + DRIFT_STOP
+    )
+    assert _names(repo / "reports") == ["properties.log", "properties.xml"]
+    assert not _suite_ran(repo)
+
+    (repo / "known-tests.txt").write_text("\n".join(sorted(IDS.values())) + "\n")
+    assert _gate("--replays", "5", "--known-tests", "known-tests.txt") == 1
+    report = load_report(repo / "waiver.json")
+    assert classes(report) == dict.fromkeys(IDS.values(), "fixture_drift")
+    assert report["replays"]["skipped"] == "fixture_drift"
+    assert report["run_blockers"] == []
+
+
+def test_replay_with_the_lock_after_drift_and_a_failed_property_names_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write_repo(tmp_path, properties="def test_holds():\n    assert False\n")
+    (tmp_path / "fixtures" / "data.json").write_text('{"n": 2}\n')
+    capsys.readouterr()
+    assert _replay(*CHECK_LOCK) == 1
+    out, _ = capsys.readouterr()
+    assert out.endswith(
+        "waiver: the property suite failed (1 failed); no replay was run, "
+        "and the gate will report property_violation\n" + DRIFT_STOP
+    )
+    assert not _suite_ran(tmp_path)
+    assert _gate() == 1
+    report = load_report(tmp_path / "waiver.json")
+    # The property outranks the drift, in the rows and in why the replays were skipped.
+    assert set(classes(report).values()) == {"property_violation"}
+    assert report["replays"]["skipped"] == "property_violation"
+    assert report["fixtures"]["drift"] == [
+        {"path": "fixtures/data.json", "kind": "changed", "part": "fixtures"}
+    ]
+
+
+def test_replay_with_the_lock_and_no_drift_replays_as_before(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _replay(*CHECK_LOCK, "--trusted-ref", _commit_all(repo)) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith("waiver: no drift: the fixtures and the test harness match the lock")
+    assert "warning:" not in out
+    assert _names(repo / "reports")[-2:] == ["run-5.log", "run-5.xml"]
+    assert _suite_ran(repo)
+
+
+def _commit_all(root: Path) -> str:
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    return git(root, "rev-parse", "HEAD")
+
+
+def test_replay_checks_the_changes_tree_before_restoring_the_trusted_harness(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The restore would remove the conftest the change adds; the check must see it first."""
+    base = _commit_all(repo)
+    (repo / "conftest.py").write_text("def pytest_configure(config): pass\n")
+    (repo / "fixture.lock").write_text("")  # the change's own lock is never read
+    capsys.readouterr()
+    assert _replay(*CHECK_LOCK, "--trusted-ref", base, "--harness-from", base) == 1
+    out, _ = capsys.readouterr()
+    assert out.startswith(
+        f"waiver: drift: 1 file differs from the lock (trusted revision {base}):\n"
+        "  conftest.py: not_in_lock (harness)\n"
+        f"waiver: harness from trusted revision {base}: "
+    )
+    assert out.endswith(DRIFT_STOP)
+    assert not (repo / "conftest.py").exists()  # restored after the check
+    assert not _suite_ran(repo)
+
+
+def test_replay_with_a_bad_lock_is_exit_2_before_anything_runs(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "fixture.lock").write_text("not a lock\n")
+    assert _replay(*CHECK_LOCK) == 2
+    assert "fixture.lock" in capsys.readouterr().err
+    assert _names(repo / "reports") == []
+    assert not _suite_ran(repo)
 
 
 def test_the_property_report_must_exist_before_any_replay(
@@ -673,7 +795,7 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
             uses = step.get("uses", "")
             assert (
                 uses == ""
-                or uses == "./.waiver-action"
+                or uses == "./waiver-action"
                 or re.fullmatch(
                     r"actions/(checkout|setup-python|upload-artifact|download-artifact)@[0-9a-f]{40}",
                     uses,
@@ -682,28 +804,32 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
             if uses.startswith("actions/checkout@"):
                 assert step["with"]["persist-credentials"] is False
     gate = document["jobs"]["gate"]
-    assert [step["run"] for step in gate["steps"] if "run" in step] == [
-        "rm -rf -- .waiver-action waiver-properties waiver-reports waiver-base-reports"
+    # The gate job's shell steps name waiver and clear the folders it fills; nothing else.
+    assert [step["name"] for step in gate["steps"] if "run" in step] == [
+        "Name the waiver to check out",
+        "Clear the folders this job fills",
     ]
-    action_checkout = _step("gate", "Check out waiver at the commit of this workflow file")
+    action_checkout = _step("gate", "Check out waiver")
     assert action_checkout["with"] == {
-        "repository": "${{ job.workflow_repository }}",
-        "ref": "${{ job.workflow_sha }}",
-        "path": ".waiver-action",
+        "repository": "${{ steps.source.outputs.repository }}",
+        "ref": "${{ steps.source.outputs.ref }}",
+        "path": "waiver-action",
         "persist-credentials": False,
     }
     download = _step("gate", "Download every replay's shards")["with"]
     assert download == {
         "pattern": "waiver-junit-run-*",
         "merge-multiple": True,
-        "path": "waiver-reports",
+        "path": "change/waiver-reports",
     }
     upload = _step("replays", "Upload this shard's report")["with"]
     assert upload["name"] == "waiver-junit-run-${{ matrix.replay }}-shard-${{ matrix.shard }}"
     assert upload["path"] == "waiver-junit/"
     # The base replays run the base commit's code, never the change's.
     base = document["jobs"]["base-replays"]
-    assert base["if"] == "${{ inputs.base-replays > 0 }}"
+    assert base["if"] == (
+        "${{ inputs.base-replays > 0 && needs.properties.outputs.fixtures-match == 'true' }}"
+    )
     assert _step("base-replays", "Check out the base commit")["with"] == {
         "ref": "${{ github.event.pull_request.base.sha }}",
         "persist-credentials": False,
@@ -715,11 +841,13 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
     assert _step("gate", "Download every base replay's shards")["with"] == {
         "pattern": "waiver-base-junit-run-*",
         "merge-multiple": True,
-        "path": "waiver-base-reports",
+        "path": "change/waiver-base-reports",
     }
     classify = _step("gate", "Classify every test id")
+    assert classify["with"]["working-directory"] == "change"
     assert classify["with"]["base-reports"] == (
-        "${{ inputs.base-replays > 0 && 'waiver-base-reports' || '' }}"
+        "${{ inputs.base-replays > 0 && needs.base-replays.result != 'skipped' "
+        "&& 'waiver-base-reports' || '' }}"
     )
     assert classify["with"]["reports"] == "waiver-reports"
     assert classify["with"]["shards"] == "${{ inputs.shards }}"
@@ -760,9 +888,8 @@ def test_zizmor_finds_nothing_in_the_reusable_workflow() -> None:
     assert "No findings to report" in completed.stdout
 
 
-def test_the_readme_caller_workflow_calls_this_workflow_with_its_inputs(tmp_path: Path) -> None:
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Replays across many runners") :]
+def test_the_documented_caller_workflow_calls_this_workflow_with_its_inputs(tmp_path: Path) -> None:
+    section = (REPO / "docs" / "replays.md").read_text()
     caller_text = re.findall(r"```yaml\n(.*?)```", section, re.S)[0]
     caller = yaml.safe_load(caller_text)
     job = caller["jobs"]["waiver"]

@@ -2,12 +2,11 @@
 
 Each patch below is applied to the bundled example as a commit on top of a base commit,
 replayed with real pytest runs (so a hook the patch adds really changes the reports), and
-gated with the README's gate command plus `--trusted-ref <base>`.
+gated with the documented gate command plus `--trusted-ref <base>`.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import subprocess
@@ -17,14 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support import (
     EMPTY,
     EXAMPLE,
-    REPO,
     ROUND_TRIP,
     classes,
     gate_args,
@@ -462,71 +459,3 @@ def test_a_symlinked_folder_in_the_change_stops_the_restore(
     )
     assert (elsewhere / "test_slug_properties.py").read_text().endswith("assert True\n")
     assert not (work / "reports" / "run-1.xml").exists()
-
-
-# --- the reusable workflow's restore step, run with bash as the runner runs it --------
-
-WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"
-RESTORE_STEP = "Restore the base commit's test harness"
-
-
-def restore_step(job: str) -> dict[str, Any]:
-    steps: list[dict[str, Any]] = yaml.safe_load(WORKFLOW.read_text())["jobs"][job]["steps"]
-    return next(step for step in steps if step.get("name") == RESTORE_STEP)
-
-
-@pytest.mark.parametrize("job", ["properties", "replays"])
-def test_the_property_and_replay_jobs_restore_the_harness_before_running_anything(
-    job: str,
-) -> None:
-    steps = yaml.safe_load(WORKFLOW.read_text())["jobs"][job]["steps"]
-    names = [step.get("name", step.get("uses", "")) for step in steps]
-    run = "Run the property suite once" if job == "properties" else "Run the assertion suite"
-    assert names.index(RESTORE_STEP) < names.index(run)
-    assert restore_step(job)["if"] == "${{ inputs.harness-from-base }}"
-
-
-def run_restore_step(
-    work: Path, tmp_path: Path, base_commit: str
-) -> subprocess.CompletedProcess[str]:
-    script = tmp_path / "restore.sh"
-    script.write_text(restore_step("replays")["run"])
-    env = {**os.environ, "BASE": base_commit, "LOCK": "fixture.lock", "CONFIG": ""}
-    return subprocess.run(
-        ["bash", "-e", str(script)],
-        cwd=work,
-        env={**env, "RUNNER_TEMP": str(tmp_path), "GITHUB_WORKSPACE": str(work)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
-def test_the_workflow_step_installs_waiver_apart_and_restores_the_harness(
-    base: tuple[Path, str], tmp_path: Path
-) -> None:
-    work, base_commit = base
-    root_conftest(work)
-    vacuous_properties(work)
-    shutil.copytree(
-        REPO, work / ".waiver-action",
-        ignore=shutil.ignore_patterns(".git", ".venv", "tests", "bench", "*.egg-info", "build"),
-    )  # fmt: skip
-    completed = run_restore_step(work, tmp_path, base_commit)
-    assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.endswith(
-        f"waiver: harness from trusted revision {base_commit}: 1 locked files restored, "
-        "tests/properties/test_slug_properties.py; 1 removed, conftest.py\n"
-    )
-    assert not (work / "conftest.py").exists()
-    assert not (work / ".waiver-action").exists()
-
-
-@pytest.mark.parametrize("base_commit", ["", "0" * 40])
-def test_the_workflow_step_stops_without_a_base_commit(tmp_path: Path, base_commit: str) -> None:
-    completed = run_restore_step(tmp_path, tmp_path, base_commit)
-    assert completed.returncode == 1
-    assert completed.stderr == (
-        "No base commit for this event: pass harness-from-base: false to replay with the "
-        "change's own harness.\n"
-    )

@@ -10,33 +10,26 @@ stop the loop: a red suite is data.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shlex
-import shutil
-import signal
-import stat
-import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from waiver.commands.check_lock import (
+    LockCheck,
+    add_drift_flags,
+    check_lock,
+    lock_check_of,
+    print_lock_check,
+)
 from waiver.commands.restore_harness import add_harness_source, trusted_harness
 from waiver.errors import InputError, UsageError
-from waiver.read.files import open_regular, read_chunks
-from waiver.read.junit import FAIL, PASS, SKIP, read_junit
-from waiver.read.replay import Limits
 from waiver.read.replays import PROPERTY_REPORT
+from waiver.runner import LiveProgress, Progress, Run, Runner
 from waiver.write.escape import log_line
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
-
-JUNIT_PLACEHOLDER = "{junit}"
-TICK_SECONDS = 0.25
-# After the timeout the command gets SIGTERM, and this long to end before SIGKILL.
-GRACE_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -47,208 +40,7 @@ class ReplayOptions:
     timeout: float | None = None
     properties_first: str | None = None
     harness_from: TrustedHarness | None = None
-
-
-@dataclass(frozen=True)
-class Counts:
-    passed: int
-    failed: int
-    skipped: int
-
-    def __str__(self) -> str:
-        return f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
-
-
-@dataclass(frozen=True)
-class Run:
-    """What one run of a command left behind."""
-
-    label: str
-    log: str
-    seconds: float
-    exit_code: int
-    report: str | None  # where its report now is, None when it left none
-    counts: Counts | None  # None when there is no readable report
-    problem: str | None  # why there is no usable report
-
-
-def with_junit(command: Sequence[str], junit: str) -> list[str]:
-    """The command with every `{junit}` in its arguments replaced by the report path."""
-    return [argument.replace(JUNIT_PLACEHOLDER, junit) for argument in command]
-
-
-def count_cases(path: str) -> Counts:
-    """Testcases of a report by outcome; an unreadable report is an input error."""
-    tally = {PASS: 0, FAIL: 0, SKIP: 0}
-
-    def sink(_suite: str, _classname: str, _name: str, outcome: int, _retries: int) -> None:
-        tally[outcome] += 1
-
-    chunks = read_chunks(open_regular(path, path), Limits().max_report_bytes, path)
-    read_junit(chunks, path, sink)
-    return Counts(tally[PASS], tally[FAIL], tally[SKIP])
-
-
-def _kill_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, sig)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    _kill_group(process, signal.SIGTERM)
-    try:
-        process.wait(GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        _kill_group(process, signal.SIGKILL)
-        process.wait()
-
-
-def _describe_end(exit_code: int, timed_out: bool, timeout: float | None) -> str | None:
-    """Why a run's report must not be used, or None when it may be."""
-    if timed_out:
-        return f"timed out after {timeout:g} s"
-    if exit_code < 0:
-        try:
-            name = signal.Signals(-exit_code).name
-        except ValueError:
-            name = f"signal {-exit_code}"
-        return f"crashed (killed by {name})"
-    return None
-
-
-class Progress:
-    """One line per run, for logs and pipes."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.started = time.monotonic()
-
-    def tick(self, label: str, last: str | None) -> None:
-        """Called while a command runs; a log gets nothing."""
-
-    def finished(self, run: Run) -> None:
-        print(log_line(f"waiver: {_run_line(run)}"), file=self.stream, flush=True)
-
-    def close(self) -> None:
-        """Nothing stays open in a log."""
-
-
-class LiveProgress(Progress):
-    """A status line rewritten in place on a terminal, above it one line per finished run."""
-
-    def tick(self, label: str, last: str | None) -> None:
-        elapsed = int(time.monotonic() - self.started)
-        line = f"{label} · {elapsed // 60}:{elapsed % 60:02d} elapsed"
-        if last is not None:
-            line += f" · last replay: {last}"
-        self.stream.write(f"\r\x1b[K{line}")
-        self.stream.flush()
-
-    def finished(self, run: Run) -> None:
-        self.stream.write("\r\x1b[K")
-        super().finished(run)
-
-    def close(self) -> None:
-        self.stream.write("\r\x1b[K")
-        self.stream.flush()
-
-
-def _run_line(run: Run) -> str:
-    took = f"{run.seconds:.1f} s"
-    if run.problem is not None:
-        kept = "report kept" if run.report else "no report"
-        return f"{run.label}: {kept}: {run.problem} ({took}; log {run.log})"
-    return f"{run.label}: {run.counts} (exit {run.exit_code}, {took})"
-
-
-class Runner:
-    """Runs commands one at a time with a scratch folder for their reports."""
-
-    def __init__(self, out: str, timeout: float | None, progress: Progress) -> None:
-        self.out = out
-        self.timeout = timeout
-        self.progress = progress
-        self.scratch = tempfile.mkdtemp(prefix=".scratch-", dir=out)
-        self.last: str | None = None  # the outcome of the last replay, for the status line
-
-    def close(self) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
-        self.progress.close()
-
-    def run(self, label: str, name: str, command: Sequence[str], env: Mapping[str, str]) -> Run:
-        """Run `command` once; its report, if it may be used, ends up as `out/<name>.xml`."""
-        junit = os.path.abspath(os.path.join(self.scratch, f"{name}.xml"))
-        log = os.path.join(self.out, f"{name}.log")
-        started = time.monotonic()
-        exit_code, timed_out = self._execute(
-            label, with_junit(command, junit), {**env, "WAIVER_JUNIT": junit}, log
-        )
-        seconds = time.monotonic() - started
-        problem = _describe_end(exit_code, timed_out, self.timeout)
-        report = counts = None
-        if problem is None:
-            problem = _unusable(junit, exit_code)
-        if problem is None:
-            report = os.path.join(self.out, f"{name}.xml")
-            os.replace(junit, report)
-            try:
-                counts = count_cases(report)
-            except InputError as error:
-                problem = error.problem
-            else:
-                if counts.passed + counts.failed == 0:
-                    problem = "ran no test case"
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(junit)
-        run = Run(label, log, seconds, exit_code, report, counts, problem)
-        self.progress.finished(run)
-        return run
-
-    def _execute(
-        self, label: str, argv: list[str], env: Mapping[str, str], log: str
-    ) -> tuple[int, bool]:
-        deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        with open(log, "wb") as output:
-            try:
-                # A session of its own, so a timeout can end everything the command started.
-                process = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    env=dict(env),
-                    start_new_session=True,
-                )
-            except OSError as error:
-                raise UsageError(f"cannot run {argv[0]!r}: {error.strerror}") from None
-            timed_out = False
-            try:
-                while True:
-                    self.progress.tick(label, self.last)
-                    try:
-                        exit_code = process.wait(TICK_SECONDS)
-                        break
-                    except subprocess.TimeoutExpired:
-                        if deadline is not None and time.monotonic() >= deadline:
-                            timed_out = True
-                            _stop(process)
-            finally:
-                # Nothing a replay started may outlive it, or write into the next one.
-                _kill_group(process, signal.SIGKILL)
-                process.wait()
-        return exit_code, timed_out
-
-
-def _unusable(junit: str, exit_code: int) -> str | None:
-    try:
-        mode = os.lstat(junit)
-    except FileNotFoundError:
-        return f"wrote no JUnit report (exit {exit_code})"
-    if not stat.S_ISREG(mode.st_mode):
-        return f"left something other than a regular file as its report (exit {exit_code})"
-    if mode.st_size == 0:
-        return f"wrote an empty JUnit report (exit {exit_code})"
-    return None
+    lock_check: LockCheck | None = None
 
 
 def _prepare(out: str) -> None:
@@ -298,15 +90,36 @@ def _property_stop(run: Run, out: str) -> str | None:
     return None
 
 
+def _drift_stop(check: LockCheck | None, stream: TextIO) -> str | None:
+    """Why drift stops `waiver replay` before any replay, or None when replays may run.
+
+    Checked on the tree as the change left it, before the trusted harness is restored
+    over it: the gate sees the change's tree, and no replay can change a drifted verdict.
+    """
+    if check is None:
+        return None
+    fixtures, protected = check_lock(check)
+    print_lock_check(fixtures, protected, stream)
+    if not fixtures.drifted:
+        return None
+    return (
+        "waiver: the files listed above drifted from the lock; no replay was run, "
+        "and the gate will report fixture_drift"
+    )
+
+
 def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
-    """0 when every replay left a report; 1 when a failed property suite stopped the run.
+    """0 when every replay left a report; 1 when a failed property suite or drift from the
+    lock stopped the run before any replay.
 
     A replay that left no usable report is an input error for the gate (exit 2), raised
-    only after every replay has run.
+    only after every replay has run. With a lock check the property suite still runs
+    after drift: a failed property outranks drift, and the gate needs its report.
     """
     stream = stream or sys.stdout
     properties = _check(options)
     _prepare(options.out)
+    drift = _drift_stop(options.lock_check, stream)
     if options.harness_from is not None:
         restored = restore_locked_files(options.harness_from)
         print(describe_restore(options.harness_from, restored), file=stream)
@@ -314,14 +127,16 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
     runner = Runner(options.out, options.timeout, (LiveProgress if live else Progress)(stream))
     env = dict(os.environ)
     env.pop("WAIVER_REPLAY", None)
-    stop = None
+    stops = [] if drift is None else [drift]
     missing: list[int] = []
     try:
         if properties is not None:
-            stop = _property_stop(
+            property_stop = _property_stop(
                 runner.run("properties", "properties", properties, env), options.out
             )
-        if stop is None:
+            if property_stop is not None:
+                stops.insert(0, property_stop)
+        if not stops:
             for i in range(1, options.count + 1):
                 label = f"replay {i} of {options.count}"
                 env["WAIVER_REPLAY"] = str(i)
@@ -331,8 +146,8 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
                     missing.append(i)
     finally:
         runner.close()
-    if stop is not None:
-        print(stop, file=stream)
+    if stops:
+        print("\n".join(stops), file=stream)
         return 1
     if missing:
         raise InputError(
@@ -358,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
         harness_from=None
         if args.harness_from is None
         else trusted_harness(args, args.harness_from),
+        lock_check=None if args.fixtures is None else lock_check_of(args),
     )
     return run_replays(options)
 
@@ -383,5 +199,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="first restore the files the lock at this commit lists, and its test harness",
     )
     add_harness_source(parser)
+    parser.add_argument(
+        "--fixtures",
+        metavar="DIR",
+        help="first check the fixtures in DIR and the test harness against --lock, as the "
+        "gate does; on drift no replay runs",
+    )
+    add_drift_flags(parser)
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     parser.set_defaults(handler=run)

@@ -29,7 +29,9 @@ def add_harness_source(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lock", default="fixture.lock", metavar="FILE", help="the lock (default %(default)s)"
     )
-    parser.add_argument("--config", metavar="FILE", help="the policy file, for its harness globs")
+    parser.add_argument(
+        "--config", metavar="FILE", help="the policy file, for its harness and fixture globs"
+    )
     parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
 
 

@@ -228,6 +228,10 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     for reason in report.get("run_blockers", []):
         out.add(f"**Blocked:** {reason}.")
         out.add("")
+    replays = report["replays"]
+    if replays is not None and replays.get("skipped"):
+        out.add(f"**The replays were skipped:** {replays['reason']}.")
+        out.add("")
     cause = run_cause(report)
     if cause is not None:
         out.add(

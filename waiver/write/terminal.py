@@ -1,7 +1,8 @@
 """What `waiver gate` prints off GitHub after the verdict: why it is blocked, in plain text.
 
-The cause of the whole run when there is one, else the blocking rows, closed classes
-first, capped with a count of the rest; then the warning that the protected files came
+What blocks the run apart from its rows; the cause of the whole run when there is one,
+else the blocking rows, closed classes first, capped with a count of the rest; whether
+the replays were skipped and why; then the warning that the protected files came
 from the working tree. Untrusted text is spelled out, one line each, so that it can
 start no log command.
 """
@@ -56,6 +57,8 @@ def _why_blocked(report: Mapping[str, Any]) -> list[str]:
         ]
     blocking = [row for row in split_rows(report["rows"])[1] if _blocks(row)]
     blocking.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
+    if not blocking:  # only what blocks the run apart from its rows
+        return []
     expected = expected_replays(report)
     lines = [
         f"  {class_label(row, expected)}"
@@ -66,9 +69,20 @@ def _why_blocked(report: Mapping[str, Any]) -> list[str]:
     return [f"blocking tests ({len(blocking)}):", *_capped(lines, "blocking tests")]
 
 
+def _skipped_replays(report: Mapping[str, Any]) -> list[str]:
+    replays = report["replays"]
+    if replays is None or not replays.get("skipped"):
+        return []
+    return [f"the replays were skipped: {replays['reason']}"]
+
+
 def render_terminal(report: Mapping[str, Any]) -> str:
     """The lines after the verdict; empty for a run that is not blocked and was trusted."""
-    lines = _why_blocked(report) if report["blocked"] and report["error"] is None else []
+    lines = []
+    if report["blocked"] and report["error"] is None:
+        lines = [f"blocked: {reason}" for reason in report["run_blockers"]]
+        lines.extend(_why_blocked(report))
+        lines.extend(_skipped_replays(report))
     fixtures = report["fixtures"]
     if fixtures is not None and fixtures["lock_source"] == "working tree":
         lines.append(WORKING_TREE)

