@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import git, load_report
+from support import REPO, git, load_report
 from waiver.cli import main
 
 WAIVER_REF = "0123456789abcdef0123456789abcdef01234567"
@@ -417,3 +417,32 @@ def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
                           text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert (root / "known-tests.txt").read_text() == collected
+
+
+def test_actionlint_finds_every_input_of_the_written_workflow_in_the_reusable_workflow(
+    change: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The written workflow, pointed at this checkout's waiver-gate.yml as a local reusable
+    workflow, so that actionlint checks each input's name and type against it."""
+    root, _ = change
+    repo = tmp_path / "lint"
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(REPO / ".github" / "workflows" / "waiver-gate.yml", repo / ".github" / "workflows")
+    written = (root / ".github" / "workflows" / "waiver.yml").read_text()
+    local = written.replace(
+        f"acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}",
+        "./.github/workflows/waiver-gate.yml",
+    )
+    assert local != written
+    (repo / ".github" / "workflows" / "waiver.yml").write_text(local)
+    subprocess.run(["git", "init", "--quiet"], cwd=repo, check=True)
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    linted = subprocess.run([str(BIN / "actionlint")], cwd=repo, env=env, capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    broken = local.replace("known-tests:", "known-test:")
+    (repo / ".github" / "workflows" / "waiver.yml").write_text(broken)
+    linted = subprocess.run([str(BIN / "actionlint")], cwd=repo, env=env, capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    assert linted.returncode == 1
+    assert 'input "known-test" is not defined' in linted.stdout
