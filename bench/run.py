@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generate import DEFAULT_SEED, REPLAYS, generate, read_manifest, set_parameters
-from startup import start_up_section
+from sections import separate_sections
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -363,10 +363,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         results += bench_size(args.data, tests, args.repeat)
     print(results_table(results))
     print(targets_table(results))
-    # The action's start-up section (bench/startup.py) is measured apart; it is kept.
-    start_up = start_up_section(args.out.read_text(encoding="utf-8")) if args.out.exists() else ""
+    # The sections measured apart (bench/workflow.py, startup.py, freeze.py) are kept.
+    kept = separate_sections(args.out.read_text(encoding="utf-8")) if args.out.exists() else ""
     document = results_document(results, args.repeat, load_before)
-    args.out.write_text(document + (f"\n{start_up}" if start_up else ""), encoding="utf-8")
+    args.out.write_text(document + (f"\n{kept}" if kept else ""), encoding="utf-8")
     return 0 if all(result.check == "ok" for result in results) else 1
 
 

@@ -36,6 +36,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sections import START_UP, section_of
+from sections import write_section as replace_section
+
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 DOCKER = "/usr/bin/docker"
@@ -44,7 +47,7 @@ ACT = Path(sys.executable).parent / "act"
 ACTION_FILES = ("action.yml", "action", "Dockerfile", "requirements", "waiver", "entrypoint.py")
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
              "slugify.py", "pytest.ini")  # fmt: skip
-SECTION = "## Action start-up"
+SECTION = START_UP
 TARGETS = {
     "image step: digest pull": 5.0,
     "image step: fallback build": 10.0,
@@ -340,16 +343,13 @@ def section(times: dict[str, list[float]], repeat: int, base_image: str) -> str:
 
 
 def start_up_section(document: str) -> str:
-    """The start-up section of a results document: its heading to the end, or ''."""
-    _, heading, section = document.partition(f"\n{SECTION}\n")
-    return f"{SECTION}\n{section}" if heading else ""
+    """The start-up section of a results document: its heading to the next section, or ''."""
+    return section_of(document, SECTION)
 
 
 def write_section(out: Path, text: str) -> None:
     """Replace the start-up section of `out`, or append it; the rest is kept."""
-    existing = out.read_text(encoding="utf-8") if out.exists() else ""
-    kept = existing.partition(f"\n{SECTION}\n")[0].rstrip("\n")
-    out.write_text(f"{kept}\n\n{text}" if kept else text, encoding="utf-8")
+    replace_section(out, SECTION, text)
 
 
 def main() -> int:

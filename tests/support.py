@@ -131,3 +131,51 @@ def case_json(test_id: str, outcomes: list[Any], **changes: Any) -> dict[str, An
         "known_test": True,
         **changes,
     }
+
+
+def write_big_run(
+    root: Path, tests: int, flaky: frozenset[int] = frozenset(), replays: int = 5
+) -> None:
+    """A gate's inputs with `tests` test ids, written directly: a fixture and its lock, a
+    passing property report, a registry of every id, and `replays` replays in which every
+    test passes but those numbered in `flaky`, which fail on odd replays."""
+    import hashlib
+
+    (root / "fixtures").mkdir(parents=True)
+    (root / "fixtures" / "a.json").write_text('{"a": 1}')
+    digest = hashlib.sha256(b'{"a": 1}').hexdigest()
+    (root / "fixture.lock").write_text(f"{digest}  fixtures/a.json\n")
+    (root / "properties.xml").write_text(
+        '<testsuites><testsuite name="p"><testcase classname="props" name="holds"/>'
+        "</testsuite></testsuites>"
+    )
+    names = [f"pkg.module_{n // 100:04}::test_case_{n:06}" for n in range(tests)]
+    (root / "known-tests.txt").write_text("".join(f"{name}\n" for name in sorted(names)))
+    (root / "reports").mkdir()
+    failure = '<failure message="no">no</failure>'
+    for replay in range(1, replays + 1):
+        cases = "".join(
+            f'<testcase classname="pkg.module_{n // 100:04}" name="test_case_{n:06}" time="0.01">'
+            + (failure if n in flaky and replay % 2 else "")
+            + "</testcase>"
+            for n in range(tests)
+        )
+        (root / "reports" / f"run-{replay}.xml").write_text(
+            f'<?xml version="1.0"?><testsuites><testsuite name="s">{cases}</testsuite></testsuites>'
+        )
+
+
+def big_run_args(root: Path, *extra: str) -> list[str]:
+    return [
+        "gate",
+        "--root", str(root),
+        "--reports", str(root / "reports"),
+        "--properties", str(root / "properties.xml"),
+        "--fixtures", str(root / "fixtures"),
+        "--lock", str(root / "fixture.lock"),
+        "--known-tests", str(root / "known-tests.txt"),
+        "--out", str(root / "waiver.json"),
+        "--summary", str(root / "summary.md"),
+        "--now", "2026-12-01T12:00:00+00:00",
+        *extra,
+    ]  # fmt: skip

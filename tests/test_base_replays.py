@@ -244,9 +244,78 @@ def test_base_reports_that_cannot_be_read_are_exit_2_like_the_changes(
 ) -> None:
     shutil.rmtree(pair / "base-reports")
     assert main([*gate_args(pair), *base_args(pair)]) == 2
-    assert "the reports folder does not exist" in capsys.readouterr().err
+    assert "the base reports folder does not exist" in capsys.readouterr().err
     report = load_report(pair / "waiver.json")
     assert report["blocked"] and report["error"]["source"] == str(pair / "base-reports")
+
+
+def test_base_replays_written_with_properties_first_are_accepted(pair: Path) -> None:
+    """`waiver replay --properties-first` leaves the property report and its log beside them."""
+    base = pair / "base-reports"
+    (base / "properties.xml").write_text((pair / "properties.xml").read_text())
+    (base / "properties.log").write_text("output\n")
+    code, report = run_gate(pair, *base_args(pair), "--base-replays", "5")
+    assert code == 1
+    assert report["base"]["read"] == 5
+    assert base_of(rows(report)[MADE_FLAKY]) == ("introduced", 5, 5)
+
+
+@pytest.mark.parametrize(
+    ("folder", "named"), [("reports", "reports folder"), ("base-reports", "base reports folder")]
+)
+def test_a_stray_file_names_the_folder_it_is_in(
+    pair: Path, capsys: pytest.CaptureFixture[str], folder: str, named: str
+) -> None:
+    stray = pair / folder / "notes.txt"
+    stray.write_text("hello\n")
+    assert main([*gate_args(pair), *base_args(pair)]) == 2
+    assert capsys.readouterr().err == (
+        f"waiver: error: {stray}: not a replay (run-<n>.xml or run-<n>/): unexpected in the "
+        f"{named}\n"
+    )
+
+
+def _accept(work: Path, *test_ids: str, config: tuple[str, ...] = ()) -> int:
+    return main([
+        "freeze", "accept", "--report", str(work / "waiver.json"),
+        "--store", str(work / "freezes.json"), "--now", "2026-12-01T12:00:00+00:00",
+        *config, *test_ids,
+    ])  # fmt: skip
+
+
+def test_freeze_accept_says_when_the_base_shows_the_change_introduced_the_flake(
+    pair: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_gate(pair, *base_args(pair))
+    (pair / "freezes.json").unlink(missing_ok=True)
+    capsys.readouterr()
+    assert _accept(pair, MADE_FLAKY, ROUND_TRIP) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == (
+        f"waiver: note: the base replays show this change introduced the flake of {MADE_FLAKY} "
+        "(base 5/5, change 2/5)"
+    )
+    assert not any(ROUND_TRIP in line and "note" in line for line in lines)
+
+
+@pytest.mark.parametrize("where", ["the gate's policy", "the --config policy"])
+def test_freeze_accept_refuses_an_introduced_flake_under_the_block_policy(
+    pair: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    block = policy(pair, "introduced_instability: block\n")
+    run_gate(pair, *base_args(pair), *(block if where == "the gate's policy" else ()))
+    (pair / "freezes.json").write_text("[]\n")
+    capsys.readouterr()
+    config = () if where == "the gate's policy" else tuple(block)
+    assert _accept(pair, MADE_FLAKY, config=config) == 2
+    assert capsys.readouterr().err == (
+        f"waiver: error: {pair / 'waiver.json'}: nothing accepted; {MADE_FLAKY}: the policy says "
+        "introduced_instability: block and the base replays show this change introduced the "
+        "flake (base 5/5, change 2/5)\n"
+    )
+    assert (pair / "freezes.json").read_text() == "[]\n"
+    # A test the base shows flipping too may still be frozen.
+    assert _accept(pair, ROUND_TRIP, config=config) == 0
 
 
 def test_after_a_failed_property_missing_base_replays_are_no_input_error(pair: Path) -> None:

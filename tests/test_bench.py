@@ -5,6 +5,7 @@ Times and ratios are measured by the benchmark, never asserted here.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,43 @@ def test_the_start_up_section_is_replaced_and_survives_a_rerun_of_the_gate_bench
     assert out.read_text() == f"# Benchmark\n\ntable\n\n{SECTION}\n\nsecond\n"
     assert start_up_section(out.read_text()) == f"{SECTION}\n\nsecond\n"
     assert start_up_section("# Benchmark\n") == ""
+
+
+def test_each_separately_measured_section_is_replaced_on_its_own_and_kept_by_the_others(
+    tmp_path: Path,
+) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    from sections import FREEZE, START_UP, separate_sections, write_section
+
+    out = tmp_path / "RESULTS.md"
+    out.write_text("# Benchmark\n\ntable\n")
+    write_section(out, START_UP, f"{START_UP}\n\nfirst\n")
+    write_section(out, FREEZE, f"{FREEZE}\n\nratio\n")
+    write_section(out, START_UP, f"{START_UP}\n\nsecond\n")
+    assert out.read_text() == (
+        f"# Benchmark\n\ntable\n\n{START_UP}\n\nsecond\n\n{FREEZE}\n\nratio\n"
+    )
+    assert separate_sections(out.read_text()) == f"{START_UP}\n\nsecond\n\n{FREEZE}\n\nratio\n"
+
+
+def test_the_freeze_benchmark_writes_its_section_with_a_ratio_per_command(tmp_path: Path) -> None:
+    out = tmp_path / "RESULTS.md"
+    out.write_text("# Benchmark\n\ntable\n")
+    completed = subprocess.run(
+        [sys.executable, "bench/freeze.py", "--tests", "2000", "--repeat", "1",
+         "--out", str(out), "--data", str(tmp_path / "data")],
+        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    written = out.read_text()
+    assert written.startswith("# Benchmark\n\ntable\n\n## Freeze commands on a large report\n")
+    ratios = re.findall(
+        r"^\| `waiver (?:gate|freeze accept)[^|]*\|[^|]*\|[^|]*\| ([0-9.]+) \|",
+        written,
+        re.MULTILINE,
+    )
+    assert len(ratios) == 3 and ratios[0] == "1.00"
+    assert re.search(r"≤ 2x the gate's time: [0-9.]+x, (pass|fail)\.", written)
 
 
 def test_the_workflow_bench_reads_each_replay_job_s_set_up_from_act_s_log() -> None:

@@ -19,6 +19,7 @@ from waiver.commands import (
     diagnose,
     freeze,
     gate,
+    init,
     inspect,
     lock,
     policy,
@@ -29,6 +30,7 @@ from waiver.errors import EXIT_CLEAR, EXIT_INPUT, EXIT_INTERNAL, InputError, Usa
 from waiver.write.escape import log_line
 
 COMMANDS = (
+    init,
     lock,
     classify,
     gate,

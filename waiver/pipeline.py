@@ -29,7 +29,14 @@ from waiver.read.junit import FAIL, PASS
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.replay import Tally, outcomes_of, read_single
-from waiver.read.replays import MAX_REPLAYS, RUN_NAME, ReplaySet, read_replays, report_and_log
+from waiver.read.replays import (
+    MAX_REPLAYS,
+    PROPERTY_REPORT,
+    RUN_NAME,
+    ReplaySet,
+    read_replays,
+    report_and_log,
+)
 from waiver.read.skip import Skip, replays_not_needed, replays_were_skipped, skipped_blocker
 from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
@@ -291,7 +298,16 @@ def read_base_replays(
         return None
     try:
         return read_replays(
-            options.base_reports, rule, settings.limits, options.base_replays, options.shards
+            options.base_reports,
+            rule,
+            settings.limits,
+            options.base_replays,
+            options.shards,
+            # The property report and its log, as `waiver replay --properties-first` leaves them.
+            others=report_and_log(
+                options.base_reports, os.path.join(options.base_reports, PROPERTY_REPORT)
+            ),
+            folder="base reports",
         )
     except InputError:
         if not replays_were_skipped(options.base_reports, skip):

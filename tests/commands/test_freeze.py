@@ -207,3 +207,37 @@ def test_a_store_that_cannot_be_read_is_exit_2(
     assert _freeze(action, "--store", str(store)) == 2
     assert capsys.readouterr().err == f"waiver: error: {store}: {problem}\n"
     assert (store.read_text() if content is not None else None) == content
+
+
+def _edit_row(work: Path, test_id: str, **changes: Any) -> int:
+    """Changes one row of the report in place; returns its index in the rows."""
+    report = work / "waiver.json"
+    document = json.loads(report.read_text())
+    index = next(n for n, row in enumerate(document["rows"]) if row["test_id"] == test_id)
+    document["rows"][index].update(changes)
+    report.write_text(json.dumps(document))
+    return index
+
+
+def test_accept_checks_the_rows_it_uses_against_the_schema(
+    example: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_gate(example)
+    index = _edit_row(example, ROUND_TRIP, **{"replay_pass": "two"})
+    capsys.readouterr()
+    assert _accept(example, ROUND_TRIP) == 2
+    assert capsys.readouterr().err == (
+        f"waiver: error: {example / 'waiver.json'}: not a valid waiver report at "
+        f"rows/{index}/replay_pass: 'two' is not of type 'integer'\n"
+    )
+
+
+def test_accept_reads_past_rows_it_does_not_use_but_not_past_a_row_without_a_class(
+    example: Path,
+) -> None:
+    run_gate(example)
+    _edit_row(example, KNOWN, **{"replay_pass": "two"})
+    assert _accept(example, ROUND_TRIP) == 0
+    assert [record["test_id"] for record in _records(example)] == [ROUND_TRIP]
+    _edit_row(example, KNOWN, **{"class": "flaky"})
+    assert _accept(example, ROUND_TRIP) == 2

@@ -145,8 +145,8 @@ def test_a_reports_folder_without_replays_says_which_names_it_expects(example: P
     assert code == 2
     assert report["error"] == {
         "source": str(reports),
-        "problem": "no replay found: expected run-1.xml … run-N.xml files or run-1/ … run-N/ "
-        "folders",
+        "problem": "no replay found in the reports folder: expected run-1.xml … run-N.xml "
+        "files or run-1/ … run-N/ folders",
     }
 
 

@@ -701,7 +701,8 @@ def test_a_shard_missing_from_every_replay_cannot_pass_unnoticed(
     assert report["blocked"] is True
     assert report["error"] == {
         "source": "waiver-reports",
-        "problem": "no test case ran in any replay (waiver-reports/run-1/shard-2.xml: "
+        "problem": "no test case ran in any replay of the reports folder "
+        "(waiver-reports/run-1/shard-2.xml: "
         "missing: shard 2 of 2, so the replay is not counted)",
     }
 

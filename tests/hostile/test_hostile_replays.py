@@ -36,8 +36,14 @@ def test_a_stable_failure_with_passing_replays_planted_beside_it_is_an_input_err
     code, _, err = run_gate("--replays", "5")
     assert code == 2
     source = str(red.root / "reports" / "run-10.xml")
-    assert error_of(red) == {"source": source, "problem": "replay 10 is beyond the 5 declared"}
-    assert err == f"waiver: error: {source}: replay 10 is beyond the 5 declared\n"
+    assert error_of(red) == {
+        "source": source,
+        "problem": "replay 10 is beyond the 5 declared (in the reports folder)",
+    }
+    assert (
+        err
+        == f"waiver: error: {source}: replay 10 is beyond the 5 declared (in the reports folder)\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -82,7 +88,7 @@ def test_a_log_beyond_the_declared_count_is_an_input_error(red: Repo, run_gate: 
     assert code == 2
     assert error_of(red) == {
         "source": str(red.root / "reports" / "run-6.log"),
-        "problem": "replay 6 is beyond the 5 declared",
+        "problem": "replay 6 is beyond the 5 declared (in the reports folder)",
     }
 
 
@@ -94,7 +100,7 @@ def test_a_replay_numbered_far_beyond_the_cap_is_refused_without_listing_the_gap
     assert code == 2
     assert error_of(repo) == {
         "source": str(repo.root / "reports" / "run-999999.xml"),
-        "problem": "replays are numbered up to 1000",
+        "problem": "replays are numbered up to 1000 (in the reports folder)",
     }
     assert (repo.root / "waiver.json").stat().st_size < 10_000
 

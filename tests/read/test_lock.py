@@ -94,3 +94,30 @@ def test_escaped_newline_name_round_trips() -> None:
     text = format_lock([entry])
     assert text == f"\\{DIGEST}  fixtures/new\\nline\\\\x.json\n"
     assert parse_lock(text.encode(), "lock") == (entry,)
+
+
+def test_a_folder_no_pattern_reaches_is_not_entered_but_a_reachable_symlink_is_an_error(
+    tmp_path: Path,
+) -> None:
+    """`--fixtures .` with globs (several fixture folders): a virtualenv's symlinked lib64
+    beside them is no error, a symlinked folder where a glob reaches still is."""
+    (tmp_path / "tests" / "data").mkdir(parents=True)
+    (tmp_path / "tests" / "data" / "a.json").write_bytes(b"{}")
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "b.json").write_bytes(b"[]")
+    (tmp_path / ".venv" / "lib").mkdir(parents=True)
+    (tmp_path / ".venv" / "lib64").symlink_to(tmp_path / ".venv" / "lib")
+    lock = tmp_path / "fixture.lock"
+
+    def write() -> int:
+        return main(["lock", "--root", str(tmp_path), "--fixtures", str(tmp_path),
+                     "--pattern", "tests/data/*", "--pattern", "fixtures/*",
+                     "--out", str(lock)])  # fmt: skip
+
+    assert write() == 0
+    assert [line.split("  ")[1] for line in lock.read_text().splitlines()] == [
+        "fixtures/b.json",
+        "tests/data/a.json",
+    ]
+    (tmp_path / "tests" / "data" / "linked").symlink_to(tmp_path / ".venv" / "lib")
+    assert write() == 2

@@ -104,7 +104,7 @@ def test_parallel_and_single_process_reads_agree_with_the_rule(
     assert snapshot(parallel) == snapshot(single)
     expected = model_outcomes(replays)
     if not any(expected.values()):
-        problem = "no test case ran in any replay" if found else "no replay found"
+        problem = "no test case ran in any replay" if found else "no replay found in the reports"
         assert isinstance(single, str) and problem in single
         return
     assert isinstance(single, ReplaySet)

@@ -12,13 +12,14 @@ import argparse
 import json
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from waiver.commands.common import moment, now_of
 from waiver.decide import DUPLICATE, check_policy, record_void_reason
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
-from waiver.model import FreezeRecord, Policy
+from waiver.model import BaseMeaning, FreezeRecord, Policy, TestClass
 from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
@@ -52,17 +53,61 @@ def write_store(path: str, records: Sequence[Record]) -> None:
         raise InputError(path, f"cannot write the freeze store: {error.strerror}") from None
 
 
+def _base_counts(row: Mapping[str, Any]) -> str:
+    base = row["base"]
+    return (
+        f"base {base['replay_pass']}/{base['replay_total']}, "
+        f"change {row['replay_pass']}/{row['replay_total']}"
+    )
+
+
+def _introduced_refusal(row: Mapping[str, Any]) -> str:
+    """Why `introduced_instability: block` refuses the proposal of an unstable row."""
+    rule = "the policy says introduced_instability: block and "
+    base = row.get("base")
+    if base is None:
+        return rule + "the report has no base replays to show the test flipping on the base"
+    if base["meaning"] == BaseMeaning.INTRODUCED:
+        return (
+            rule + f"the base replays show this change introduced the flake ({_base_counts(row)})"
+        )
+    return rule + f"the base replays do not show the test flipping ({_base_counts(row)})"
+
+
 def _refusal(row: Mapping[str, Any] | None, policy: Policy, now: datetime) -> str | None:
-    """Why the proposal of `row` may not enter the store, or None when it may."""
+    """Why the proposal of `row` may not enter the store, or None when it may.
+
+    Under `introduced_instability: block` only a test the base replays show flipping too
+    may be frozen, as in the gate: the store is read from the trusted revision, so a
+    proposal made under a laxer policy must not get in through it.
+    """
     if row is None:
         return "no row in the report"
     if row["strict"]:
         return "matches a strict pattern of the policy, so it never gets a freeze"
+    base = row.get("base")
+    if (
+        row["class"] == TestClass.UNSTABLE_ASSERTION
+        and policy.introduced_instability == "block"
+        and (base is None or base["meaning"] != BaseMeaning.ALREADY_FLAKY)
+    ):
+        return _introduced_refusal(row)
     proposal = row["freeze"]
     if proposal is None:
         return f"no freeze proposal (the test is {row['class']})"
     reason = record_void_reason(FreezeRecord(0, proposal), policy, now)
     return None if reason is None else f"the proposal is void: {reason}"
+
+
+def _introduced_note(test_id: str, row: Mapping[str, Any]) -> str | None:
+    """A word when the base replays show that this change made the accepted test flip."""
+    base = row.get("base")
+    if base is None or base["meaning"] != BaseMeaning.INTRODUCED:
+        return None
+    return (
+        f"note: the base replays show this change introduced the flake of "
+        f"{visible_text(test_id)} ({_base_counts(row)})"
+    )
 
 
 def accept(
@@ -74,11 +119,15 @@ def accept(
     already in the store for an accepted id is replaced, since the gate would void the
     second record for one test.
     """
-    document = read_report(report).document
+    wanted = list(dict.fromkeys(test_ids))
+    named = frozenset(wanted)
+    document = read_report(report, lambda row: row["test_id"] in named).document
     if document["error"] is not None:
         raise InputError(report, "the report ended in an input error, so it has no proposals")
+    if document["policy"]["introduced_instability"] == "block":
+        # The gate ran under the trusted policy; a laxer --config must not undo its rule.
+        policy = replace(policy, introduced_instability="block")
     rows = {row["test_id"]: row for row in document["rows"]}
-    wanted = list(dict.fromkeys(test_ids))
     refusals = [
         f"{visible_text(test_id)}: {reason}"
         for test_id in wanted
@@ -96,10 +145,15 @@ def accept(
     accepted: list[Record] = [dict(rows[test_id]["freeze"]) for test_id in wanted]
     ordered = sorted([*kept, *accepted], key=lambda record: str(record.get("test_id")))
     write_store(store, ordered)
-    return lines + [
-        f"accepted the freeze of {visible_text(test_id)} until {record['expires_at']}"
-        for test_id, record in zip(wanted, accepted, strict=True)
-    ]
+    notes = [note for test_id in wanted if (note := _introduced_note(test_id, rows[test_id]))]
+    return (
+        lines
+        + [
+            f"accepted the freeze of {visible_text(test_id)} until {record['expires_at']}"
+            for test_id, record in zip(wanted, accepted, strict=True)
+        ]
+        + notes
+    )
 
 
 def _states(records: Sequence[Record], policy: Policy, now: datetime) -> list[str | None]:
@@ -185,7 +239,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "--store", required=True, metavar="FILE", help="the freeze store (freezes.json)"
         )
         action.add_argument(
-            "--config", metavar="FILE", help="the policy file, for max_freeze_hours (default 168)"
+            "--config",
+            metavar="FILE",
+            help="the policy file, for max_freeze_hours (default 168) and introduced_instability",
         )
         action.add_argument(
             "--now",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import replace
 
 from waiver.errors import EXIT_CLEAR
-from waiver.read.config import Flags, effective, read_config
+from waiver.read.config import Flags, PolicyFile, effective, read_config
 from waiver.read.harness import Harness, suite_modules
 from waiver.read.harness_resolve import harness_in_tree
 from waiver.read.lock import write_lock_text
@@ -15,14 +16,26 @@ from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 
 
+def lock_text(
+    root: str,
+    fixtures: str,
+    patterns: Sequence[str],
+    property_suites: Sequence[str],
+    policy_file: PolicyFile | None,
+) -> str:
+    """The lock of the fixtures under `fixtures` (those matching `patterns`, else the policy
+    file's globs) and of the harness, property-suite modules included."""
+    settings = effective(policy_file, replace(Flags(), fixtures=tuple(patterns) or None), ".")
+    modules = frozenset(
+        module for suite in property_suites for module in suite_modules(root, suite)
+    )
+    harness = harness_in_tree(root, Harness(settings.harness, modules))
+    return write_lock_text(root, fixtures, settings.fixtures, harness)
+
+
 def run(args: argparse.Namespace) -> int:
     policy_file = None if args.config is None else read_config(WorkingTree(), args.config)
-    settings = effective(policy_file, replace(Flags(), fixtures=tuple(args.pattern) or None), ".")
-    modules = frozenset(
-        module for suite in args.property_suite for module in suite_modules(args.root, suite)
-    )
-    harness = harness_in_tree(args.root, Harness(settings.harness, modules))
-    text = write_lock_text(args.root, args.fixtures, settings.fixtures, harness)
+    text = lock_text(args.root, args.fixtures, args.pattern, args.property_suite, policy_file)
     write_atomic(args.out, text)
     print(
         log_line(f"waiver: {text.count(chr(10))} fixtures and harness files locked in {args.out}")

@@ -131,11 +131,9 @@ def run_diagnose(options: DiagnoseOptions, env: Mapping[str, str]) -> list[dict[
     """
     _check(options)
     url = completions_url(options.endpoint)
-    report = read_report(options.report)
+    report = read_report(options.report, lambda row: row["class"] == TestClass.UNSTABLE_ASSERTION)
     key = api_key(env)
-    unstable = [
-        row for row in report.document["rows"] if row["class"] == TestClass.UNSTABLE_ASSERTION
-    ]
+    unstable = report.document["rows"]
     notes = [
         diagnose_row(row, url, key, options.model, options.timeout)
         for row in unstable[: options.max_rows]

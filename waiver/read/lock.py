@@ -33,6 +33,7 @@ TABLE_LINE = re.compile(r"# \[([a-z0-9_.-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DO
 PYTEST_TABLE = "tool.pytest"
 ENTRY_POINTS_TABLE = "project.entry-points.pytest11"
 LOCKED_TABLES = frozenset({PYTEST_TABLE, ENTRY_POINTS_TABLE})
+WILDCARD = re.compile(r"[*?\[]")
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
 MAX_TOML_BYTES = 1 << 20
@@ -233,11 +234,24 @@ def fixtures_folder(root: str, fixtures: str) -> str:
     return "" if relative == "." else relative
 
 
+def _reachable(inner: str, patterns: Sequence[str]) -> bool:
+    """Whether a path inside the folder `inner` (relative to the fixtures folder) can match a
+    pattern: the pattern's text before its first wildcard and the folder agree."""
+    folder = inner + "/"
+    for pattern in patterns:
+        prefix = WILDCARD.split(pattern, maxsplit=1)[0]
+        if prefix.startswith(folder) or folder.startswith(prefix):
+            return True
+    return not patterns
+
+
 def scan_fixtures(root: str, folder: str, patterns: Sequence[str]) -> list[str]:
     """Every fixture file under `folder` whose folder-relative path matches a pattern.
 
     Symlinks and special files in the set are input errors: a fixture must be bytes
-    in the repository, not a pointer to something the gate would have to trust.
+    in the repository, not a pointer to something the gate would have to trust. A folder
+    no pattern can reach (a virtualenv beside `tests/data/*`, say) holds no fixture, so it
+    is not entered, and a symlink to a folder there is no error.
     """
     found: list[str] = []
     pending = [folder]
@@ -253,10 +267,11 @@ def scan_fixtures(root: str, folder: str, patterns: Sequence[str]) -> list[str]:
             inner = path[len(folder) + 1 :] if folder else path
             matches = not patterns or any(fnmatchcase(inner, p) for p in patterns)
             if entry.is_symlink():
-                if matches or entry.is_dir():
+                if matches or (entry.is_dir() and _reachable(inner, patterns)):
                     raise InputError(path, "a symlink in the fixture set")
             elif entry.is_dir(follow_symlinks=False):
-                pending.append(path)
+                if _reachable(inner, patterns):
+                    pending.append(path)
             elif entry.is_file(follow_symlinks=False):
                 if matches:
                     found.append(path)

@@ -26,6 +26,9 @@ RUN_NAME = re.compile(r"run-([0-9]{1,6})(\.xml|\.log)?")
 # The highest replay number: a name like run-999999.xml must not make the gate list (and
 # write into the report) every replay below it as missing.
 MAX_REPLAYS = 1000
+# Where `waiver replay --properties-first` writes the property suite's report, beside the
+# replays (and its output beside it, as `properties.log`).
+PROPERTY_REPORT = "properties.xml"
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,9 @@ class ReplaySet:
     errors: tuple[ReplayError, ...]
 
 
-def _replay_sources(reports: str, expected: int | None, others: frozenset[str]) -> dict[int, str]:
+def _replay_sources(
+    reports: str, expected: int | None, others: frozenset[str], folder: str
+) -> dict[int, str]:
     """The replays of a reports folder by number; anything else in it is an input error.
 
     Code under test can write into the folder it reports to, so a `run-<n>` beyond the
@@ -46,9 +51,9 @@ def _replay_sources(reports: str, expected: int | None, others: frozenset[str]) 
     try:
         names = os.listdir(reports)
     except FileNotFoundError:
-        raise InputError(reports, "the reports folder does not exist") from None
+        raise InputError(reports, f"the {folder} folder does not exist") from None
     except NotADirectoryError:
-        raise InputError(reports, "the reports path is not a folder") from None
+        raise InputError(reports, f"the {folder} path is not a folder") from None
     found: dict[int, str] = {}
     logs: dict[int, str] = {}
     for name in sorted(names):
@@ -58,26 +63,33 @@ def _replay_sources(reports: str, expected: int | None, others: frozenset[str]) 
         match = RUN_NAME.fullmatch(name)
         if match is None:
             raise InputError(
-                path, "not a replay (run-<n>.xml or run-<n>/): unexpected in the reports folder"
+                path, f"not a replay (run-<n>.xml or run-<n>/): unexpected in the {folder} folder"
             )
         number = int(match.group(1))
         if number < 1:
-            raise InputError(path, "replays are numbered from 1")
+            raise InputError(path, f"replays are numbered from 1 (in the {folder} folder)")
         if number > MAX_REPLAYS:
-            raise InputError(path, f"replays are numbered up to {MAX_REPLAYS}")
+            raise InputError(
+                path, f"replays are numbered up to {MAX_REPLAYS} (in the {folder} folder)"
+            )
         if expected is not None and number > expected:
-            raise InputError(path, f"replay {number} is beyond the {expected} declared")
+            raise InputError(
+                path, f"replay {number} is beyond the {expected} declared (in the {folder} folder)"
+            )
         if match.group(2) == ".log":
             logs[number] = name
             continue
         if number in found:
-            raise InputError(path, f"replay {number} is given twice ({found[number]})")
+            raise InputError(
+                path, f"replay {number} is given twice ({found[number]}, in the {folder} folder)"
+            )
         found[number] = name
     count = max([*found, expected or 0])
     for number, name in logs.items():
         if number > count:
             raise InputError(
-                os.path.join(reports, name), f"a log of replay {number}, beyond the last replay"
+                os.path.join(reports, name),
+                f"a log of replay {number}, beyond the last replay (in the {folder} folder)",
             )
     return found
 
@@ -101,6 +113,7 @@ def read_replays(
     shards: int | None = None,
     workers: int | None = None,
     others: frozenset[str] = frozenset(),
+    folder: str = "reports",
 ) -> ReplaySet:
     """Every replay of a reports folder, merged in replay order.
 
@@ -114,13 +127,14 @@ def read_replays(
     here, in replay order, so the result is the same whatever the number of workers.
 
     `expected` is the declared replay count, and `others` the names besides the replays
-    that may lie in the folder (see `_replay_sources`).
+    that may lie in the folder, and `folder` which folder it is (see `_replay_sources`).
     """
-    sources = _replay_sources(reports, expected, others)
+    sources = _replay_sources(reports, expected, others, folder)
     if not sources:
         raise InputError(
             reports,
-            "no replay found: expected run-1.xml … run-N.xml files or run-1/ … run-N/ folders",
+            f"no replay found in the {folder} folder: expected run-1.xml … run-N.xml files "
+            "or run-1/ … run-N/ folders",
         )
     count = max([*sources, expected or 0])
     tally = Tally()
@@ -157,7 +171,7 @@ def read_replays(
     errors.sort(key=attrgetter("replay"))
     ran = any(state & (PASS | FAIL) for states in tally.replays for state in states)
     if not ran:
-        problem = "no test case ran in any replay"
+        problem = f"no test case ran in any replay of the {folder} folder"
         if errors:
             problem += f" ({errors[0].source}: {errors[0].problem})"
         raise InputError(reports, problem)

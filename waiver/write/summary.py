@@ -12,12 +12,13 @@ from typing import Any
 
 from waiver.model import BASE_WORDS, BLOCKING_CLASSES, CLOSED_CLASSES, BaseMeaning, TestClass
 from waiver.read.config import NO_REGISTRY
+from waiver.write.budget import Budget, folded_list, table
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.why import drift_name, expected_replays, run_cause, unknown_note
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
-RESERVE = 4_000  # room kept for the closing lines
+RESERVE = 4_000  # room kept for the closing line
 
 ADMISSION = {
     TestClass.PROPERTY_VIOLATION: "reject (blocks)",
@@ -39,27 +40,6 @@ ORDER = [
     TestClass.UNKNOWN_TEST,
     TestClass.UNSTABLE_ASSERTION,
 ]
-
-
-class _Budget:
-    """Collects lines until the size limit, then counts what it had to leave out."""
-
-    def __init__(self, limit: int) -> None:
-        self.lines: list[str] = []
-        self.size = 0
-        self.limit = limit
-
-    def add(self, line: str) -> bool:
-        cost = len(line.encode("utf-8")) + 1
-        if self.size + cost > self.limit:
-            return False
-        self.force(line)
-        return True
-
-    def force(self, line: str) -> None:
-        """Adds a closing line even past the limit; RESERVE keeps room for these."""
-        self.lines.append(line)
-        self.size += len(line.encode("utf-8")) + 1
 
 
 def _base_blocks(row: Mapping[str, Any]) -> bool:
@@ -96,7 +76,7 @@ def _base_blocked_line(row: Mapping[str, Any]) -> str:
     return f"- {md_code(row['test_id'])} flips, {why}: {counts}"
 
 
-def _introduced(out: _Budget, rows: Sequence[Mapping[str, Any]]) -> int:
+def _introduced(out: Budget, rows: Sequence[Mapping[str, Any]]) -> int:
     """Names each unstable row the policy blocks; returns how many did not fit."""
     if not rows:
         return 0
@@ -124,26 +104,11 @@ def _freeze_cell(row: Mapping[str, Any]) -> str:
     return "—"
 
 
-def _table(out: _Budget, title: str, header: Sequence[str], cells: Sequence[Sequence[str]]) -> int:
-    """Adds a table; returns how many of its rows did not fit."""
-    if not cells:
-        return 0
-    out.add("")
-    out.add(f"### {title}")
-    out.add("")
-    out.add("| " + " | ".join(header) + " |")
-    out.add("|" + "---|" * len(header))
-    for number, row in enumerate(cells):
-        if not out.add("| " + " | ".join(row) + " |"):
-            return len(cells) - number
-    return 0
-
-
-def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int, with_base: bool) -> int:
+def _rows_table(out: Budget, rows: list[Mapping[str, Any]], expected: int, with_base: bool) -> int:
     """The rows that are not a pass; the retries column only when some row has retries, the
     base column only when base replays were given."""
     retries = any(row["retries"] for row in rows)
-    return _table(
+    return table(
         out,
         f"Not a pass ({len(rows)})",
         [
@@ -170,11 +135,11 @@ def _rows_table(out: _Budget, rows: list[Mapping[str, Any]], expected: int, with
     )
 
 
-def _drift_table(out: _Budget, report: Mapping[str, Any]) -> int:
+def _drift_table(out: Budget, report: Mapping[str, Any]) -> int:
     fixtures = report["fixtures"]
     if fixtures is None:
         return 0
-    return _table(
+    return table(
         out,
         "Drifted fixtures and harness files",
         ["file", "part", "drift"],
@@ -182,13 +147,13 @@ def _drift_table(out: _Budget, report: Mapping[str, Any]) -> int:
     )
 
 
-def _properties_table(out: _Budget, report: Mapping[str, Any]) -> int:
+def _properties_table(out: Budget, report: Mapping[str, Any]) -> int:
     properties = report["properties"]
     if properties is None:
         return 0
-    return _table(
+    return table(
         out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
-    ) + _table(
+    ) + table(
         out,
         "Skipped properties (not run, so they prove nothing)",
         ["property"],
@@ -196,11 +161,11 @@ def _properties_table(out: _Budget, report: Mapping[str, Any]) -> int:
     )
 
 
-def _replays_table(out: _Budget, report: Mapping[str, Any]) -> int:
+def _replays_table(out: Budget, report: Mapping[str, Any]) -> int:
     replays = report["replays"]
     if replays is None:
         return 0
-    return _table(
+    return table(
         out,
         "Replays that could not be read",
         ["replay", "file", "problem"],
@@ -213,7 +178,7 @@ def _replays_table(out: _Budget, report: Mapping[str, Any]) -> int:
 
 # The evidence of each run-level cause, in the order the summary lists it; the table of
 # the cause behind every row leads the summary instead.
-CAUSE_TABLES: dict[TestClass, Callable[[_Budget, Mapping[str, Any]], int]] = {
+CAUSE_TABLES: dict[TestClass, Callable[[Budget, Mapping[str, Any]], int]] = {
     TestClass.FIXTURE_DRIFT: _drift_table,
     TestClass.PROPERTY_VIOLATION: _properties_table,
     TestClass.UNKNOWN_TEST: _replays_table,
@@ -237,7 +202,7 @@ def _blockers(report: Mapping[str, Any], strict: int, introduced: int) -> str:
 
 
 def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
-    out = _Budget(limit - RESERVE)
+    out = Budget(limit - RESERVE)
     out.add(HEADLINES[report["verdict"]])
     out.add("")
     error = report["error"]
@@ -278,11 +243,16 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
     # Only the classes present: a row of zeros for each absent class is noise.
     present = [test_class for test_class in TestClass if report["counts"][test_class]]
     if present:
-        out.add("| class | tests | admission |")
-        out.add("|---|---|---|")
-    for test_class in present:
-        out.add(
-            f"| `{test_class.value}` | {report['counts'][test_class]} | {ADMISSION[test_class]} |"
+        out.add_all(
+            [
+                "| class | tests | admission |",
+                "|---|---|---|",
+                *(
+                    f"| `{test_class.value}` | {report['counts'][test_class]} | "
+                    f"{ADMISSION[test_class]} |"
+                    for test_class in present
+                ),
+            ]
         )
     out.add("")
     out.add(f"Replays required per test: {report['min_replays']}.")
@@ -360,11 +330,11 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         )
     else:
         left_out += _rows_table(out, rows, expected_replays(report), base is not None)
-    for test_class, table in CAUSE_TABLES.items():
+    for test_class, cause_table in CAUSE_TABLES.items():
         if cause is None or cause.test_class is not test_class:
-            left_out += table(out, report)
+            left_out += cause_table(out, report)
     if fixtures is not None:
-        left_out += _table(
+        left_out += table(
             out,
             "Protected files this change edits",
             ["file", "path", "change"],
@@ -373,7 +343,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
                 for c in fixtures.get("protected_changes", [])
             ],
         )
-        left_out += _table(
+        left_out += table(
             out,
             "Locked and harness files this change's commit adds, edits or deletes",
             ["file", "part", "change"],
@@ -382,7 +352,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
                 for c in fixtures.get("committed_changes", [])
             ],
         )
-    left_out += _table(
+    left_out += table(
         out,
         "Void freeze records",
         ["record", "test id", "reason"],
@@ -397,17 +367,7 @@ def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
         (f"{len(passes)} stable pass{'' if len(passes) == 1 else 'es'}", passes),
         (f"{len(skipped)} skipped", skipped),
     ):
-        if not ids:
-            continue
-        out.add("")
-        out.add(f"<details><summary>{title}</summary>")
-        out.add("")
-        for number, test_id in enumerate(ids):
-            if not out.add(f"- {md_code(test_id)}"):
-                left_out += len(ids) - number
-                break
-        out.force("")
-        out.force("</details>")
+        left_out += folded_list(out, title, ids)
     if left_out:
         out.force("")
         out.force(

@@ -1,0 +1,448 @@
+"""`waiver init` on generated repositories, then the gate with the files it wrote.
+
+Each layout is a small real repository (a flat one with fixtures in several folders, a src
+layout, one whose conftest names a plugin module). `waiver init` runs in it with real
+pytest collection; the files are committed as the pull request's base; then a change is
+replayed with real pytest and gated against that base, with the arguments the written
+workflow passes.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from support import REPO, git, load_report
+from waiver.cli import main
+
+WAIVER_REF = "0123456789abcdef0123456789abcdef01234567"
+BIN = Path(sys.executable).parent
+FILES = ("fixture.lock", "known-tests.txt", "waiver.yml", ".github/workflows/waiver.yml")
+
+LIBRARY = "def add(a, b):\n    return a + b\n"
+TESTS = """\
+import json
+from pathlib import Path
+
+import pytest
+
+from {module} import add
+
+HERE = Path(__file__).parent
+
+
+def test_add():
+    assert add(1, 2) == 3
+
+
+def test_reads_a_fixture():
+    assert json.loads((HERE / "{fixture}").read_text()) == {{"x": 1}}
+
+
+@pytest.mark.skip(reason="never runs")
+def test_never_runs():
+    pass
+
+
+class TestParametrized:
+    @pytest.mark.parametrize("n", [1, 2])
+    def test_identity(self, n):
+        assert add(n, 0) == n
+"""
+PROPERTIES = """\
+from hypothesis import given, strategies as st
+
+from {module} import add
+
+
+@given(st.integers(), st.integers())
+def test_add_commutes(a, b):
+    assert add(a, b) == add(b, a)
+"""
+HOOK = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def flat(root: Path) -> Path:
+    """A flat layout with fixtures in two folders of tests/ (one nested)."""
+    return write(root, {
+        "pyproject.toml": '[project]\nname = "lib"\nversion = "0"\n\n'
+                          '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+        "lib.py": LIBRARY,
+        "tests/test_lib.py": TESTS.format(module="lib", fixture="data/x.json"),
+        "tests/properties/test_props.py": PROPERTIES.format(module="lib"),
+        "tests/data/x.json": '{"x": 1}\n',
+        "tests/fixtures/nested/y.json": "{}\n",
+        "tests/conftest.py": "",
+    })  # fmt: skip
+
+
+def src(root: Path) -> Path:
+    """A src layout with a fixtures/ folder at the root and a tests/property suite."""
+    return write(root, {
+        "pyproject.toml": '[project]\nname = "pkg"\nversion = "0"\n\n'
+                          '[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+        "src/pkg/__init__.py": LIBRARY,
+        "tests/test_pkg.py": TESTS.format(module="pkg", fixture="../fixtures/x.json"),
+        "tests/property/test_props.py": PROPERTIES.format(module="pkg"),
+        "fixtures/x.json": '{"x": 1}\n',
+    })  # fmt: skip
+
+
+def plugin(root: Path) -> Path:
+    """A conftest that names a plugin module of the repository."""
+    return write(flat(root), {
+        "tests/conftest.py": 'pytest_plugins = ["helpers.plugin"]\n',
+        "helpers/__init__.py": "",
+        "helpers/plugin.py": "import pytest\n\n\n@pytest.fixture\ndef one():\n    return 1\n",
+    })  # fmt: skip
+
+
+LAYOUTS: dict[str, Callable[[Path], Path]] = {"flat": flat, "src": src, "plugin": plugin}
+
+
+def init(root: Path, *extra: str) -> int:
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        return main(["init", "--waiver-repository", "acme/waiver", "--waiver-ref", WAIVER_REF,
+                     *extra])  # fmt: skip
+    finally:
+        os.chdir(cwd)
+
+
+def workflow_inputs(root: Path) -> dict[str, Any]:
+    workflow = yaml.safe_load((root / ".github" / "workflows" / "waiver.yml").read_text())
+    inputs: dict[str, Any] = workflow["jobs"]["waiver"]["with"]
+    return inputs
+
+
+def pytest_part(command: str) -> list[str]:
+    """The pytest words of a written command, without its install step and with {junit}."""
+    words = command.split(" && ", 1)[1].split()
+    return [sys.executable if word == "python" else word for word in words[:-1]] + [
+        "--junitxml={junit}"
+    ]
+
+
+def gate(root: Path, base: str) -> tuple[int, dict[str, Any]]:
+    """The change replayed once with real pytest, then gated against the base's files."""
+    inputs = workflow_inputs(root)
+    shutil.rmtree(root / "reports", ignore_errors=True)
+    properties = " ".join(pytest_part(inputs["property-command"]))
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        assert main(["replay", "-n", "1", "--out", "reports", "--properties-first", properties,
+                     "--", *pytest_part(inputs["test-command"])]) in (0, 1)  # fmt: skip
+        code = main([
+            "gate", "--reports", "reports", "--properties", "reports/properties.xml",
+            "--fixtures", inputs["fixtures"], "--lock", inputs["lock"],
+            "--known-tests", inputs["known-tests"], "--config", inputs["config"],
+            "--replays", "1", "--min-replays", "1", "--trusted-ref", base, "--out", "waiver.json",
+        ])  # fmt: skip
+    finally:
+        os.chdir(cwd)
+    return code, load_report(root / "waiver.json")
+
+
+@pytest.fixture(scope="module", params=list(LAYOUTS))
+def initialised(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The layout with init's files, committed as the base."""
+    root = LAYOUTS[request.param](tmp_path_factory.mktemp(request.param))
+    assert init(root) == 0
+    (root / ".gitignore").write_text("reports/\nwaiver.json\n.hypothesis/\n__pycache__/\n")
+    git(root, "init", "--quiet")
+    git(root, "add", "-A")
+    git(root, "commit", "--quiet", "-m", "base")
+    return root
+
+
+@pytest.fixture
+def change(initialised: Path, tmp_path: Path) -> tuple[Path, str]:
+    root = tmp_path / "repo"
+    shutil.copytree(initialised, root)
+    return root, git(root, "rev-parse", "HEAD")
+
+
+def test_init_writes_the_four_files_and_the_gate_passes_an_honest_change(
+    change: tuple[Path, str],
+) -> None:
+    root, base = change
+    for name in FILES:
+        assert (root / name).is_file()
+    registry = (root / "known-tests.txt").read_text().splitlines()
+    assert len(registry) == 5
+    assert not any("test_never_runs" in test_id for test_id in registry)
+    assert any(test_id.endswith("::TestParametrized::test_identity[2]") for test_id in registry)
+    # An honest change: a new helper file beside the tests, and a refactor.
+    (root / "tests" / "notes.txt").write_text("not a fixture\n")
+    code, report = gate(root, base)
+    assert (code, report["verdict"]) == (0, "clean"), report
+    assert report["counts"]["stable_pass"] == 4
+    assert report["fixtures"]["drift"] == []
+
+
+def test_the_gate_blocks_a_broken_test(change: tuple[Path, str]) -> None:
+    root, base = change
+    library = root / "lib.py" if (root / "lib.py").exists() else root / "src/pkg/__init__.py"
+    library.write_text("def add(a, b):\n    return a + b + (a == 1)\n")
+    code, report = gate(root, base)
+    assert code == 1
+    assert {row["class"] for row in report["rows"]} >= {"stable_assertion_fail"}
+
+
+def test_the_gate_blocks_a_conftest_hook(change: tuple[Path, str]) -> None:
+    root, base = change
+    (root / "tests" / "conftest.py").write_text(HOOK)
+    (root / "lib.py" if (root / "lib.py").exists() else root / "src/pkg/__init__.py").write_text(
+        "def add(a, b):\n    return a - b\n"
+    )
+    code, report = gate(root, base)
+    assert code == 1
+    assert {row["class"] for row in report["rows"]} == {"fixture_drift"}
+    assert {d["path"] for d in report["fixtures"]["drift"]} == {"tests/conftest.py"}
+
+
+def test_a_fixture_edit_in_any_of_the_folders_is_drift(change: tuple[Path, str]) -> None:
+    root, base = change
+    nested = "tests/fixtures/nested/y.json"
+    fixture = nested if (root / nested).exists() else "fixtures/x.json"
+    (root / fixture).write_text('{"changed": true}\n')
+    code, report = gate(root, base)
+    assert code == 1
+    assert {row["class"] for row in report["rows"]} == {"fixture_drift"}
+    assert [d["path"] for d in report["fixtures"]["drift"]] == [fixture]
+
+
+def test_a_second_init_without_force_changes_nothing_and_says_so(
+    change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, _ = change
+    (root / "waiver.yml").write_text("# edited by hand\nregistry: known-tests.txt\n")
+    before = {name: (root / name).read_bytes() for name in FILES}
+    capsys.readouterr()
+    assert init(root) == 0
+    assert capsys.readouterr().out == (
+        f"waiver: {', '.join(FILES)} exist already; nothing changed (--force rewrites them)\n"
+    )
+    assert {name: (root / name).read_bytes() for name in FILES} == before
+    assert init(root, "--force") == 0
+    assert (root / "waiver.yml").read_bytes() != before["waiver.yml"]
+
+
+def test_the_written_workflow_passes_actionlint_and_zizmor(change: tuple[Path, str]) -> None:
+    root, _ = change
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    workflow = root / ".github" / "workflows" / "waiver.yml"
+    linted = subprocess.run([str(BIN / "actionlint"), str(workflow)], cwd=root, env=env,
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    for persona in ("regular", "auditor"):
+        audited = subprocess.run(
+            [str(BIN / "zizmor"), "--offline", f"--persona={persona}", "--format", "plain",
+             str(workflow)],
+            env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert audited.returncode == 0, audited.stdout + audited.stderr
+    inputs = workflow_inputs(root)
+    assert inputs["waiver-repository"] == "acme/waiver"
+    assert inputs["waiver-ref"] == WAIVER_REF
+    uses = yaml.safe_load(workflow.read_text())["jobs"]["waiver"]["uses"]
+    assert uses == f"acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}"
+    assert inputs["test-command"].endswith('--junitxml="$WAIVER_JUNIT"')
+    assert inputs["property-command"].endswith('--junitxml="$WAIVER_JUNIT"')
+
+
+def test_without_a_property_suite_nothing_is_written_and_it_says_what_to_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = flat(tmp_path)
+    shutil.rmtree(root / "tests" / "properties")
+    assert init(root) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("waiver: error: no property suite found, so nothing was written")
+    assert "a folder tests/properties/ of test modules that check invariants" in err
+    assert "--property-suite DIR" in err
+    assert not any((root / name).exists() for name in FILES)
+
+
+def test_a_property_folder_without_a_property_test_is_no_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = flat(tmp_path)
+    (root / "tests" / "properties" / "test_props.py").write_text(
+        "import pytest\n\n\n@pytest.mark.skip\ndef test_nothing():\n    pass\n"
+    )
+    assert init(root, "--property-suite", "tests/properties") == 2
+    assert "pytest collected no property test that runs in tests/properties" in (
+        capsys.readouterr().err
+    )
+    assert not any((root / name).exists() for name in FILES)
+
+
+def test_modules_using_hypothesis_among_other_tests_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = flat(tmp_path)
+    (root / "tests" / "properties" / "test_props.py").rename(root / "tests" / "test_props.py")
+    assert init(root) == 2
+    assert "modules using hypothesis, in folders with other tests: tests/test_props.py" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_dry_run_prints_every_file_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = flat(tmp_path)
+    assert init(root, "--dry-run") == 0
+    out = capsys.readouterr().out
+    for name in FILES:
+        assert f"waiver: would write {name}: " in out
+    assert "uses: acme/waiver/.github/workflows/waiver-gate.yml@" in out
+    assert out.endswith("waiver: dry run; nothing written\n")
+    assert not any((root / name).exists() for name in FILES)
+
+
+@pytest.mark.parametrize(
+    ("flags", "problem"),
+    [
+        (["--waiver-ref", "main"], "--waiver-ref must be a full commit id"),
+        (["--waiver-repository", "not a repo"], "--waiver-repository must be OWNER/NAME"),
+        (["--fixtures", "../elsewhere"], "--fixtures must name a folder inside the repository"),
+    ],
+)
+def test_bad_flags_are_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], problem: str
+) -> None:
+    root = flat(tmp_path)
+    assert init(root, *flags) == 2
+    assert problem in capsys.readouterr().err
+    assert not any((root / name).exists() for name in FILES)
+
+
+def test_the_printed_lock_refresh_writes_the_same_lock(
+    change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, _ = change
+    capsys.readouterr()
+    assert init(root, "--force") == 0
+    [refresh] = [
+        line.removeprefix("  refresh: ")
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("  refresh: waiver lock ")
+    ]
+    written = (root / "fixture.lock").read_bytes()
+    (root / "fixture.lock").unlink()
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        assert main(shlex.split(refresh)[1:]) == 0
+    finally:
+        os.chdir(cwd)
+    assert (root / "fixture.lock").read_bytes() == written
+
+
+def test_without_flags_the_waiver_pip_installed_from_github_is_pinned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    installed = tmp_path / "site" / "waiver-0.1.0.dist-info"
+    installed.mkdir(parents=True)
+    (installed / "METADATA").write_text("Metadata-Version: 2.1\nName: waiver\nVersion: 0.1.0\n")
+    (installed / "direct_url.json").write_text(
+        '{"url": "https://github.com/acme/waiver.git", '
+        f'"vcs_info": {{"vcs": "git", "commit_id": "{WAIVER_REF}"}}}}'
+    )
+    root = flat(tmp_path / "repo")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.chdir(root)
+    assert main(["init", "--dry-run"]) == 0
+    assert f"uses: acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}\n" in (
+        capsys.readouterr().out
+    )
+
+
+def test_without_flags_a_waiver_not_installed_from_github_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # This checkout is installed in editable mode from a folder: no repository, no commit.
+    monkeypatch.chdir(flat(tmp_path))
+    assert main(["init", "--dry-run"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "waiver: error: give --waiver-repository OWNER/NAME and --waiver-ref FULL_SHA"
+    )
+
+
+def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
+    change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ids init takes from pytest's collection are the ids the gate reads from JUnit."""
+    root, _ = change
+    capsys.readouterr()
+    assert init(root, "--force") == 0
+    [refresh] = [
+        line.removeprefix("  refresh: ")
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("  refresh: waiver replay ")
+    ]
+    collected = (root / "known-tests.txt").read_text()
+    (root / "known-tests.txt").unlink()
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", refresh], cwd=root, env=env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "known-tests.txt").read_text() == collected
+
+
+def test_actionlint_finds_every_input_of_the_written_workflow_in_the_reusable_workflow(
+    change: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The written workflow, pointed at this checkout's waiver-gate.yml as a local reusable
+    workflow, so that actionlint checks each input's name and type against it."""
+    root, _ = change
+    repo = tmp_path / "lint"
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(REPO / ".github" / "workflows" / "waiver-gate.yml", repo / ".github" / "workflows")
+    written = (root / ".github" / "workflows" / "waiver.yml").read_text()
+    local = written.replace(
+        f"acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}",
+        "./.github/workflows/waiver-gate.yml",
+    )
+    assert local != written
+    (repo / ".github" / "workflows" / "waiver.yml").write_text(local)
+    subprocess.run(["git", "init", "--quiet"], cwd=repo, check=True)
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    linted = subprocess.run([str(BIN / "actionlint")], cwd=repo, env=env, capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    broken = local.replace("known-tests:", "known-test:")
+    (repo / ".github" / "workflows" / "waiver.yml").write_text(broken)
+    linted = subprocess.run([str(BIN / "actionlint")], cwd=repo, env=env, capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    assert linted.returncode == 1
+    assert 'input "known-test" is not defined' in linted.stdout

@@ -1,0 +1,125 @@
+"""The layout `waiver init` finds from files alone, and the junitxml address of a node id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from waiver.read.collection import junit_address
+from waiver.read.layout import Layout, find_layout
+from waiver.read.testid import TestIdRule
+
+PROPERTY = "from hypothesis import given\n"
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("config", "text"),
+    [
+        ("pytest.ini", "[pytest]\ntestpaths = checks more\n"),
+        ("setup.cfg", "[metadata]\nname = x\n\n[tool:pytest]\ntestpaths =\n  checks\n  more\n"),
+        ("pyproject.toml", '[tool.pytest.ini_options]\ntestpaths = ["checks", "more"]\n'),
+        ("tox.ini", "[tox]\n\n[pytest]\ntestpaths = checks more\n"),
+    ],
+)
+def test_testpaths_come_from_the_pytest_configuration(
+    tmp_path: Path, config: str, text: str
+) -> None:
+    root = tree(tmp_path, {config: text, "checks/properties/test_p.py": PROPERTY,
+                           "more/test_m.py": "", "tests/test_ignored.py": ""})  # fmt: skip
+    layout = find_layout(str(root))
+    assert (layout.pytest_config, layout.test_folders) == (config, ("checks", "more"))
+    assert layout.property_suites == ("checks/properties",)
+
+
+def test_a_pyproject_without_a_pytest_table_is_not_the_configuration(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\n", "tests/test_a.py": ""})
+    layout = find_layout(str(root))
+    assert (layout.pytest_config, layout.test_folders) == (None, ("tests",))
+
+
+def test_fixture_folders_in_several_places_share_the_deepest_common_folder(
+    tmp_path: Path,
+) -> None:
+    root = tree(tmp_path, {
+        "tests/unit/data/a.json": "{}", "tests/unit/data/fixtures/b.json": "{}",
+        "tests/integration/testdata/c.bin": "x", "tests/properties/test_p.py": PROPERTY,
+        "tests/properties/data/d.json": "{}", "tests/unit/test_u.py": "",
+        "tests/integration/test_i.py": "",
+    })  # fmt: skip
+    layout = find_layout(str(root))
+    assert layout.fixture_folders == ("tests/integration/testdata", "tests/unit/data")
+    assert layout.fixtures_root == "tests"
+    assert layout.fixture_globs == ("integration/testdata/*", "unit/data/*")
+
+
+def test_a_folder_of_files_without_a_module_is_a_fixture_folder_whatever_its_name(
+    tmp_path: Path,
+) -> None:
+    root = tree(tmp_path, {
+        "tests/test_tags.py": "", "tests/manylinux/hello-x86_64": "\x7fELF",
+        "tests/manylinux/build.sh": "", "tests/metadata/nested/METADATA": "",
+        "tests/helpers/util.py": "", "tests/helpers/notes.txt": "",
+        "tests/.hypothesis/examples/x": "", "tests/property/test_p.py": PROPERTY,
+    })  # fmt: skip
+    layout = find_layout(str(root))
+    assert layout.fixture_folders == ("tests/manylinux", "tests/metadata")
+    assert layout.fixture_globs == ("manylinux/*", "metadata/*")
+
+
+def test_one_fixture_folder_is_the_fixtures_root_with_every_file(tmp_path: Path) -> None:
+    layout = Layout(None, ("tests",), ("tests/properties",), ("fixtures",))
+    assert (layout.fixtures_root, layout.fixture_globs) == ("fixtures", ())
+    spread = Layout(None, ("tests",), (), ("fixtures", "tests/data"))
+    assert (spread.fixtures_root, spread.fixture_globs) == (".", ("fixtures/*", "tests/data/*"))
+
+
+def test_a_folder_of_hypothesis_modules_is_the_suite_and_scattered_ones_are_named(
+    tmp_path: Path,
+) -> None:
+    root = tree(tmp_path / "own", {"tests/invariants/test_a.py": PROPERTY,
+                                   "tests/invariants/helpers.py": "", "tests/test_b.py": ""})  # fmt: skip
+    assert find_layout(str(root)).property_suites == ("tests/invariants",)
+    mixed = tree(tmp_path / "mixed", {"tests/test_a.py": PROPERTY, "tests/test_b.py": ""})
+    layout = find_layout(str(mixed))
+    assert (layout.property_suites, layout.scattered_properties) == ((), ("tests/test_a.py",))
+
+
+def test_an_empty_property_folder_is_no_suite(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"tests/properties/README": "soon", "tests/test_b.py": ""})
+    assert find_layout(str(root)).property_suites == ()
+
+
+def test_virtualenvs_and_symlinked_folders_are_not_searched(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"tests/.venv/pyvenv.cfg": "", "tests/.venv/lib/data/x": "",
+                           "tests/env/pyvenv.cfg": "", "tests/env/fixtures/y": "",
+                           "elsewhere/fixtures/z": "", "tests/test_a.py": ""})  # fmt: skip
+    (root / "tests" / "linked").symlink_to(root / "elsewhere")
+    assert find_layout(str(root)).fixture_folders == ()
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "address"),
+    [
+        ("tests/unit/test_x.py::test_y", ("tests.unit.test_x", "test_y")),
+        ("tests/test_x.py::TestY::test_z[a::b/c.py]", ("tests.test_x.TestY", "test_z[a::b/c.py]")),
+        ("test_top.py::test_y", ("test_top", "test_y")),
+    ],
+)
+def test_a_node_id_gets_the_address_junitxml_writes(nodeid: str, address: tuple[str, str]) -> None:
+    assert junit_address(nodeid) == address
+
+
+def test_the_address_becomes_the_node_id_again_by_the_gates_rule(tmp_path: Path) -> None:
+    tree(tmp_path, {"tests/unit/test_x.py": ""})
+    classname, name = junit_address("tests/unit/test_x.py::TestY::test_z[1-a/b]")
+    assert TestIdRule(str(tmp_path))("", classname, name) == (
+        "tests/unit/test_x.py::TestY::test_z[1-a/b]"
+    )

@@ -1,0 +1,146 @@
+"""The job summary of big suites: passes are a count, the budget never cuts markup in half."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from support import big_run_args, load_report, write_big_run
+from waiver.cli import main
+from waiver.model import TestClass
+from waiver.write.budget import LIST_CAP
+from waiver.write.summary import RESERVE, render_summary
+
+CLASSES = [test_class.value for test_class in TestClass]
+
+
+def document(rows: list[tuple[str, str]], skipped: list[str]) -> dict[str, Any]:
+    """A report document holding what the summary reads; rows are (test id, class)."""
+    counts = {test_class: 0 for test_class in CLASSES}
+    for _, test_class in rows:
+        counts[test_class] += 1
+    passing = {"stable_pass": 5, "unstable_assertion": 2}
+    blocked = any(c not in ("stable_pass", "unstable_assertion") for _, c in rows)
+    return {
+        "verdict": "blocked" if blocked else "clean",
+        "blocked": blocked,
+        "min_replays": 5,
+        "error": None,
+        "counts": counts,
+        "rows": [
+            {
+                "test_id": test_id,
+                "class": test_class,
+                "replay_pass": passing.get(test_class, 0),
+                "replay_total": 5,
+                "retries": 0,
+                "strict": False,
+                "freeze": None,
+                "active_freeze": None,
+            }
+            for test_id, test_class in rows
+        ],
+        "skipped": skipped,
+        "fixtures": None,
+        "properties": None,
+        "replays": None,
+        "registry": None,
+        "trusted_revision": None,
+        "freezes": {"active": [], "void": []},
+    }
+
+
+def check_balanced(summary: str) -> None:
+    """Every <details> opened is closed, nothing nests, and every table is whole: a head,
+    its separator, and rows of the head's width."""
+    depth = 0
+    for line in summary.splitlines():
+        depth += line.count("<details>") - line.count("</details>")
+        assert depth in (0, 1), summary
+    assert depth == 0
+    for table in re.findall(r"(?:^\|.*\n)+", summary, flags=re.MULTILINE):
+        lines = table.splitlines()
+        assert len(lines) >= 3, table  # a head, a separator and at least one row
+        width = lines[0].count(" | ") + 1
+        assert re.fullmatch(r"\|(---\|)+", lines[1]), table
+        assert lines[1].count("---") == width
+        for line in lines[2:]:
+            assert line.endswith(" |"), line
+            # Untrusted text cannot hold a bare `|` (md_code escapes it), so cells count.
+            assert line.replace("\\|", "").count(" | ") + 1 == width, line
+
+
+ids = st.text(alphabet="abc/_:.|`<> ", min_size=1, max_size=40)
+
+
+@given(
+    rows=st.lists(st.tuples(ids, st.sampled_from(CLASSES)), max_size=300),
+    skipped=st.lists(ids, max_size=60),
+    room=st.integers(min_value=0, max_value=12_000),
+)
+def test_the_budget_never_leaves_markup_unbalanced(
+    rows: list[tuple[str, str]], skipped: list[str], room: int
+) -> None:
+    limit = RESERVE + room
+    summary = render_summary(document(rows, skipped), limit=limit)
+    check_balanced(summary)
+    assert len(summary.encode("utf-8")) <= limit
+
+
+def test_a_cut_list_keeps_its_closing_tag_and_counts_what_it_left_out() -> None:
+    """The budget runs out inside the skipped list: it is closed, and the count is right."""
+    passes = [(f"t::pass_{n}", "stable_pass") for n in range(3)]
+    skipped = [f"t::skipped_{n}" for n in range(LIST_CAP)]
+    whole = render_summary(document(passes, skipped))
+    cut = render_summary(document(passes, skipped), limit=len(whole.encode()) + RESERVE - 200)
+    check_balanced(cut)
+    shown = cut.count("- `t::skipped_")
+    assert 0 < shown < LIST_CAP
+    assert cut.endswith(
+        f"_{LIST_CAP - shown} rows left out to stay under 1 MiB; all of them are in waiver.json._\n"
+    )
+
+
+def test_passes_past_the_cap_are_a_count() -> None:
+    rows = [(f"t::pass_{n:03}", "stable_pass") for n in range(LIST_CAP + 7)]
+    summary = render_summary(document(rows, []))
+    assert f"<details><summary>{LIST_CAP + 7} stable passes</summary>" in summary
+    assert summary.count("- `t::pass_") == LIST_CAP
+    assert "- … and 7 more, listed in waiver.json" in summary
+    assert "left out" not in summary
+
+
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real gate run over 20,000 passing tests and one flaky one."""
+    root = tmp_path_factory.mktemp("big")
+    write_big_run(root, 20_000, flaky=frozenset({7}))
+    assert main(big_run_args(root)) == 0
+    return root
+
+
+def test_a_20000_test_run_has_a_summary_of_a_few_kilobytes(clean_run: Path) -> None:
+    summary = (clean_run / "summary.md").read_text()
+    assert len(summary.encode("utf-8")) < 50_000
+    assert len(summary.encode("utf-8")) < 5_000  # a few KB: the passes are a count
+    check_balanced(summary)
+    report = load_report(clean_run / "waiver.json")
+    assert report["counts"]["stable_pass"] == 19_999
+    assert "<details><summary>19999 stable passes</summary>" in summary
+    assert (
+        "| `unstable_assertion` | `pkg.module_0000::test_case_000007` | 2/5 | "
+        "proposed, expires 2026-12-02T12:00:00Z |"
+    ) in summary.splitlines()
+
+
+def test_a_clean_64000_test_summary_is_a_few_kilobytes() -> None:
+    rows = [(f"tests/test_m{n // 100:03}.py::test_{n:05}", "stable_pass") for n in range(64_000)]
+    summary = render_summary(document(rows, [f"tests/t.py::skip_{n}" for n in range(900)]))
+    check_balanced(summary)
+    assert len(summary.encode("utf-8")) < 5_000
+    assert "- … and 880 more, listed in waiver.json" in summary

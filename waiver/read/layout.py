@@ -1,0 +1,234 @@
+"""A repository's test layout, found from its files: what `waiver init` builds on.
+
+Nothing here runs the repository's code. The pytest configuration is read for
+`testpaths`; test folders and the property suite are found by name (a property suite
+that is not in a folder of its own name by its `hypothesis` imports), and fixture folders
+by name or as folders among the tests that hold files but no Python module.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+
+from waiver.errors import InputError
+
+# The files pytest reads its configuration from, in the order it looks for them, with the
+# section that holds it (None: the whole file is pytest's).
+PYTEST_CONFIGS: tuple[tuple[str, str | None], ...] = (
+    ("pytest.toml", None),
+    (".pytest.toml", None),
+    ("pytest.ini", "pytest"),
+    (".pytest.ini", "pytest"),
+    ("pyproject.toml", "tool.pytest.ini_options"),
+    ("pyproject.toml", "tool.pytest"),
+    ("tox.ini", "pytest"),
+    ("setup.cfg", "tool:pytest"),
+)
+TEST_FOLDERS = ("tests", "test", "testing")
+PROPERTY_FOLDERS = frozenset({"properties", "property"})
+FIXTURE_FOLDERS = frozenset(
+    {"fixtures", "fixture", "data", "testdata", "test_data", "golden", "goldens", "snapshots"}
+)
+SKIPPED = frozenset(
+    {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox", "build", "dist"}
+)
+HYPOTHESIS_IMPORT = re.compile(rb"^\s*(?:from|import)\s+hypothesis\b", re.MULTILINE)
+MAX_MODULE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a repository keeps its tests; paths are relative to the root, `/`-separated."""
+
+    pytest_config: str | None  # the file pytest reads its configuration from, if any
+    test_folders: tuple[str, ...]
+    property_suites: tuple[str, ...]  # empty: none found, and init writes nothing
+    fixture_folders: tuple[str, ...]
+    # Modules using hypothesis outside a property folder, when they could not be taken as one.
+    scattered_properties: tuple[str, ...] = ()
+
+    @property
+    def fixtures_root(self) -> str:
+        """The folder the gate's --fixtures names: the one fixture folder, or the deepest
+        folder holding all of them, whose files the policy's `fixtures:` globs then pick."""
+        if len(self.fixture_folders) == 1:
+            return self.fixture_folders[0]
+        common = os.path.commonpath(self.fixture_folders).replace(os.sep, "/")
+        return common or "."
+
+    @property
+    def fixture_globs(self) -> tuple[str, ...]:
+        """Globs over paths inside fixtures_root; none for a single folder (all its files)."""
+        if len(self.fixture_folders) < 2:
+            return ()
+        root = self.fixtures_root
+        return tuple(
+            f"{folder if root == '.' else folder[len(root) + 1 :]}/*"
+            for folder in self.fixture_folders
+        )
+
+
+def pytest_config(root: str) -> tuple[str | None, tuple[str, ...]]:
+    """The file pytest reads its configuration from, and its `testpaths`."""
+    for name, section in PYTEST_CONFIGS:
+        path = os.path.join(root, name)
+        if not os.path.isfile(path):
+            continue
+        if name.endswith(".toml"):
+            found = _toml_testpaths(path, name, section)
+        else:
+            found = _ini_testpaths(path, name, section)
+        if found is not None:
+            return name, found
+    return None, ()
+
+
+def _toml_testpaths(path: str, name: str, section: str | None) -> tuple[str, ...] | None:
+    try:
+        with open(path, "rb") as stream:
+            document = tomllib.load(stream)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputError(name, f"not valid TOML: {error}") from None
+    table: object = document
+    for key in (section or "").split(".") if section else ():
+        table = table.get(key) if isinstance(table, dict) else None
+    if section is None and isinstance(table, dict):
+        table = table.get("pytest", table)
+    if not isinstance(table, dict):
+        return None
+    paths = table.get("testpaths", [])
+    return tuple(str(p) for p in paths) if isinstance(paths, list) else (str(paths),)
+
+
+def _ini_testpaths(path: str, name: str, section: str | None) -> tuple[str, ...] | None:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError) as error:
+        raise InputError(name, f"not a valid configuration file: {error}") from None
+    if section is None or not parser.has_section(section):
+        return None
+    return tuple(parser.get(section, "testpaths", fallback="").split())
+
+
+def _folders(root: str, top: str) -> list[str]:
+    """Every folder under `top` (itself included), skipping virtualenvs and tool folders."""
+    found: list[str] = []
+    for current, folders, files in os.walk(os.path.join(root, top)):
+        if "pyvenv.cfg" in files:
+            folders[:] = []
+            continue
+        folders[:] = sorted(
+            name
+            for name in folders
+            if name not in SKIPPED
+            and not name.startswith(".")  # .hypothesis, .pytest_cache: tools' own state
+            and not os.path.islink(os.path.join(current, name))
+        )
+        found.append(os.path.relpath(current, root).replace(os.sep, "/"))
+    return found
+
+
+def _outermost(folders: list[str]) -> tuple[str, ...]:
+    """The folders that are not inside another one of them."""
+    kept: list[str] = []
+    for folder in sorted(set(folders)):
+        if not any(folder.startswith(outer + "/") for outer in kept):
+            kept.append(folder)
+    return tuple(kept)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + "/")
+
+
+def _modules(root: str, folder: str) -> list[str]:
+    return sorted(
+        f"{folder}/{name}"
+        for name in os.listdir(os.path.join(root, folder))
+        if name.endswith(".py") and os.path.isfile(os.path.join(root, folder, name))
+    )
+
+
+def _uses_hypothesis(root: str, module: str) -> bool:
+    with open(os.path.join(root, module), "rb") as stream:
+        return HYPOTHESIS_IMPORT.search(stream.read(MAX_MODULE_BYTES)) is not None
+
+
+def _is_test_module(module: str) -> bool:
+    name = module.rsplit("/", 1)[-1]
+    return name.startswith("test_") or name.endswith("_test.py")
+
+
+def _property_suites(root: str, folders: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Property folders by name; else the one folder whose test modules all use
+    hypothesis. Returns the suites, and the hypothesis modules when they are scattered."""
+    named = [
+        folder
+        for folder in _outermost([f for f in folders if f.rsplit("/", 1)[-1] in PROPERTY_FOLDERS])
+        if any(_is_test_module(m) for f in folders if _inside(f, folder) for m in _modules(root, f))
+    ]
+    if named:
+        return tuple(named), ()
+    users: dict[str, list[str]] = {}
+    mixed: set[str] = set()
+    for folder in folders:
+        for module in filter(_is_test_module, _modules(root, folder)):
+            if _uses_hypothesis(root, module):
+                users.setdefault(folder, []).append(module)
+            else:
+                mixed.add(folder)
+    if len(users) == 1 and not mixed & set(users):
+        return tuple(users), ()
+    return (), tuple(module for modules in users.values() for module in modules)
+
+
+def find_layout(root: str) -> Layout:
+    """The layout of the repository at `root`, as far as its files tell."""
+    config, testpaths = pytest_config(root)
+    candidates = testpaths or TEST_FOLDERS
+    test_folders = tuple(
+        path.strip("/") for path in candidates if os.path.isdir(os.path.join(root, path))
+    )
+    folders = [folder for top in test_folders for folder in _folders(root, top)]
+    if os.path.isdir(os.path.join(root, "fixtures")):
+        folders.append("fixtures")
+    suites, scattered = _property_suites(root, folders)
+    named = [folder for folder in folders if folder.rsplit("/", 1)[-1] in FIXTURE_FOLDERS]
+    fixtures = _outermost(
+        [
+            folder
+            for folder in [*named, *_data_only(root, folders, test_folders)]
+            if not any(_inside(folder, suite) for suite in suites)
+        ]
+    )
+    return Layout(config, test_folders, suites, fixtures, scattered)
+
+
+def _data_only(root: str, folders: list[str], test_folders: tuple[str, ...]) -> list[str]:
+    """The folders among the tests that hold files but not one Python module, at any
+    depth: what the tests read (`tests/manylinux/` of binaries, say), whatever its name."""
+    with_files: set[str] = set()
+    with_modules: set[str] = set()
+    for folder in folders:
+        names = [
+            name
+            for name in os.listdir(os.path.join(root, folder))
+            if os.path.isfile(os.path.join(root, folder, name))
+        ]
+        if names:
+            with_files.add(folder)
+        if any(name.endswith(".py") for name in names):
+            parts = folder.split("/")
+            with_modules.update("/".join(parts[:cut]) for cut in range(1, len(parts) + 1))
+    return [
+        folder
+        for folder in folders
+        if folder not in test_folders
+        and folder not in with_modules
+        and any(_inside(holder, folder) for holder in with_files)
+    ]

@@ -1,0 +1,112 @@
+"""The text of the files `waiver init` writes besides the lock and the registry: a commented
+policy file and a workflow that calls waiver's reusable workflow, pinned by commit.
+
+Every value taken from the repository or a flag is written as a JSON string, which YAML
+reads as the same double-quoted string, so no path or command can change the document's
+shape.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+LOCK = "fixture.lock"
+REGISTRY = "known-tests.txt"
+POLICY = "waiver.yml"
+WORKFLOW = ".github/workflows/waiver.yml"
+REPLAYS = 5
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the policy file and the workflow say about one repository."""
+
+    fixtures: str  # the gate's --fixtures folder
+    fixture_globs: tuple[str, ...]  # the policy's `fixtures:` (empty: every file in the folder)
+    property_command: str
+    test_command: str
+    waiver_repository: str  # OWNER/NAME of waiver
+    waiver_ref: str  # the full commit of waiver to pin
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def render_policy(setup: Setup) -> str:
+    lines = [
+        "# The waiver policy. The gate reads it, with the lock and the registry, from the pull",
+        "# request's base commit, so a change cannot loosen the rules it is judged by: edit",
+        "# it in a change of its own. Every key is optional.",
+        "",
+        "# The known-tests registry: every test id expected to run. A new id, or one that",
+        "# stops running, is unknown_test and waits for a person.",
+        f"registry: {_quoted(REGISTRY)}",
+    ]
+    if setup.fixture_globs:
+        lines += [
+            "",
+            f"# The fixtures, as globs over paths inside the gate's --fixtures folder "
+            f"({setup.fixtures}); `*`",
+            "# crosses `/`. Only these files are locked, so no other file there is drift.",
+            "fixtures:",
+            *(f"  - {_quoted(glob)}" for glob in setup.fixture_globs),
+        ]
+    lines += [
+        "",
+        "# Replays each test needs; a test with fewer outcomes is unknown_test.",
+        f"min_replays: {REPLAYS}",
+        "",
+        "# A freeze proposal lives this many hours; a record in the store may live at most",
+        "# max_freeze_hours.",
+        "freeze_hours: 24",
+        "max_freeze_hours: 168",
+        "",
+        "# `block`: an unstable test gets no freeze unless the base replays show it flipping",
+        "# too (the workflow's base-replays input runs them). `review` only says so.",
+        "introduced_instability: review",
+        "",
+        "# The freeze store, once `waiver freeze accept` has written one:",
+        '# freezes: "freezes.json"',
+        "",
+        "# Tests that may never be frozen (safety code, migrations, authentication):",
+        "# strict:",
+        '#   - "tests/test_auth.py::*"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_workflow(setup: Setup) -> str:
+    reusable = f"{setup.waiver_repository}/.github/workflows/waiver-gate.yml@{setup.waiver_ref}"
+    lines = [
+        "# The waiver gate on every pull request: the property suite once, the assertion suite",
+        f"# {REPLAYS} times, then one job that classifies every test id and blocks what must not",
+        "# pass. Written by `waiver init`.",
+        "#",
+        "# waiver's reusable workflow is pinned by commit, and waiver-ref names the same commit,",
+        "# so the gate's own code never comes from the change. To move to a newer waiver,",
+        "# change the commit in both places.",
+        "name: waiver",
+        "on:",
+        "  pull_request:",
+        "permissions: {}",
+        "jobs:",
+        "  waiver:",
+        "    permissions:",
+        "      contents: read",
+        f"    uses: {reusable}",
+        "    with:",
+        f"      waiver-repository: {_quoted(setup.waiver_repository)}",
+        f"      waiver-ref: {_quoted(setup.waiver_ref)}",
+        "      # Runs the property suite once and writes its JUnit XML to $WAIVER_JUNIT.",
+        f"      property-command: {_quoted(setup.property_command)}",
+        "      # Runs the assertion suite once and writes its JUnit XML to $WAIVER_JUNIT.",
+        f"      test-command: {_quoted(setup.test_command)}",
+        f"      replays: {REPLAYS}",
+        f"      fixtures: {_quoted(setup.fixtures)}",
+        f"      lock: {_quoted(LOCK)}",
+        f"      known-tests: {_quoted(REGISTRY)}",
+        f"      config: {_quoted(POLICY)}",
+    ]
+    return "\n".join(lines) + "\n"
