@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import yaml
 
 from waiver.cli import main
 
@@ -179,3 +181,34 @@ def big_run_args(root: Path, *extra: str) -> list[str]:
         "--now", "2026-12-01T12:00:00+00:00",
         *extra,
     ]  # fmt: skip
+
+
+def first_caller_workflow(page: Path) -> tuple[str, dict[str, Any]]:
+    """The first YAML block of a documentation page: a workflow calling the reusable one,
+    as text and as its `waiver` job."""
+    [text, *_] = re.findall(r"```yaml\n(.*?)```", page.read_text(), re.DOTALL)
+    job: dict[str, Any] = yaml.safe_load(text)["jobs"]["waiver"]
+    return text, job
+
+
+def check_caller_workflow(text: str, job: dict[str, Any], folder: Path) -> None:
+    """A documented caller as a user would copy it: it calls the reusable workflow, names
+    the waiver to run as it pins it, passes every required input and no unknown one, and
+    passes actionlint and zizmor in a repository of its own, a full SHA for the placeholder."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "waiver-gate.yml").read_text())
+    repository, reference = job["uses"].split("/.github/workflows/waiver-gate.yml@")
+    assert (repository, reference) == ("OWNER/waiver", "FULL_COMMIT_SHA")
+    assert (job["with"]["waiver-repository"], job["with"]["waiver-ref"]) == (repository, reference)
+    inputs = workflow[True]["workflow_call"]["inputs"]
+    required = {name for name, spec in inputs.items() if spec.get("required")}
+    assert required <= job["with"].keys() <= inputs.keys()
+    workflows = folder / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "waiver.yml").write_text(text.replace("FULL_COMMIT_SHA", "a" * 40))
+    bin_folder = Path(sys.executable).parent
+    for argv in (
+        [str(bin_folder / "actionlint"), "-no-color", ".github/workflows/waiver.yml"],
+        [str(bin_folder / "zizmor"), "--offline", "--no-progress", ".github/workflows/waiver.yml"],
+    ):
+        completed = subprocess.run(argv, cwd=folder, capture_output=True, text=True, check=False)
+        assert completed.returncode == 0, completed.stdout + completed.stderr

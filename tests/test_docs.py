@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from support import REPO
+from support import REPO, check_caller_workflow, first_caller_workflow
 from waiver.cli import build_parser
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -81,24 +78,8 @@ def test_the_front_page_is_short_and_shows_the_workflow_on_its_first_screen() ->
 def test_the_front_page_workflow_calls_the_reusable_workflow_with_its_inputs(
     tmp_path: Path,
 ) -> None:
-    text = (REPO / "README.md").read_text()
-    caller_text = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)[0]
-    job = yaml.safe_load(caller_text)["jobs"]["waiver"]
-    assert job["uses"] == "OWNER/waiver/.github/workflows/waiver-gate.yml@FULL_COMMIT_SHA"
-    inputs = yaml.safe_load(WORKFLOW.read_text())[True]["workflow_call"]["inputs"]
-    required = {name for name, spec in inputs.items() if spec.get("required")}
-    assert required <= job["with"].keys() <= inputs.keys()
-
-    workflows = tmp_path / ".github" / "workflows"
-    workflows.mkdir(parents=True)
-    (workflows / "waiver.yml").write_text(caller_text.replace("FULL_COMMIT_SHA", "a" * 40))
-    bin_dir = Path(sys.executable).parent
-    for argv in (
-        [str(bin_dir / "actionlint"), "-no-color", ".github/workflows/waiver.yml"],
-        [str(bin_dir / "zizmor"), "--offline", "--no-progress", ".github/workflows/waiver.yml"],
-    ):
-        completed = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
-        assert completed.returncode == 0, completed.stdout + completed.stderr
+    text, job = first_caller_workflow(REPO / "README.md")
+    check_caller_workflow(text, job, tmp_path)
 
 
 def long_options(parser: argparse.ArgumentParser) -> set[str]:

@@ -886,28 +886,3 @@ def test_zizmor_finds_nothing_in_the_reusable_workflow() -> None:
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "No findings to report" in completed.stdout
-
-
-def test_the_documented_caller_workflow_calls_this_workflow_with_its_inputs(tmp_path: Path) -> None:
-    section = (REPO / "docs" / "replays.md").read_text()
-    caller_text = re.findall(r"```yaml\n(.*?)```", section, re.S)[0]
-    caller = yaml.safe_load(caller_text)
-    job = caller["jobs"]["waiver"]
-    assert job["uses"] == "OWNER/waiver/.github/workflows/waiver-gate.yml@FULL_COMMIT_SHA"
-    assert caller["permissions"] == {}
-    assert job["permissions"] == {"contents": "read"}
-    inputs = _workflow()[True]["workflow_call"]["inputs"]
-    required = {name for name, spec in inputs.items() if spec.get("required")}
-    assert required <= job["with"].keys() <= inputs.keys()
-
-    # Linted as the caller's repository would lint it, with a full SHA in place of the
-    # placeholder.
-    workflows = tmp_path / ".github" / "workflows"
-    workflows.mkdir(parents=True)
-    (workflows / "waiver.yml").write_text(caller_text.replace("FULL_COMMIT_SHA", "a" * 40))
-    for argv in (
-        [_tool("actionlint"), "-no-color", ".github/workflows/waiver.yml"],
-        [_tool("zizmor"), "--offline", "--no-progress", ".github/workflows/waiver.yml"],
-    ):
-        completed = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
-        assert completed.returncode == 0, completed.stdout + completed.stderr

@@ -28,6 +28,7 @@ import yaml
 
 from docker_support import BASE, DOCKER, build_image, docker_missing_reason
 from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
+from workflow_support import UPLOAD_STAND_IN
 
 pytestmark = pytest.mark.container
 
@@ -39,34 +40,6 @@ UPLOAD_ARTIFACT = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["ste
 ACTION_FILES = ("action.yml", "action", "Dockerfile", "requirements", "waiver", "entrypoint.py")
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
              "slugify.py", "pytest.ini")  # fmt: skip
-
-STAND_IN = """\
-name: upload-artifact stand-in
-description: Keeps the file in $WAIVER_ARTIFACTS/<name>/ instead of uploading it.
-inputs:
-  name:
-    description: The artifact's name.
-  path:
-    description: The file to keep.
-  if-no-files-found:
-    description: error, warn or ignore.
-    default: warn
-runs:
-  using: composite
-  steps:
-    - shell: bash
-      env:
-        NAME: ${{ inputs.name }}
-        FILE: ${{ inputs.path }}
-        IF_NONE: ${{ inputs.if-no-files-found }}
-      run: |
-        if [[ ! -f $FILE ]]; then
-          [[ $IF_NONE != error ]] || { echo "::error::no file at $FILE"; exit 1; }
-          exit 0
-        fi
-        mkdir -p "$WAIVER_ARTIFACTS/$NAME"
-        cp -- "$FILE" "$WAIVER_ARTIFACTS/$NAME/"
-"""
 
 
 def workflow(inputs: dict[str, str]) -> str:
@@ -149,7 +122,7 @@ def repository(act_ready: None, example: Path, tmp_path: Path) -> tuple[Path, st
             shutil.copy2(source, action / name)
     stand_in = tmp_path / "upload-artifact"
     stand_in.mkdir()
-    (stand_in / "action.yml").write_text(STAND_IN)
+    (stand_in / "action.yml").write_text(UPLOAD_STAND_IN)
     return example, git(example, "rev-parse", "HEAD")
 
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from workflow_support import ACT, Repositories, WorkflowRun, commit_all, demo_inputs, run_workflow
 
 from docker_support import docker_missing_reason
 from support import EMPTY, KNOWN, ROUND_TRIP, classes
+from workflow_support import ACT, Repositories, WorkflowRun, commit_all, demo_inputs, run_workflow
 
 pytestmark = pytest.mark.container
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +18,14 @@ from typing import Any
 import pytest
 import yaml
 
-from support import EXAMPLE, REPO, git, read_github_output
+from support import (
+    EXAMPLE,
+    REPO,
+    check_caller_workflow,
+    first_caller_workflow,
+    git,
+    read_github_output,
+)
 
 WORKFLOW: dict[Any, Any] = yaml.safe_load(
     (REPO / ".github" / "workflows" / "waiver-gate.yml").read_text()
@@ -421,22 +427,7 @@ def test_every_input_of_the_workflow_is_documented() -> None:
 
 
 def test_the_documented_caller_names_waiver_and_passes_the_linters(tmp_path: Path) -> None:
-    section = DOCS[DOCS.index("## The reusable workflow") :]
-    caller_text = re.findall(r"```yaml\n(.*?)```", section, re.S)[0]
-    job = yaml.safe_load(caller_text)["jobs"]["waiver"]
-    repository, reference = job["uses"].split("/.github/workflows/waiver-gate.yml@")
-    assert (job["with"]["waiver-repository"], job["with"]["waiver-ref"]) == (
-        repository, reference,
-    )  # fmt: skip
-    inputs = WORKFLOW[True]["workflow_call"]["inputs"]
-    assert job["with"].keys() <= inputs.keys()
-    workflows = tmp_path / ".github" / "workflows"
-    workflows.mkdir(parents=True)
-    (workflows / "waiver.yml").write_text(caller_text.replace("FULL_COMMIT_SHA", "a" * 40))
-    bin_folder = Path(sys.executable).parent
-    for argv in (
-        [str(bin_folder / "actionlint"), "-no-color", ".github/workflows/waiver.yml"],
-        [str(bin_folder / "zizmor"), "--offline", "--no-progress", ".github/workflows/waiver.yml"],
-    ):
-        completed = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
-        assert completed.returncode == 0, completed.stdout + completed.stderr
+    text, job = first_caller_workflow(REPO / "docs" / "replays.md")
+    check_caller_workflow(text, job, tmp_path)
+    caller = yaml.safe_load(text)
+    assert (caller["permissions"], job["permissions"]) == ({}, {"contents": "read"})
