@@ -436,13 +436,15 @@ def test_git_folders_are_skipped(tmp_path: Path) -> None:
 # --- errors ----------------------------------------------------------------------------
 
 
-def test_a_computed_plugin_list_is_an_input_error_unless_policy_globs_name_files(
+def test_a_computed_plugin_list_is_an_input_error_until_a_policy_glob_names_its_module(
     tmp_path: Path,
 ) -> None:
     root = tree(tmp_path, {"conftest.py": "pytest_plugins = list(PLUGINS)\n"})
     with pytest.raises(InputError, match=r"^conftest\.py: sets pytest_plugins to something"):
         resolved(root)
-    assert resolved(root, Harness(("plugins/*.py",))) == ["conftest.py"]
+    with pytest.raises(InputError, match=r"^conftest\.py: sets pytest_plugins to something"):
+        resolved(root, Harness(("plugins/*.py",)))
+    assert resolved(root, Harness(("plugins/*.py", "conftest.py"))) == ["conftest.py"]
 
 
 def test_a_symlink_or_a_special_file_where_a_plugin_resolves_is_an_input_error(

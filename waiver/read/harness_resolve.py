@@ -70,8 +70,8 @@ TOML_TABLES = {
 }
 NOT_LITERAL = (
     "sets pytest_plugins to something that is not a literal list of module names, so the "
-    "gate cannot tell which files it loads: name those files with `harness:` globs in the "
-    "policy file"
+    "gate cannot tell which files it loads: name this module and those files with "
+    "`harness:` globs in the policy file"
 )
 
 
@@ -195,7 +195,9 @@ class Resolution:
         plugins = module_plugins(self.tree.read(path, MAX_MODULE_BYTES) or b"", path)
         if plugins is None:
             return
-        if not plugins.literal and not self.harness.patterns:
+        # Only a glob that names this very module lifts the error: a policy that locks
+        # some other runner's files has not said which files this list loads.
+        if not plugins.literal and not self.harness.names(path):
             raise InputError(check_name(path), NOT_LITERAL)
         self.add(path)
         self.add_root(folder_of(path))
