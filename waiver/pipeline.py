@@ -10,29 +10,27 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
-from itertools import filterfalse, repeat
+from datetime import datetime
+from itertools import filterfalse
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.model import BaseEvidence, Case, Decision, Evidence, FreezeRecord, Verdict
+from waiver.model import Decision, FreezeRecord, Verdict
 from waiver.read.committed import committed_json
 from waiver.read.config import Flags, Settings, effective, read_config
 from waiver.read.drift import Fixtures, LockPaths, read_fixtures
+from waiver.read.evidence import build_cases, failed_property_cases
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.git import check_untracked
-from waiver.read.harness import property_modules
-from waiver.read.junit import FAIL, PASS
+from waiver.read.properties import PropertyRun, check_property_age, read_properties
 from waiver.read.protected import ProtectedFiles
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
-from waiver.read.replay import Tally, outcomes_of, read_single
+from waiver.read.replay import Tally
 from waiver.read.replays import (
     MAX_REPLAYS,
     PROPERTY_REPORT,
-    RUN_NAME,
     ReplaySet,
     read_replays,
     report_and_log,
@@ -47,8 +45,6 @@ NO_REGISTRY_BLOCKS = (
     "no known-tests registry: new and vanished tests are not detected "
     "(give --known-tests, or write `registry: none` in the policy file to go without on purpose)"
 )
-# How long the property run may start before the first replay: a job's wait in a queue.
-MAX_PROPERTY_LEAD = timedelta(hours=24)
 
 
 @dataclass(frozen=True)
@@ -68,167 +64,6 @@ class GateOptions:
     shards: int | None = None
     base_reports: str | None = None
     base_replays: int | None = None
-
-
-def check_properties_path(properties: str, reports: str) -> None:
-    """The property report is one file of its own, never a folder or one of the replays.
-
-    Either mistake would read assertion tests as property cases: a green property suite
-    that never ran.
-    """
-    if os.path.isdir(properties):
-        raise UsageError(
-            f"--properties {properties} is a folder; give the property suite's JUnit file"
-        )
-    inside = os.path.relpath(os.path.realpath(properties), os.path.realpath(reports))
-    first = inside.split(os.sep, 1)[0]
-    if not inside.startswith("..") and RUN_NAME.fullmatch(first):
-        raise UsageError(
-            f"--properties {properties} is a replay report ({first} of --reports {reports}); "
-            "give the property suite's own JUnit file"
-        )
-
-
-@dataclass(frozen=True)
-class PropertyRun:
-    """The property report: the ids that ran, those that failed, those only skipped, and
-    the modules its ids name (locked with the harness).
-
-    A skipped property case proved nothing, so it does not count as run.
-    """
-
-    ran: frozenset[str]
-    failed: list[str]
-    skipped: list[str]
-    modules: frozenset[str]
-    started: datetime | None  # the earliest zone-aware suite timestamp, where there is one
-
-
-def read_properties(options: GateOptions, settings: Settings, rule: TestIdRule) -> PropertyRun:
-    """The property cases; zero cases run protects nothing."""
-    check_properties_path(options.properties, options.reports)
-    tally = read_single(options.properties, rule, settings.limits)
-    states = tally.replays[0]
-    ran = frozenset(tally.ids[i] for i, state in enumerate(states) if state & (PASS | FAIL))
-    if not ran:
-        raise InputError(options.properties, "the property report executed zero cases")
-    failed = sorted(tally.ids[i] for i, state in enumerate(states) if state & FAIL)
-    skipped = sorted(set(tally.ids) - ran)
-    return PropertyRun(
-        ran, failed, skipped, property_modules(tally.ids), min(tally.started, default=None)
-    )
-
-
-def check_property_age(options: GateOptions, properties: PropertyRun, replays: ReplaySet) -> None:
-    """A property run that started long before the replays is a copy of an older report.
-
-    The property suite runs just before the replays (`waiver replay --properties-first`,
-    or the reusable workflow's first job), so its start may lead theirs by the time a job
-    waits in a queue, never by days. Only reports whose suites carry a zone-aware
-    timestamp are compared.
-    """
-    if properties.started is None or not replays.tally.started:
-        return
-    first_replay = min(replays.tally.started)
-    if properties.started < first_replay - MAX_PROPERTY_LEAD:
-        hours = MAX_PROPERTY_LEAD // timedelta(hours=1)
-        raise InputError(
-            options.properties,
-            f"the property run started at {properties.started.isoformat()}, more than "
-            f"{hours} h before the first replay ({first_replay.isoformat()}): a property "
-            "report older than the replays' run is refused",
-        )
-
-
-# What an id's evidence depends on, apart from its fixtures: its states in each replay,
-# whether the registry lists it, its retries, and its states in the base replays.
-GroupKey = tuple[tuple[int, ...], int, int, tuple[int, ...] | None]
-
-
-def base_lookup(base: ReplaySet) -> Callable[[str], tuple[int, ...] | None]:
-    """A test id's states in the base replays, or None when the base never saw the id."""
-    rows = list(base.tally.state_rows())
-    index = base.tally.index
-
-    def states(test_id: str) -> tuple[int, ...] | None:
-        position = index.get(test_id)
-        return None if position is None else rows[position]
-
-    return states
-
-
-def base_evidence(base: ReplaySet | None, states: tuple[int, ...] | None) -> BaseEvidence | None:
-    if base is None:
-        return None
-    unreadable = len(base.errors)
-    if states is None:
-        return BaseEvidence((), on_base=False, unreadable_replays=unreadable)
-    return BaseEvidence(outcomes_of(states), unreadable_replays=unreadable)
-
-
-def build_cases(
-    replays: ReplaySet,
-    registry: Registry | None,
-    property_ok: bool,
-    fixtures: Fixtures,
-    skipped: list[str],
-    base: ReplaySet | None = None,
-) -> list[Case]:
-    """One case per distinct evidence, holding every test id seen or expected that has it.
-
-    Ids skipped in every replay and not expected by the registry are not cases: they are
-    appended to `skipped`. Each case carries the digests of the fixtures its tests are
-    bound to (the whole set unless a policy binding says otherwise), and with base replays
-    the id's states there.
-    """
-    tally: Tally = replays.tally
-    extras = [0] * len(tally.ids)
-    for position, extra in tally.retries.items():
-        extras[position] = extra
-    listed = registry.expected if registry is not None else b"\x01" * len(tally.ids)
-    # Keyed on the raw states, so that per id this is one tuple and one dict lookup.
-    groups: defaultdict[GroupKey, list[str]] = defaultdict(list)
-    on_base = base_lookup(base) if base is not None else None
-    bases = repeat(None, len(tally.ids)) if on_base is None else map(on_base, tally.ids)
-    keys = zip(tally.state_rows(), listed, extras, bases, strict=True)
-    for test_id, key in zip(tally.ids, keys, strict=True):
-        groups[key].append(test_id)
-    if registry is not None:
-        # Known from the registry, in no replay of the change; the base may still have them.
-        for test_id in registry.vanished:
-            groups[(), 1, 0, None if on_base is None else on_base(test_id)].append(test_id)
-    unreadable = len(replays.errors)
-    cases = []
-    for (states, listed_here, extra, states_on_base), ids in groups.items():
-        outcomes = outcomes_of(states)
-        known = registry is None or bool(listed_here)
-        if not outcomes and not (registry is not None and known):
-            skipped.extend(ids)
-            continue
-        base_here = base_evidence(base, states_on_base)
-        for (expected_hash, current_hash), bound_ids in fixtures.bound.group(ids).items():
-            evidence = Evidence(
-                property_ok,
-                current_hash,
-                expected_hash,
-                outcomes,
-                known,
-                extra,
-                unreadable,
-                base_here,
-            )
-            cases.append(Case(tuple(bound_ids), evidence))
-    return cases
-
-
-def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> list[Case]:
-    """With no replay and no registry to name the tests, the failed property cases are the
-    rows, so the report blocks on property_violation instead of being empty and clean."""
-    return [
-        Case((test_id,), Evidence(False, current_hash, expected_hash, (), known_test=True))
-        for test_id in failed_properties
-        for expected_hash, current_hash in [fixtures.bound.digests(test_id)]
-    ]
 
 
 def read_assertion_replays(
@@ -370,7 +205,7 @@ def classify_replays(
     property_ok = not failed_properties
     skip = replays_not_needed(failed_properties, fixtures)
     replays = read_assertion_replays(options, settings, rule, skip)
-    check_property_age(options, properties, replays)
+    check_property_age(options.properties, properties, replays)
     base = read_base_replays(options, settings, rule, skip)
     registry = None
     if settings.registry is not None:
@@ -405,7 +240,7 @@ def _gate(
     check_policy(settings.policy)
     rule = TestIdRule(options.root)
     check_untracked(options.root, (options.reports, options.base_reports, options.properties))
-    properties = read_properties(options, settings, rule)
+    properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
     fixtures = read_fixtures(paths, settings, protected, properties.modules)
     classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
