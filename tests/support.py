@@ -14,6 +14,7 @@ import jsonschema
 import yaml
 
 from waiver.cli import main
+from waiver.model import TestClass
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "demo"
@@ -212,3 +213,42 @@ def check_caller_workflow(text: str, job: dict[str, Any], folder: Path) -> None:
     ):
         completed = subprocess.run(argv, cwd=folder, capture_output=True, text=True, check=False)
         assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def report_document(
+    rows: list[tuple[str, str]], skipped: list[str] | None = None
+) -> dict[str, Any]:
+    """A report document holding just what the summary, annotation and log renderers read;
+    rows are (test id, class), blocked when one is neither a pass nor unstable."""
+    counts = {test_class.value: 0 for test_class in TestClass}
+    for _, test_class in rows:
+        counts[test_class] += 1
+    passing = {"stable_pass": 5, "unstable_assertion": 2}
+    blocked = any(c not in ("stable_pass", "unstable_assertion") for _, c in rows)
+    return {
+        "verdict": "blocked" if blocked else "clean",
+        "blocked": blocked,
+        "min_replays": 5,
+        "error": None,
+        "counts": counts,
+        "rows": [
+            {
+                "test_id": test_id,
+                "class": test_class,
+                "replay_pass": passing.get(test_class, 0),
+                "replay_total": 5,
+                "retries": 0,
+                "strict": False,
+                "freeze": None,
+                "active_freeze": None,
+            }
+            for test_id, test_class in rows
+        ],
+        "skipped": skipped or [],
+        "fixtures": None,
+        "properties": None,
+        "replays": None,
+        "registry": None,
+        "trusted_revision": None,
+        "freezes": {"active": [], "void": []},
+    }

@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -201,15 +202,22 @@ def commit_all(repository: Path, message: str) -> str:
     return git(repository, "rev-parse", "HEAD")
 
 
+def copy_files(source: Path, names: Iterable[str], folder: Path) -> None:
+    """Files and folders `names` of `source` into `folder` (made if need be), without
+    bytecode caches."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        if (source / name).is_dir():
+            shutil.copytree(
+                source / name, folder / name, ignore=shutil.ignore_patterns("__pycache__")
+            )
+        else:
+            shutil.copy2(source / name, folder / name)
+
+
 def waiver_repository(folder: Path) -> str:
     """This checkout's waiver as a git repository in `folder`; its commit."""
-    folder.mkdir(parents=True)
-    for name in WAIVER_FILES:
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, folder / name)
+    copy_files(REPO, WAIVER_FILES, folder)
     git(folder, "init", "--quiet")
     return commit_all(folder, "waiver")
 
@@ -217,13 +225,7 @@ def waiver_repository(folder: Path) -> str:
 def demo_repository(folder: Path) -> str:
     """The example as a repository whose base commit is the pull request's base; its commit.
     Its origin names it demo/demo, which act reports as github.repository."""
-    folder.mkdir(parents=True)
-    for name in COMMITTED:
-        source = EXAMPLE / name
-        if source.is_dir():
-            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, folder / name)
+    copy_files(EXAMPLE, COMMITTED, folder)
     git(folder, "init", "--quiet")
     git(folder, "remote", "add", "origin", f"https://github.com/{DEMO_REPOSITORY}.git")
     return commit_all(folder, "base")

@@ -28,7 +28,7 @@ import yaml
 
 from docker_support import BASE, DOCKER, build_image, docker_missing_reason
 from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
-from workflow_support import UPLOAD_STAND_IN
+from workflow_support import UPLOAD_STAND_IN, copy_files
 
 pytestmark = pytest.mark.container
 
@@ -112,14 +112,7 @@ def repository(act_ready: None, example: Path, tmp_path: Path) -> tuple[Path, st
     git(example, "init", "--quiet")
     git(example, "add", "--", *COMMITTED)
     git(example, "commit", "--quiet", "-m", "base")
-    action = example / ".waiver-action"
-    action.mkdir()
-    for name in ACTION_FILES:
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, action / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, action / name)
+    copy_files(REPO, ACTION_FILES, example / ".waiver-action")
     stand_in = tmp_path / "upload-artifact"
     stand_in.mkdir()
     (stand_in / "action.yml").write_text(UPLOAD_STAND_IN)

@@ -30,6 +30,7 @@ from support import (
     gate_args,
     load_report,
     read_github_output,
+    report_document,
     run_gate,
     run_pytest,
 )
@@ -181,7 +182,7 @@ def test_file_is_relative_to_the_workspace_when_the_root_is_a_subfolder(tree: Pa
 
 
 def test_a_file_name_with_comma_and_colon_is_escaped_in_the_property(tree: Path) -> None:
-    report = synthetic([("tests/odd,name:x.py::t", "stable_assertion_fail")])
+    report = report_document([("tests/odd,name:x.py::t", "stable_assertion_fail")])
     assert render_annotations(report, str(tree), str(tree)) == (
         "::error title=waiver%3A stable_assertion_fail,file=tests/odd%2Cname%3Ax.py::"
         "tests/odd,name:x.py::t: failed in every replay (passed 0 of 5 replays)\n"
@@ -191,46 +192,11 @@ def test_a_file_name_with_comma_and_colon_is_escaped_in_the_property(tree: Path)
 # --- annotation cap -------------------------------------------------------------------
 
 
-def synthetic(rows: list[tuple[str, str]]) -> dict[str, Any]:
-    """A report document with just what the renderers read."""
-    counts = {test_class.value: 0 for test_class in TestClass}
-    for _, test_class in rows:
-        counts[test_class] += 1
-    passing = {"stable_pass": 5, "unstable_assertion": 2}
-    return {
-        "verdict": "blocked",
-        "blocked": True,
-        "min_replays": 5,
-        "error": None,
-        "counts": counts,
-        "rows": [
-            {
-                "test_id": test_id,
-                "class": test_class,
-                "replay_pass": passing.get(test_class, 0),
-                "replay_total": 5,
-                "retries": 0,
-                "strict": False,
-                "freeze": None,
-                "active_freeze": None,
-            }
-            for test_id, test_class in rows
-        ],
-        "skipped": [],
-        "fixtures": None,
-        "properties": None,
-        "replays": None,
-        "registry": None,
-        "trusted_revision": None,
-        "freezes": {"active": [], "void": []},
-    }
-
-
 def test_annotations_are_capped_at_ten_per_kind_with_a_final_notice(tmp_path: Path) -> None:
     rows = [(f"t::fail_{n:02}", "stable_assertion_fail") for n in range(25)]
     rows += [(f"t::flip_{n:02}", "unstable_assertion") for n in range(12)]
     rows += [(f"t::pass_{n:02}", "stable_pass") for n in range(30)]
-    lines = render_annotations(synthetic(rows), str(tmp_path), str(tmp_path)).splitlines()
+    lines = render_annotations(report_document(rows), str(tmp_path), str(tmp_path)).splitlines()
 
     assert [line.split(" ", 1)[0] for line in lines] == ["::error"] * 10 + ["::warning"] * 10 + [
         "::notice"
@@ -254,7 +220,7 @@ def test_every_blocking_row_is_an_error_and_only_an_unstable_one_a_warning(
         ("t::fail", "stable_assertion_fail"),
         ("t::pass", "stable_pass"),
     ]
-    lines = render_annotations(synthetic(rows), str(tmp_path), str(tmp_path)).splitlines()
+    lines = render_annotations(report_document(rows), str(tmp_path), str(tmp_path)).splitlines()
 
     assert [line.split("::", 2)[1] for line in lines] == [
         "error title=waiver%3A property_violation",
@@ -267,13 +233,13 @@ def test_every_blocking_row_is_an_error_and_only_an_unstable_one_a_warning(
 
 def test_no_notice_when_nothing_is_left_out(tmp_path: Path) -> None:
     rows = [(f"t::fail_{n}", "fixture_drift") for n in range(10)]
-    lines = render_annotations(synthetic(rows), str(tmp_path), str(tmp_path)).splitlines()
+    lines = render_annotations(report_document(rows), str(tmp_path), str(tmp_path)).splitlines()
     assert len(lines) == 10
     assert all(line.startswith("::error title=waiver%3A fixture_drift::") for line in lines)
 
 
 def test_a_strict_unstable_row_is_an_error(tmp_path: Path) -> None:
-    report = synthetic([("t::flaky", "unstable_assertion")])
+    report = report_document([("t::flaky", "unstable_assertion")])
     report["rows"][0]["strict"] = True
     assert render_annotations(report, str(tmp_path), str(tmp_path)) == (
         "::error title=waiver%3A unstable_assertion::t::flaky: flips between replays under a "
@@ -282,7 +248,7 @@ def test_a_strict_unstable_row_is_an_error(tmp_path: Path) -> None:
 
 
 def test_an_input_error_is_one_error_annotation(tmp_path: Path) -> None:
-    report = synthetic([])
+    report = report_document([])
     report["error"] = {"source": "fixture.lock", "problem": "line 3\n::error::x"}
     assert render_annotations(report, str(tmp_path), str(tmp_path)) == (
         "::error title=waiver%3A input error::fixture.lock: line 3<U+000A>::error::x\n"
@@ -291,7 +257,7 @@ def test_an_input_error_is_one_error_annotation(tmp_path: Path) -> None:
 
 def test_the_log_lists_at_most_a_hundred_rows() -> None:
     rows = [(f"t::fail_{n:03}", "stable_assertion_fail") for n in range(150)]
-    lines = render_log(synthetic(rows)).splitlines()
+    lines = render_log(report_document(rows)).splitlines()
     assert len(lines) == 101
     assert lines[0] == "stable_assertion_fail  0/5  t::fail_000"
     assert lines[-1] == "... and 50 more in waiver.json"
@@ -303,7 +269,7 @@ def test_the_log_lists_at_most_a_hundred_rows() -> None:
 def test_summary_stays_under_one_mebibyte_and_counts_what_it_left_out() -> None:
     rows = [(f"tests/test_{n:06}.py::" + "x" * 250, "unknown_test") for n in range(20_000)]
     rows += [(f"tests/pass_{n:06}.py::ok", "stable_pass") for n in range(100_000)]
-    summary = render_summary(synthetic(rows))
+    summary = render_summary(report_document(rows))
 
     assert len(summary.encode("utf-8")) <= 1 << 20
     shown_rows = summary.count("| `unknown_test` | `tests/test_")

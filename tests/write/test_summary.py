@@ -4,55 +4,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from support import big_run_args, load_report, write_big_run
+from support import big_run_args, load_report, report_document, write_big_run
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.write.budget import LIST_CAP
 from waiver.write.summary import RESERVE, render_summary
 
 CLASSES = [test_class.value for test_class in TestClass]
-
-
-def document(rows: list[tuple[str, str]], skipped: list[str]) -> dict[str, Any]:
-    """A report document holding what the summary reads; rows are (test id, class)."""
-    counts = {test_class: 0 for test_class in CLASSES}
-    for _, test_class in rows:
-        counts[test_class] += 1
-    passing = {"stable_pass": 5, "unstable_assertion": 2}
-    blocked = any(c not in ("stable_pass", "unstable_assertion") for _, c in rows)
-    return {
-        "verdict": "blocked" if blocked else "clean",
-        "blocked": blocked,
-        "min_replays": 5,
-        "error": None,
-        "counts": counts,
-        "rows": [
-            {
-                "test_id": test_id,
-                "class": test_class,
-                "replay_pass": passing.get(test_class, 0),
-                "replay_total": 5,
-                "retries": 0,
-                "strict": False,
-                "freeze": None,
-                "active_freeze": None,
-            }
-            for test_id, test_class in rows
-        ],
-        "skipped": skipped,
-        "fixtures": None,
-        "properties": None,
-        "replays": None,
-        "registry": None,
-        "trusted_revision": None,
-        "freezes": {"active": [], "void": []},
-    }
 
 
 def check_balanced(summary: str) -> None:
@@ -87,7 +50,7 @@ def test_the_budget_never_leaves_markup_unbalanced(
     rows: list[tuple[str, str]], skipped: list[str], room: int
 ) -> None:
     limit = RESERVE + room
-    summary = render_summary(document(rows, skipped), limit=limit)
+    summary = render_summary(report_document(rows, skipped), limit=limit)
     check_balanced(summary)
     assert len(summary.encode("utf-8")) <= limit
 
@@ -96,8 +59,10 @@ def test_a_cut_list_keeps_its_closing_tag_and_counts_what_it_left_out() -> None:
     """The budget runs out inside the skipped list: it is closed, and the count is right."""
     passes = [(f"t::pass_{n}", "stable_pass") for n in range(3)]
     skipped = [f"t::skipped_{n}" for n in range(LIST_CAP)]
-    whole = render_summary(document(passes, skipped))
-    cut = render_summary(document(passes, skipped), limit=len(whole.encode()) + RESERVE - 200)
+    whole = render_summary(report_document(passes, skipped))
+    cut = render_summary(
+        report_document(passes, skipped), limit=len(whole.encode()) + RESERVE - 200
+    )
     check_balanced(cut)
     shown = cut.count("- `t::skipped_")
     assert 0 < shown < LIST_CAP
@@ -108,7 +73,7 @@ def test_a_cut_list_keeps_its_closing_tag_and_counts_what_it_left_out() -> None:
 
 def test_passes_past_the_cap_are_a_count() -> None:
     rows = [(f"t::pass_{n:03}", "stable_pass") for n in range(LIST_CAP + 7)]
-    summary = render_summary(document(rows, []))
+    summary = render_summary(report_document(rows, []))
     assert f"<details><summary>{LIST_CAP + 7} stable passes</summary>" in summary
     assert summary.count("- `t::pass_") == LIST_CAP
     assert "- … and 7 more, listed in waiver.json" in summary
@@ -140,7 +105,7 @@ def test_a_20000_test_run_has_a_summary_of_a_few_kilobytes(clean_run: Path) -> N
 
 def test_a_clean_64000_test_summary_is_a_few_kilobytes() -> None:
     rows = [(f"tests/test_m{n // 100:03}.py::test_{n:05}", "stable_pass") for n in range(64_000)]
-    summary = render_summary(document(rows, [f"tests/t.py::skip_{n}" for n in range(900)]))
+    summary = render_summary(report_document(rows, [f"tests/t.py::skip_{n}" for n in range(900)]))
     check_balanced(summary)
     assert len(summary.encode("utf-8")) < 5_000
     assert "- … and 880 more, listed in waiver.json" in summary
