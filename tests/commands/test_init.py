@@ -346,17 +346,23 @@ def test_bad_flags_are_usage_errors(
     assert not any((root / name).exists() for name in FILES)
 
 
-def test_the_printed_lock_refresh_writes_the_same_lock(
-    change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    root, _ = change
+def printed_refresh(root: Path, capsys: pytest.CaptureFixture[str], command: str) -> str:
+    """The refresh command a forced init prints for the file that `command` writes."""
     capsys.readouterr()
     assert init(root, "--force") == 0
     [refresh] = [
         line.removeprefix("  refresh: ")
         for line in capsys.readouterr().out.splitlines()
-        if line.startswith("  refresh: waiver lock ")
+        if line.startswith(f"  refresh: {command}")
     ]
+    return refresh
+
+
+def test_the_printed_lock_refresh_writes_the_same_lock(
+    change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, _ = change
+    refresh = printed_refresh(root, capsys, "waiver lock ")
     written = (root / "fixture.lock").read_bytes()
     (root / "fixture.lock").unlink()
     cwd = os.getcwd()
@@ -403,13 +409,7 @@ def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
 ) -> None:
     """The ids init takes from pytest's collection are the ids the gate reads from JUnit."""
     root, _ = change
-    capsys.readouterr()
-    assert init(root, "--force") == 0
-    [refresh] = [
-        line.removeprefix("  refresh: ")
-        for line in capsys.readouterr().out.splitlines()
-        if line.startswith("  refresh: waiver replay ")
-    ]
+    refresh = printed_refresh(root, capsys, "waiver replay ")
     collected = (root / "known-tests.txt").read_text()
     (root / "known-tests.txt").unlink()
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
