@@ -168,22 +168,6 @@ def write_big_run(
         )
 
 
-def big_run_args(root: Path, *extra: str) -> list[str]:
-    return [
-        "gate",
-        "--root", str(root),
-        "--reports", str(root / "reports"),
-        "--properties", str(root / "properties.xml"),
-        "--fixtures", str(root / "fixtures"),
-        "--lock", str(root / "fixture.lock"),
-        "--known-tests", str(root / "known-tests.txt"),
-        "--out", str(root / "waiver.json"),
-        "--summary", str(root / "summary.md"),
-        "--now", "2026-12-01T12:00:00+00:00",
-        *extra,
-    ]  # fmt: skip
-
-
 def first_caller_workflow(page: Path) -> tuple[str, dict[str, Any]]:
     """The first YAML block of a documentation page: a workflow calling the reusable one,
     as text and as its `waiver` job."""

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from support import big_run_args, load_report, report_document, write_big_run
+from support import gate_args, load_report, report_document, write_big_run
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.write.budget import LIST_CAP
@@ -85,7 +85,7 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real gate run over 20,000 passing tests and one flaky one."""
     root = tmp_path_factory.mktemp("big")
     write_big_run(root, 20_000, flaky=frozenset({7}))
-    assert main(big_run_args(root)) == 0
+    assert main(gate_args(root, "--summary", str(root / "summary.md"))) == 0
     return root
 
 
