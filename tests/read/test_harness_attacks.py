@@ -136,6 +136,52 @@ def entry_points(work: Path) -> None:
     plugin(work)
 
 
+def dist_info(work: Path) -> None:
+    # `python -m pytest` puts the working directory on sys.path, and pytest's plugin
+    # autoload reads the entry points of any metadata found there.
+    metadata = work / "forge-0.1.dist-info"
+    metadata.mkdir()
+    (metadata / "METADATA").write_text("Metadata-Version: 2.1\nName: forge\nVersion: 0.1\n")
+    (metadata / "entry_points.txt").write_text("[pytest11]\nforge = forge_plugin\n")
+    plugin(work)
+
+
+# Imported by pytest at start-up: with the real module's names, and the forged hook.
+SHADOW_INICONFIG = """import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+del sys.modules["iniconfig"]
+import iniconfig as real
+
+sys.modules["iniconfig"] = sys.modules[__name__]
+globals().update({k: v for k, v in vars(real).items() if not k.startswith("__")})
+sys.path.insert(0, here)
+os.environ["PYTEST_PLUGINS"] = "forge_plugin"
+"""
+
+
+def shadowing_iniconfig(work: Path) -> None:
+    (work / "iniconfig.py").write_text(SHADOW_INICONFIG)
+    plugin(work)
+
+
+def encoded_plugin_list(work: Path) -> None:
+    (work / "tests" / "assertions" / "test_setup.py").write_bytes(
+        b"# coding: unicode_escape\npytest\\x5fplugins = ['forge_plugin']\n"
+    )
+    plugin(work)
+
+
+def poetry_entry_points(work: Path) -> None:
+    (work / "pyproject.toml").write_text(
+        '[tool.poetry]\nname = "demo"\nversion = "0"\n\n'
+        '[tool.poetry.plugins."pytest11"]\nforge = "forge_plugin"\n'
+    )
+    plugin(work)
+
+
 ENTRY_POINTS = "project.entry-points.pytest11"
 # The attack, the drift the gate must name ((path, kind, table)), and whether the change's
 # harness, when it runs, really turns the red test green (an entry point needs an install).
@@ -178,7 +224,41 @@ ATTACKS: dict[str, tuple[Patch, list[tuple[str, str, str | None]], bool]] = {
         [("forge_plugin.py", "not_in_lock", None), ("pyproject.toml", "not_in_lock", ENTRY_POINTS)],
         False,
     ),
+    "dist-info at the root": (
+        dist_info,
+        [
+            ("forge-0.1.dist-info/METADATA", "not_in_lock", None),
+            ("forge-0.1.dist-info/entry_points.txt", "not_in_lock", None),
+            ("forge_plugin.py", "not_in_lock", None),
+        ],
+        True,
+    ),
+    "iniconfig.py under python -m pytest": (
+        shadowing_iniconfig,
+        [("iniconfig.py", "not_in_lock", None)],  # its plugin is named by its code alone
+        True,
+    ),
+    "pytest_plugins under a declared encoding": (
+        encoded_plugin_list,
+        [
+            ("forge_plugin.py", "not_in_lock", None),
+            ("tests/assertions/test_setup.py", "not_in_lock", None),
+        ],
+        True,
+    ),
+    "poetry's pytest11 entry points": (
+        poetry_entry_points,
+        [
+            ("forge_plugin.py", "not_in_lock", None),
+            ("pyproject.toml", "not_in_lock", "tool.poetry.plugins.pytest11"),
+        ],
+        False,
+    ),
 }
+
+
+# Attacks that write a file another attack writes too, left out where all are applied at once.
+OVERLAPPING = {"pytest_plugins under a declared encoding", "poetry's pytest11 entry points"}
 
 
 def drift_of(report: dict[str, Any]) -> list[tuple[str, str, str | None]]:
@@ -214,20 +294,22 @@ def test_with_the_base_harness_every_removed_attack_is_still_named(
     # the replays are honest, and the change's commit still names each one.
     work = tmp_path / "demo"
     base = commit_base(work)
-    for patch, _, _ in ATTACKS.values():
+    attacks = [attack for name, attack in ATTACKS.items() if name not in OVERLAPPING]
+    for patch, _, _ in attacks:
         patch(work)
     commit_change(work, lambda work: None)
     replayed, gated, report = replay_and_gate(work, base, harness_from=True)
     assert replayed == 0
     restore = capsys.readouterr().out.splitlines()[1]
     assert restore.endswith(
-        ": 0 locked files restored; 7 removed, .pytest.toml, forge_plugin.py, pyproject.toml, "
+        ": 0 locked files restored; 10 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
+        "forge-0.1.dist-info/entry_points.txt, forge_plugin.py, iniconfig.py, pyproject.toml, "
         "pytest.py, pytest.toml, tests/assertions/conftest.py, tests/assertions/test_setup.py"
     )
     assert not (work / "pytest.toml").exists() and not (work / "pytest.py").exists()
     assert (gated, report["verdict"]) == (1, "blocked")
     assert set(classes(report).values()) == {"fixture_drift"}
-    added = sorted({(path, table) for _, drift, _ in ATTACKS.values() for path, _, table in drift})
+    added = sorted({(path, table) for _, drift, _ in attacks for path, _, table in drift})
     assert [(c["path"], c.get("table")) for c in report["fixtures"]["committed_changes"]] == added
     assert {c["change"] for c in report["fixtures"]["committed_changes"]} == {"added"}
     assert [(path, table) for path, _, table in drift_of(report)] == added
@@ -313,4 +395,33 @@ def test_reports_the_change_commits_are_refused(
     assert (replayed, gated, report["verdict"]) == (2, 2, "blocked")
     assert report["error"]["source"] == str(work / "reports" / "properties.log")
     assert "the change's commit tracks this file" in report["error"]["problem"]
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def computed_plugin_list(work: Path) -> None:
+    (work / "tests" / "assertions" / "test_setup.py").write_text(
+        'globals()["pytest_" + "plugins"] = ["forge_plugin"]\n'
+    )
+    plugin(work)
+
+
+def decorated_plugin_list(work: Path) -> None:
+    (work / "tests" / "assertions" / "test_setup.py").write_text(
+        '@(lambda function: ["forge_plugin"])\ndef pytest_plugins():\n    pass\n'
+    )
+    plugin(work)
+
+
+@pytest.mark.parametrize("patch", [computed_plugin_list, decorated_plugin_list])
+def test_a_plugin_list_bound_without_a_literal_is_refused_naming_the_module(
+    tmp_path: Path, patch: Patch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    commit_change(work, patch)
+    capsys.readouterr()
+    _, gated, report = replay_and_gate(work, base, harness_from=False)
+    assert (gated, report["verdict"]) == (2, "blocked")
+    assert report["error"]["source"] == "tests/assertions/test_setup.py"
+    assert "gate cannot tell which files it loads" in report["error"]["problem"]
     assert "Traceback" not in capsys.readouterr().err

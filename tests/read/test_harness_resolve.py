@@ -13,12 +13,7 @@ from waiver.errors import InputError
 from waiver.read.file_tree import WorkTree
 from waiver.read.git import GitRevision
 from waiver.read.harness import Harness
-from waiver.read.harness_resolve import (
-    harness_in_tree,
-    harness_pairs,
-    is_module_file,
-    resolve_harness,
-)
+from waiver.read.harness_resolve import harness_in_tree, harness_pairs, resolve_harness
 from waiver.read.plugin_names import (
     entry_point_modules,
     ini_values,
@@ -27,6 +22,7 @@ from waiver.read.plugin_names import (
     split_options,
     toml_values,
 )
+from waiver.read.tree_listing import is_module_file
 
 
 def tree(root: Path, files: dict[str, str]) -> Path:
@@ -60,15 +56,18 @@ def test_ini_values_read_addopts_and_pythonpath_with_continuation_lines() -> Non
     text = (
         "[pytest]\n# a comment\n; another\naddopts = -q\n    -p one\n\tp=x\n"
         "pythonpath: src\n  lib\nother = -p nothing\n  -p still_nothing\n\n[tox]\naddopts=-ptwo\n"
+        "python_files = check_*.py\n  *_spec.py\n"
     )
     assert ini_values(text) == {
         "addopts": ["-q", "-p one", "p=x", "-ptwo"],
         "pythonpath": ["src", "lib"],
+        "python_files": ["check_*.py", "*_spec.py"],
         "pytest11": [],
     }
     assert ini_values("  addopts = -p x\n") == {
         "addopts": ["-p x"],
         "pythonpath": [],
+        "python_files": [],
         "pytest11": [],
     }
     # A comment keeps the value going; another key ends it, whatever letter it starts with.
@@ -82,19 +81,22 @@ def test_toml_values_read_the_table_and_its_ini_options() -> None:
             "pytest": {
                 "addopts": ["-p", "one"],
                 "pythonpath": "lib",
-                "ini_options": {"addopts": "-p two", "pythonpath": ["a", 3, "b"]},
+                "ini_options": {
+                    "addopts": "-p two",
+                    "pythonpath": ["a", 3, "b"],
+                    "python_files": ["check_*.py"],
+                },
             }
         }
     }
     assert toml_values(document, ("tool", "pytest")) == {
         "addopts": ["-p", "one", "-p two"],
         "pythonpath": ["lib", "a", "b"],
+        "python_files": ["check_*.py"],
     }
-    assert toml_values({"tool": 3}, ("tool", "pytest")) == {"addopts": [], "pythonpath": []}
-    assert toml_values({"pytest": {"addopts": 5}}, ("pytest",)) == {
-        "addopts": [],
-        "pythonpath": [],
-    }
+    empty: dict[str, list[str]] = {"addopts": [], "pythonpath": [], "python_files": []}
+    assert toml_values({"tool": 3}, ("tool", "pytest")) == empty
+    assert toml_values({"pytest": {"addopts": 5}}, ("pytest",)) == empty
 
 
 def test_entry_point_modules_are_the_module_part_of_each_value() -> None:
@@ -105,6 +107,11 @@ def test_entry_point_modules_are_the_module_part_of_each_value() -> None:
     ]
     assert entry_point_modules({"project": {"entry-points": {"pytest11": "x"}}}) == []
     assert entry_point_modules({"project": []}) == []
+    # Every build backend's own table: poetry's and flit's as well as PEP 621's.
+    poetry = {"tool": {"poetry": {"plugins": {"pytest11": {"p": "poetry_plugin:x"}}}}}
+    flit = {"tool": {"flit": {"entrypoints": {"pytest11": {"f": "flit_plugin"}}}}}
+    assert entry_point_modules(poetry) == ["poetry_plugin"]
+    assert entry_point_modules(flit) == ["flit_plugin"]
 
 
 # --- pytest_plugins --------------------------------------------------------------------
@@ -348,9 +355,12 @@ def test_modules_that_shadow_pytest_are_harness_at_import_roots_only(tmp_path: P
             **{f"docs/{path}": "" for path in ("pytest.py", "x.pth")},
             "py.typed": "",
             "_pytest/other.py": "",
+            "_pytest/data.txt": "",
         },
     )
-    assert resolved(root) == sorted([*shadows, "src/pytest.py", "src/x.pth"])
+    # A shadowing package's `__init__` can import any module of it: each one is harness.
+    expected = [*shadows, "_pytest/other.py", "src/pytest.py", "src/x.pth"]
+    assert resolved(root) == sorted(expected)
 
 
 def test_a_folder_that_looks_like_a_module_is_no_module(tmp_path: Path) -> None:
@@ -481,12 +491,16 @@ def test_the_pairs_lock_pytests_two_tables_and_whole_files(tmp_path: Path) -> No
         {"pyproject.toml": "", "sub/pyproject.toml": "", "pytest.ini": "", "t/test_p.py": ""},
     )
     harness = Harness(("sub/pyproject.toml",), frozenset({"t/test_p.py", "t/gone.py"}))
+    tables = [
+        "tool.pytest",
+        "project.entry-points.pytest11",
+        "tool.poetry.plugins.pytest11",
+        "tool.flit.entrypoints.pytest11",
+    ]
     assert harness_in_tree(str(root), harness) == [
-        ("pyproject.toml", "tool.pytest"),
-        ("pyproject.toml", "project.entry-points.pytest11"),
+        *(("pyproject.toml", table) for table in tables),
         ("pytest.ini", None),
-        ("sub/pyproject.toml", "tool.pytest"),
-        ("sub/pyproject.toml", "project.entry-points.pytest11"),
+        *(("sub/pyproject.toml", table) for table in tables),
         ("sub/pyproject.toml", None),
         ("t/test_p.py", None),
         ("t/gone.py", None),
