@@ -200,7 +200,7 @@ class Resolution:
 
     def resolve_in(self, folder: str, parts: list[str]) -> list[str]:
         """The files Python would import for the module `parts` below `folder`."""
-        found = [] if parts else self.listing.module_files(folder, "__init__")
+        found = [] if parts else [*self.listing.module_files(folder, "__init__")]
         for depth, part in enumerate(parts):
             if depth == len(parts) - 1:
                 found += self.listing.module_files(folder, part)
