@@ -6,7 +6,7 @@ FROM ${BASE}
 # The root filesystem is mounted read-only at run time: nothing may want to write bytecode.
 # The working directory is the change's checkout: PYTHONSAFEPATH (`-P` for every python3
 # here) keeps it off sys.path, so a `waiver/` package the change commits never stands in for
-# the one in /app, however the image is run (`--entrypoint python3 IMAGE -m waiver` too).
+# the one in /app, however the image is run (by hand with `--entrypoint python3` too).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PYTHONSAFEPATH=1 \
