@@ -220,6 +220,14 @@ def test_the_lock_is_checked_before_the_harness_restore_puts_the_locked_files_ba
     )
 
 
+@pytest.mark.parametrize("job", sorted(WORKFLOW["jobs"]))
+def test_every_job_has_a_time_limit(job: str) -> None:
+    # GitHub's default is 6 hours: a tree built to make waiver or its tests slow would hold
+    # a runner that long.
+    limit = WORKFLOW["jobs"][job].get("timeout-minutes")
+    assert limit in ("${{ inputs.timeout-minutes }}", 15), limit
+
+
 def test_no_replay_or_base_replay_job_runs_unless_the_fixtures_match() -> None:
     jobs = WORKFLOW["jobs"]
     assert jobs["replays"]["if"] == "${{ needs.properties.outputs.fixtures-match == 'true' }}"
