@@ -220,6 +220,14 @@ def test_the_lock_is_checked_before_the_harness_restore_puts_the_locked_files_ba
     )
 
 
+@pytest.mark.parametrize("job", sorted(WORKFLOW["jobs"]))
+def test_every_job_has_a_time_limit(job: str) -> None:
+    # GitHub's default is 6 hours: a tree built to make waiver or its tests slow would hold
+    # a runner that long.
+    limit = WORKFLOW["jobs"][job].get("timeout-minutes")
+    assert limit in ("${{ inputs.timeout-minutes }}", 15), limit
+
+
 def test_no_replay_or_base_replay_job_runs_unless_the_fixtures_match() -> None:
     jobs = WORKFLOW["jobs"]
     assert jobs["replays"]["if"] == "${{ needs.properties.outputs.fixtures-match == 'true' }}"
@@ -302,7 +310,7 @@ def test_matching_fixtures_let_the_replays_run(
         "--workdir", "/github/workspace",
     ]  # fmt: skip
     assert call[call.index("--entrypoint") :] == [
-        "--entrypoint", "python3", "sha256:" + "e" * 64, "-m", "waiver", "check-lock",
+        "--entrypoint", "python3", "sha256:" + "e" * 64, "-P", "-m", "waiver", "check-lock",
         "--lock", "fixture.lock", "--fixtures", "fixtures", "--trusted-ref", base,
     ]  # fmt: skip
 
@@ -365,7 +373,41 @@ def test_the_restore_step_writes_the_base_harness_from_the_image(
     (call,) = calls
     # The one run that may write the workspace.
     assert f"type=bind,source={work},target=/github/workspace" in call
-    assert call[call.index("--entrypoint") :][3:6] == ["-m", "waiver", "restore-harness"]
+    assert call[call.index("--entrypoint") :][3:7] == ["-P", "-m", "waiver", "restore-harness"]
+
+
+def forge_waiver(work: Path) -> None:
+    """A `waiver/` package committed by the change: a check-lock and a restore that say all
+    is well and do nothing, as it would run were the checkout on the image's sys.path."""
+    (work / "waiver").mkdir()
+    (work / "waiver" / "__init__.py").write_text("")
+    (work / "waiver" / "__main__.py").write_text("print('forged waiver')\n")
+
+
+def test_a_waiver_package_in_the_change_is_not_the_lock_check_that_runs(
+    change: tuple[Path, str], fake_docker: tuple[Path, Path]
+) -> None:
+    work, base = change
+    forge_waiver(work)
+    (work / "fixtures" / "slugs.json").write_text("[]\n")
+    completed, outputs, _ = run_in_image_step(LOCK_STEP, work, fake_docker, BASE=base)
+    assert "forged waiver" not in completed.stdout + completed.stderr
+    assert outputs == {"fixtures-match": "false"}
+    assert "fixtures/slugs.json" in completed.stdout
+
+
+def test_a_waiver_package_in_the_change_is_not_the_harness_restore_that_runs(
+    change: tuple[Path, str], fake_docker: tuple[Path, Path]
+) -> None:
+    work, base = change
+    forge_waiver(work)
+    (work / "conftest.py").write_text("def pytest_runtest_call(item):\n    pass\n")
+    completed, _, _ = run_in_image_step(
+        "Restore the base commit's test harness", work, fake_docker, BASE=base
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "forged waiver" not in completed.stdout
+    assert not (work / "conftest.py").exists()
 
 
 @pytest.mark.parametrize("base", ["", "0" * 40])
