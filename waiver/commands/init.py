@@ -16,14 +16,13 @@ import re
 import shlex
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
 
 from waiver.commands.lock import lock_text
-from waiver.errors import EXIT_CLEAR, InputError, UsageError
+from waiver.errors import EXIT_CLEAR, UsageError
 from waiver.read.collection import collect
 from waiver.read.config import parse_config
 from waiver.read.layout import Layout, find_layout
-from waiver.read.lock import read_toml
+from waiver.read.pyproject import PYPROJECT, read_install_tables
 from waiver.read.registry import format_registry
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
@@ -39,7 +38,6 @@ from waiver.write.setup_files import (
 
 # The names a project gives its test dependencies, as an extra or a dependency group.
 TEST_SETS = ("test", "tests", "testing", "dev")
-PYPROJECT = "pyproject.toml"
 REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
 FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 GITHUB_URL = re.compile(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?")
@@ -111,65 +109,14 @@ def _inside(path: str, folders: tuple[str, ...]) -> bool:
     return any(path == folder or path.startswith(folder + "/") for folder in folders)
 
 
-def _toml_kind(value: object) -> str:
-    """What a TOML value is, in TOML's words, for an error message."""
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "a date or time"
-
-
-def _table(value: object, key: str) -> dict[str, Any]:
-    """`value`, the `key` table of pyproject.toml ({} when absent), checked to be a table."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise InputError(PYPROJECT, f"[{key}] must be a table, not {_toml_kind(value)}")
-    return value
-
-
-def _requirement_lists(table: dict[str, Any], key: str, includes: bool) -> None:
-    """Each entry of the `key` table an array of requirement strings (and, in dependency
-    groups, `{include-group = "name"}` tables); an input error naming the first that is not."""
-    what = "an array of requirement strings" + (" and include-group tables" if includes else "")
-    for name, entry in table.items():
-        if not isinstance(entry, list):
-            raise InputError(PYPROJECT, f"[{key}] {name} must be {what}, not {_toml_kind(entry)}")
-        for item in entry:
-            included = isinstance(item, dict) and isinstance(item.get("include-group"), str)
-            if not (isinstance(item, str) or (includes and included)):
-                raise InputError(
-                    PYPROJECT, f"[{key}] {name} must be {what}; it holds {_toml_kind(item)}"
-                )
-
-
 def _install_step() -> str:
     """The install step both commands start with, from what the repository declares: the
     project with its test extra or dependency group, else its requirements.
 
-    pyproject.toml is read strictly, not guessed at: a file that is not TOML, or a
-    `[project]`, `[project.optional-dependencies]` or `[dependency-groups]` that is not a
-    table of arrays of requirements, is an input error naming the key, not a value to
-    skip. Init chooses the install step from those tables, and pip refuses them in the
-    same way when it installs from them, so a step written around a guess would fail on
-    every pull request.
+    pyproject.toml is read strictly (`read_install_tables`): a step written around a
+    guess at a malformed table would fail on every pull request.
     """
-    document: dict[str, object] = {}
-    if os.path.isfile(PYPROJECT):
-        with open(PYPROJECT, "rb") as stream:
-            document = read_toml(stream.read(), PYPROJECT)
-    project = _table(document.get("project"), "project")
-    extras = _table(project.get("optional-dependencies"), "project.optional-dependencies")
-    _requirement_lists(extras, "project.optional-dependencies", includes=False)
-    groups = _table(document.get("dependency-groups"), "dependency-groups")
-    _requirement_lists(groups, "dependency-groups", includes=True)
+    project, extras, groups = read_install_tables(PYPROJECT)
     extra = next((name for name in TEST_SETS if name in extras), None)
     group = next((name for name in TEST_SETS if name in groups), None)
     if project or os.path.isfile("setup.py") or os.path.isfile("setup.cfg"):
