@@ -425,3 +425,40 @@ def test_a_plugin_list_bound_without_a_literal_is_refused_naming_the_module(
     assert report["error"]["source"] == "tests/assertions/test_setup.py"
     assert "gate cannot tell which files it loads" in report["error"]["problem"]
     assert "Traceback" not in capsys.readouterr().err
+
+
+FORGING_SOURCE = '''\
+import atexit
+import os
+
+atexit.register(lambda: open(os.environ["WAIVER_JUNIT"], "a").close())
+'''
+
+
+def test_source_code_that_newly_reaches_into_the_runner_blocks_and_is_named(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+
+    def reach_in(work: Path) -> None:
+        fix_slugify(work)
+        code = work / "slugify.py"
+        code.write_text(FORGING_SOURCE + code.read_text())
+
+    commit_change(work, reach_in)
+    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    assert (replayed, gated, report["verdict"]) == (0, 1, "blocked")
+    # No row is repaired or pardoned: the fix passes, and the run still blocks on review.
+    assert classes(report)[EMPTY] == "stable_pass"
+    assert report["fixtures"]["runner_reach"] == [
+        {"path": "slugify.py", "line": 1, "what": "registers exit hooks (atexit)"},
+        {"path": "slugify.py", "line": 4, "what": "names WAIVER_JUNIT"},
+    ]
+    (blocker,) = report["run_blockers"]
+    assert blocker.endswith(
+        "a reviewer must read it (slugify.py line 1 registers exit hooks (atexit); "
+        "slugify.py line 4 names WAIVER_JUNIT)"
+    )
+    assert "newly reaches into the test runner" in render_summary(report)
+    assert "newly reaches into the test runner" in render_terminal(report)
