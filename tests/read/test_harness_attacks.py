@@ -427,12 +427,12 @@ def test_a_plugin_list_bound_without_a_literal_is_refused_naming_the_module(
     assert "Traceback" not in capsys.readouterr().err
 
 
-FORGING_SOURCE = '''\
+FORGING_SOURCE = """\
 import atexit
 import os
 
 atexit.register(lambda: open(os.environ["WAIVER_JUNIT"], "a").close())
-'''
+"""
 
 
 def test_source_code_that_newly_reaches_into_the_runner_blocks_and_is_named(
