@@ -182,6 +182,14 @@ def poetry_entry_points(work: Path) -> None:
     plugin(work)
 
 
+def setup_cfg_entry_points(work: Path) -> None:
+    (work / "setup.cfg").write_text(
+        "[metadata]\nname = demo\n\n[options.entry_points]\npytest11 =\n"
+        "    forge = forge_plugin\n"
+    )
+    plugin(work)
+
+
 ENTRY_POINTS = "project.entry-points.pytest11"
 # The attack, the drift the gate must name ((path, kind, table)), and whether the change's
 # harness, when it runs, really turns the red test green (an entry point needs an install).
@@ -222,6 +230,11 @@ ATTACKS: dict[str, tuple[Patch, list[tuple[str, str, str | None]], bool]] = {
     "pytest11 entry points": (
         entry_points,
         [("forge_plugin.py", "not_in_lock", None), ("pyproject.toml", "not_in_lock", ENTRY_POINTS)],
+        False,
+    ),
+    "setup.cfg's pytest11 entry points": (
+        setup_cfg_entry_points,
+        [("forge_plugin.py", "not_in_lock", None), ("setup.cfg", "not_in_lock", None)],
         False,
     ),
     "dist-info at the root": (
@@ -302,9 +315,10 @@ def test_with_the_base_harness_every_removed_attack_is_still_named(
     assert replayed == 0
     restore = capsys.readouterr().out.splitlines()[1]
     assert restore.endswith(
-        ": 0 locked files restored; 10 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
+        ": 0 locked files restored; 11 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
         "forge-0.1.dist-info/entry_points.txt, forge_plugin.py, iniconfig.py, pyproject.toml, "
-        "pytest.py, pytest.toml, tests/assertions/conftest.py, tests/assertions/test_setup.py"
+        "pytest.py, pytest.toml, setup.cfg, tests/assertions/conftest.py, "
+        "tests/assertions/test_setup.py"
     )
     assert not (work / "pytest.toml").exists() and not (work / "pytest.py").exists()
     assert (gated, report["verdict"]) == (1, "blocked")
