@@ -1,0 +1,129 @@
+"""Bytecode a change commits in place of a locked module, tried as an attacker would.
+
+The base's property suite checks slugs with a helper module, `slug_checks.py`, that the
+lock hashes. The change breaks `slugify` so that the property fails, and commits beside
+the unchanged helper an unchecked-hash pyc (PEP 552) of a forged one that passes
+everything: Python loads such a pyc without comparing it with its source. The gate must
+name the pyc, and the replays must never read it.
+"""
+
+from __future__ import annotations
+
+import py_compile
+import sys
+from pathlib import Path
+
+import pytest
+from test_harness_attacks import commit_base, commit_change, fix_slugify, replay_and_gate
+
+from support import classes, gate_args, git, load_report, replay_example, run_pytest
+from waiver.cli import main
+from waiver.write.terminal import render_terminal
+
+HELPER = '''"""What a good slug looks like."""
+
+import re
+
+
+def is_clean(slug: str) -> bool:
+    return re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", slug) is not None
+'''
+FORGED = "def is_clean(slug):\n    return True\n"
+PROPERTIES = '''"""Every slug is clean."""
+
+import pytest
+from slug_checks import is_clean
+from slugify import slugify
+
+
+@pytest.mark.parametrize("text", ["Hello, World", "Wow!", "a_b c"])
+def test_slug_is_clean(text: str) -> None:
+    assert is_clean(slugify(text))
+'''
+SUITE = Path("tests/properties")
+CACHED = f"{SUITE}/__pycache__/slug_checks.{sys.implementation.cache_tag}.pyc"
+PLAIN_ENV = ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
+
+
+def helper_base(work: Path) -> None:
+    """The example with its red test fixed and a property suite that uses a helper."""
+    fix_slugify(work)
+    (work / SUITE / "test_slug_properties.py").write_text(PROPERTIES)
+    (work / SUITE / "slug_checks.py").write_text(HELPER)
+
+
+def compile_unchecked(source: str, cached: Path, scratch: Path) -> None:
+    """An unchecked-hash pyc of `source` at `cached`."""
+    forged = scratch / "forged.py"
+    forged.write_text(source)
+    py_compile.compile(
+        str(forged),
+        cfile=str(cached),
+        doraise=True,
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+    )
+
+
+def forged_helper(work: Path) -> None:
+    """Break slugify (a `!` stays in the slug) and commit the forged helper's bytecode."""
+    code = work / "slugify.py"
+    code.write_text(code.read_text().replace("[^a-z0-9]+", "[^a-z0-9!]+"))
+    compile_unchecked(FORGED, work / CACHED, work.parent)
+
+
+def reword_docstring(work: Path) -> None:
+    """An honest change of the code under test."""
+    code = work / "slugify.py"
+    code.write_text(code.read_text().replace("a tiny slug function", "one slug function"))
+
+
+@pytest.fixture
+def attacked(tmp_path: Path) -> tuple[Path, str]:
+    """The base commit and the change's commit, with the pyc tracked: (work tree, base)."""
+    work = tmp_path / "demo"
+    base = commit_base(work, helper_base)
+    assert f"  {SUITE}/slug_checks.py\n" in (work / "fixture.lock").read_text()
+    commit_change(work, forged_helper)
+    assert CACHED in git(work, "ls-files").splitlines()
+    assert (work / SUITE / "slug_checks.py").read_text() == HELPER
+    return work, base
+
+
+def test_committed_bytecode_blocks_the_gate_and_is_named(
+    attacked: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work, base = attacked
+    # Reports from plain pytest runs, as a runner without waiver's cache folder leaves them.
+    for name in PLAIN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    replay_example(work)
+    gated = main(gate_args(work, "--trusted-ref", base))
+    report = load_report(work / "waiver.json")
+    assert report["properties"]["failed"] == []  # the forged helper really ran
+    assert (gated, report["verdict"]) == (1, "blocked")
+    assert set(classes(report).values()) == {"fixture_drift"}
+    assert report["fixtures"]["committed_changes"] == [
+        {"path": CACHED, "change": "added", "part": "harness"}
+    ]
+    assert report["fixtures"]["drift"] == [
+        {"path": CACHED, "kind": "not_in_lock", "part": "harness"}
+    ]
+    assert f"  {CACHED}" in render_terminal(report)
+
+
+def test_an_honest_change_with_bytecode_its_runs_left_is_not_drift(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work, helper_base)
+    commit_change(work, reword_docstring)
+    # A plain pytest run leaves __pycache__ folders beside the sources, untracked.
+    for name in PLAIN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    run_pytest(work, "tests")
+    untracked = git(work, "status", "--porcelain", "--untracked-files=all").splitlines()
+    assert f"?? {CACHED}" in untracked
+    replayed, gated, report = replay_and_gate(work, base, harness_from=False, replays=5)
+    assert (replayed, gated, report["verdict"]) == (0, 0, "review")
+    assert report["fixtures"]["drift"] == report["fixtures"]["committed_changes"] == []
+    assert (work / CACHED).exists()
