@@ -9,7 +9,9 @@ name the pyc, and the replays must never read it.
 
 from __future__ import annotations
 
+import os
 import py_compile
+import subprocess
 import sys
 from pathlib import Path
 
@@ -111,6 +113,23 @@ def test_committed_bytecode_blocks_the_gate_and_is_named(
     assert f"  {CACHED}" in render_terminal(report)
 
 
+@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+def test_the_replays_never_read_the_committed_bytecode(
+    attacked: tuple[Path, str], harness_from: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work, base = attacked
+    replayed, gated, report = replay_and_gate(work, base, harness_from)
+    # The real helper ran: the property suite failed, and no replay was run.
+    assert (replayed, gated) == (1, 1)
+    assert report["properties"]["failed"] == [
+        f"{SUITE}/test_slug_properties.py::test_slug_is_clean[Wow!]"
+    ]
+    assert set(classes(report).values()) == {"property_violation"}
+    assert (work / CACHED).exists() is not harness_from
+    restore = [line for line in capsys.readouterr().out.splitlines() if "harness from" in line]
+    assert [line.endswith(f"; 1 removed, {CACHED}") for line in restore] == [True] * harness_from
+
+
 def test_an_honest_change_with_bytecode_its_runs_left_is_not_drift(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -127,3 +146,57 @@ def test_an_honest_change_with_bytecode_its_runs_left_is_not_drift(
     assert (replayed, gated, report["verdict"]) == (0, 0, "review")
     assert report["fixtures"]["drift"] == report["fixtures"]["committed_changes"] == []
     assert (work / CACHED).exists()
+
+
+def test_a_replay_gives_its_command_a_cache_folder_outside_the_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    # A folder of the tree that the caller's environment names is not used.
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(tmp_path / "cache"))
+    (tmp_path / "child.py").write_text(
+        "import os, sys\n"
+        "print('prefix', sys.pycache_prefix, os.listdir(sys.pycache_prefix))\n"
+        "with open(os.environ['WAIVER_JUNIT'], 'w') as report:\n"
+        '    report.write(\'<testsuite><testcase classname="c" name="t"/></testsuite>\')\n'
+    )
+    assert main(["replay", "-n", "2", "--out", "out", "--", sys.executable, "child.py"]) == 0
+    lines = [(tmp_path / "out" / f"run-{i}.log").read_text().split() for i in (1, 2)]
+    prefix = Path(lines[0][1])
+    assert lines[0] == ["prefix", str(prefix), "[]"]  # empty when the first run starts
+    assert lines[1][1] == str(prefix)
+    assert prefix.is_absolute() and not prefix.is_relative_to(tmp_path)
+    assert not prefix.exists()  # removed with the replays
+
+
+def test_restore_harness_removes_bytecode_but_in_virtualenvs_and_never_follows_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    compile_unchecked("FORGED = True\n", work / "helper.pyc", tmp_path)
+    compile_unchecked("FORGED = True\n", tmp_path / "outside.pyc", tmp_path)
+    (work / "tests" / "linked.pyc").symlink_to(tmp_path / "outside.pyc")
+    venv_bytecode = work / ".venv" / "lib" / "python3.12" / "site-packages" / "installed.pyc"
+    venv_bytecode.parent.mkdir(parents=True)
+    venv_bytecode.write_bytes(b"")
+    (work / ".venv" / "bin").mkdir()
+    (work / ".venv" / "bin" / "python").write_text("")
+    (work / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    # A sourceless pyc is imported even with a cache folder elsewhere.
+    child = subprocess.run(
+        [sys.executable, "-c", "import helper; print(helper.FORGED)"],
+        cwd=work,
+        env={**os.environ, "PYTHONPYCACHEPREFIX": str(tmp_path / "cache")},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert child.stdout == "True\n"
+    root = ["--root", str(work), "--lock", str(work / "fixture.lock")]
+    assert main(["restore-harness", "--from", base, *root]) == 0
+    assert capsys.readouterr().out.endswith(
+        "0 locked files restored; 2 removed, helper.pyc, tests/linked.pyc\n"
+    )
+    assert not (work / "helper.pyc").exists() and not (work / "tests" / "linked.pyc").is_symlink()
+    assert (tmp_path / "outside.pyc").exists() and venv_bytecode.exists()
