@@ -200,3 +200,35 @@ def test_restore_harness_removes_bytecode_but_in_virtualenvs_and_never_follows_a
     )
     assert not (work / "helper.pyc").exists() and not (work / "tests" / "linked.pyc").is_symlink()
     assert (tmp_path / "outside.pyc").exists() and venv_bytecode.exists()
+
+
+def bytecode_in_the_fixtures(work: Path) -> None:
+    compile_unchecked("FORGED = True\n", work / "fixtures" / "__pycache__" / "x.pyc", work.parent)
+
+
+def linked_cache_folder(work: Path) -> None:
+    (work / SUITE / "__pycache__").symlink_to("../../forged")
+
+
+def test_bytecode_in_the_fixture_folder_is_harness_and_drifts_every_row(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    commit_change(work, bytecode_in_the_fixtures)
+    replay_example(work)
+    assert main(gate_args(work, "--trusted-ref", base)) == 1
+    report = load_report(work / "waiver.json")
+    assert report["fixtures"]["committed_changes"] == [
+        {"path": "fixtures/__pycache__/x.pyc", "change": "added", "part": "harness"}
+    ]
+    assert set(classes(report).values()) == {"fixture_drift"}
+
+
+def test_a_committed_cache_folder_that_is_a_symlink_is_an_input_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    commit_change(work, linked_cache_folder)
+    replay_example(work)
+    assert main(gate_args(work, "--trusted-ref", base)) == 2
+    assert f"waiver: error: {SUITE}/__pycache__: not a regular file" in capsys.readouterr().err
