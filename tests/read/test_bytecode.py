@@ -232,3 +232,19 @@ def test_a_committed_cache_folder_that_is_a_symlink_is_an_input_error_naming_it(
     replay_example(work)
     assert main(gate_args(work, "--trusted-ref", base)) == 2
     assert f"waiver: error: {SUITE}/__pycache__: not a regular file" in capsys.readouterr().err
+
+
+def test_bytecode_the_base_tracks_and_the_change_edits_is_named_edited(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    legacy = work / "tools" / "legacy.pyc"
+    base = commit_base(work, lambda work: compile_unchecked("OLD = 1\n", legacy, tmp_path))
+    commit_change(work, lambda work: compile_unchecked("OLD = 2\n", legacy, tmp_path))
+    replay_example(work)
+    assert main(gate_args(work, "--trusted-ref", base)) == 1
+    report = load_report(work / "waiver.json")
+    assert report["fixtures"]["committed_changes"] == [
+        {"path": "tools/legacy.pyc", "change": "edited", "part": "harness"}
+    ]
+    assert report["fixtures"]["drift"] == [
+        {"path": "tools/legacy.pyc", "kind": "changed", "part": "harness"}
+    ]
