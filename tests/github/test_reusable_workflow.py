@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import py_compile
 import shutil
 import subprocess
 import sys
@@ -441,6 +442,54 @@ def test_run_in_image_runs_nothing_but_the_two_commands(
     assert completed.returncode == 2
     assert "runs restore-harness or check-lock" in completed.stdout
     assert log.read_text() == ""
+
+
+# --- bytecode in the checkout is never read ---------------------------------------------
+
+USER_COMMANDS = [
+    ("properties", "Run the property suite once", "PROPERTY_COMMAND"),
+    ("replays", "Run the assertion suite", "TEST_COMMAND"),
+    ("base-replays", "Run the assertion suite at the base", "TEST_COMMAND"),
+]
+
+
+@pytest.mark.parametrize(("job", "name", "variable"), USER_COMMANDS)
+def test_the_user_s_command_caches_bytecode_outside_the_checkout(
+    job: str, name: str, variable: str, tmp_path: Path
+) -> None:
+    """A committed unchecked-hash pyc stands in for its source unless Python's cache folder
+    is elsewhere: the step's own environment must put it under the runner's temp folder."""
+    work = tmp_path / "workspace"
+    work.mkdir()
+    (work / "helper.py").write_text("FORGED = False\n")
+    (tmp_path / "forged.py").write_text("FORGED = True\n")
+    py_compile.compile(
+        str(tmp_path / "forged.py"),
+        cfile=str(work / "__pycache__" / f"helper.{sys.implementation.cache_tag}.pyc"),
+        doraise=True,
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+    )
+    command = f"{sys.executable} -c 'import helper, sys; print(helper.FORGED, sys.pycache_prefix)'"
+    runner_temp = tmp_path / "runner-temp"
+    declared = step(job, name)["env"]["PYTHONPYCACHEPREFIX"]
+    assert declared == "${{ runner.temp }}/waiver-pycache"
+    prefix = declared.replace("${{ runner.temp }}", str(runner_temp))
+    shard = {"WAIVER_REPLAY": "1", "WAIVER_SHARD": "1", "WAIVER_SHARDS": "1"}
+    completed, _ = run_step(
+        job, name, work, {variable: command, "PYTHONPYCACHEPREFIX": prefix, **shard}
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines()[0] == f"False {prefix}"
+    # Without it, the same command runs the forged bytecode.
+    plain = subprocess.run(
+        ["bash", "-c", command],
+        cwd=work,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert plain.stdout == "True None\n"
 
 
 # --- the plan --------------------------------------------------------------------------
