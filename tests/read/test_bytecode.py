@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_harness_attacks import commit_base, commit_change, fix_slugify, replay_and_gate
 
+from change_support import commit_base, commit_change, fix_slugify, replay_and_gate
 from support import classes, gate_args, git, load_report, replay_example, run_pytest
 from waiver.cli import main
 from waiver.write.terminal import render_terminal

@@ -9,29 +9,24 @@ the harness resolver stands between the change and a clean verdict.
 
 from __future__ import annotations
 
-import shlex
-import shutil
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support import EMPTY, EXAMPLE, ROUND_TRIP, classes, gate_args, git, load_report
-from waiver.cli import main
+from change_support import (
+    PASSING_HOOK,
+    Patch,
+    commit_base,
+    commit_change,
+    fix_slugify,
+    plugin,
+    replay_and_gate,
+)
+from support import EMPTY, ROUND_TRIP, classes, git
 from waiver.write.summary import render_summary
 from waiver.write.terminal import render_terminal
 
-PASSING_HOOK = """\
-import pytest
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    outcome.get_result().outcome = "passed"
-"""
 # `python -m pytest` imports this in pytest's place: it runs the real pytest with a plugin.
 SHADOW_PYTEST = """\
 import os
@@ -45,54 +40,6 @@ import pytest
 sys.path.append(here)
 raise SystemExit(pytest.main([*sys.argv[1:], "-p", "forge_plugin"]))
 """
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-LOCK = ["lock", "--fixtures", "fixtures", "--property-suite", "tests/properties"]
-Patch = Callable[[Path], None]
-
-
-def commit_base(work: Path, prepare: Patch | None = None) -> str:
-    """The example, locked by plain `waiver lock`, committed: the base commit's id."""
-    shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("run.sh", "__pycache__"))
-    if prepare is not None:
-        prepare(work)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(work)
-        assert main(LOCK) == 0
-    git(work, "init", "--quiet")
-    git(work, "add", "-A")
-    git(work, "commit", "--quiet", "-m", "base")
-    return git(work, "rev-parse", "HEAD")
-
-
-def replay_and_gate(
-    work: Path, base: str, harness_from: bool, replays: int = 2
-) -> tuple[int, int, dict[str, Any]]:
-    """`waiver replay` (with the base's harness or the change's own), then the gate:
-    (replay exit, gate exit, report)."""
-    properties = shlex.join([*PYTEST, "tests/properties", "--junitxml={junit}"])
-    restore = ["--harness-from", base] if harness_from else []
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(work)
-        patch.setenv("DEMO_COUNTER", str(work / ".demo-counter"))
-        replayed = main(
-            ["replay", "-n", str(replays), "--out", "reports", *restore,
-             "--properties-first", properties, "--", *PYTEST, "tests/assertions",
-             "--junitxml={junit}"]
-        )  # fmt: skip
-    gated = main(
-        gate_args(work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"))
-    )
-    return replayed, gated, load_report(work / "waiver.json")
-
-
-def commit_change(work: Path, patch: Patch) -> None:
-    patch(work)
-    git(work, "add", "-A")
-    git(work, "commit", "--quiet", "-m", "change")
-
-
-def plugin(work: Path, name: str = "forge_plugin.py") -> None:
-    (work / name).write_text(PASSING_HOOK)
 
 
 def pytest_toml(name: str) -> Patch:
@@ -184,8 +131,7 @@ def poetry_entry_points(work: Path) -> None:
 
 def setup_cfg_entry_points(work: Path) -> None:
     (work / "setup.cfg").write_text(
-        "[metadata]\nname = demo\n\n[options.entry_points]\npytest11 =\n"
-        "    forge = forge_plugin\n"
+        "[metadata]\nname = demo\n\n[options.entry_points]\npytest11 =\n    forge = forge_plugin\n"
     )
     plugin(work)
 
@@ -352,11 +298,6 @@ def test_an_edited_plugin_module_that_a_conftest_names_is_drift(
     assert drift_of(report) == [("support_plugin.py", "changed", None)]
     row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
     assert (row["replay_pass"] == row["replay_total"]) is not harness_from
-
-
-def fix_slugify(work: Path) -> None:
-    code = work / "slugify.py"
-    code.write_text(code.read_text().replace('.strip("-")', '.strip("-") or "untitled"'))
 
 
 @pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
