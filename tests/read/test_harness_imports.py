@@ -8,27 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from support import resolved, write_tree
 from waiver.errors import InputError
-from waiver.read.file_tree import WorkTree
 from waiver.read.harness import Harness
-from waiver.read.harness_resolve import resolve_harness
 from waiver.read.plugin_names import module_plugins
 from waiver.read.shadows import declared_modules, import_name, own_modules, shadowed_names
-
-
-def tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    for path, content in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            (root / path).write_bytes(content)
-        else:
-            (root / path).write_text(content)
-    return root
-
-
-def resolved(root: Path, harness: Harness | None = None) -> list[str]:
-    return resolve_harness(WorkTree(str(root)), harness or Harness())
-
 
 # --- package metadata ------------------------------------------------------------------
 
@@ -41,7 +25,7 @@ def test_package_metadata_at_an_import_root_is_harness_whole(tmp_path: Path) -> 
         "src/other.egg-info/entry_points.txt",
         "link.egg-link",
     ]
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             **{path: "" for path in metadata},
@@ -68,7 +52,7 @@ def test_a_module_named_like_one_the_test_process_imports_is_harness(tmp_path: P
         "tests/string.py",  # the folder a conftest puts on sys.path
         "tests/conftest.py",
     ]
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             **{path: "" for path in shadows},
@@ -97,7 +81,7 @@ test = ["hypothesis", {include-group = "other"}]
 python = "^3.11"
 rich = "*"
 """
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pyproject.toml": pyproject,
@@ -140,7 +124,7 @@ def test_declared_modules_read_every_shape_and_skip_what_is_malformed() -> None:
 
 
 def test_a_project_named_like_a_module_pytest_imports_is_code_under_test(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pyproject.toml": '[project]\nname = "packaging"\n',
@@ -155,7 +139,7 @@ def test_a_project_named_like_a_module_pytest_imports_is_code_under_test(tmp_pat
 
 
 def test_poetry_and_flit_entry_points_resolve_to_their_modules(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pyproject.toml": (
@@ -247,7 +231,7 @@ def test_a_star_import_is_followed_and_is_no_binding_of_its_own() -> None:
 def test_a_test_module_that_writes_its_namespace_is_an_input_error_naming_it(
     tmp_path: Path,
 ) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "tests/test_setup.py": 'globals()["pytest_" + "plugins"] = ["forge"]\n',
@@ -271,7 +255,7 @@ def test_a_test_module_that_writes_its_namespace_is_an_input_error_naming_it(
 
 
 def test_configured_python_files_are_the_test_modules(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pytest.ini": "[pytest]\npython_files = check_*.py\n",
@@ -286,7 +270,7 @@ def test_configured_python_files_are_the_test_modules(tmp_path: Path) -> None:
 def test_a_star_import_of_a_module_that_writes_its_namespace_is_an_input_error(
     tmp_path: Path,
 ) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "tests/__init__.py": "",
@@ -305,7 +289,7 @@ def test_a_star_import_of_a_module_that_writes_its_namespace_is_an_input_error(
 
 
 def test_a_star_import_cycle_ends(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {"test_a.py": "from test_b import *\n", "test_b.py": "from test_a import *\n"},
     )

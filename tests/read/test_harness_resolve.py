@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from support import git
+from support import git, resolved, write_tree
 from waiver.errors import InputError
 from waiver.read.file_tree import WorkTree
 from waiver.read.git import GitRevision
@@ -23,18 +23,6 @@ from waiver.read.plugin_names import (
     toml_values,
 )
 from waiver.read.tree_listing import is_module_file
-
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    return root
-
-
-def resolved(root: Path, harness: Harness | None = None) -> list[str]:
-    return resolve_harness(WorkTree(str(root)), harness or Harness())
-
 
 # --- reading configuration -------------------------------------------------------------
 
@@ -215,7 +203,7 @@ def test_every_configuration_file_by_every_name_and_anywhere_is_harness(tmp_path
         name: "" for name in ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini")
     }
     files |= {"sub/setup.cfg": "", "a/b/conftest.py": "", "README.md": "", "x.py": ""}
-    assert resolved(tree(tmp_path, files)) == sorted(
+    assert resolved(write_tree(tmp_path, files)) == sorted(
         [
             ".pytest.ini",
             ".pytest.toml",
@@ -229,7 +217,7 @@ def test_every_configuration_file_by_every_name_and_anywhere_is_harness(tmp_path
 
 
 def test_plugins_that_configs_name_resolve_at_every_import_root(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pytest.toml": '[pytest]\naddopts = ["-p", "one", "-p", "pkg.two"]\n'
@@ -256,7 +244,7 @@ def test_plugins_that_configs_name_resolve_at_every_import_root(tmp_path: Path) 
 
 
 def test_ini_and_pyproject_configs_name_plugins_too(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "setup.cfg": "[tool:pytest]\naddopts = -p from_cfg\npythonpath = . tools\n"
@@ -287,7 +275,7 @@ def test_ini_and_pyproject_configs_name_plugins_too(tmp_path: Path) -> None:
 
 
 def test_a_pyproject_without_pytest_table_is_no_import_root(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {"sub/pyproject.toml": '[project]\nname = "x"\n', "pytest.ini": "", "sub/pytest.py": ""},
     )
@@ -297,7 +285,7 @@ def test_a_pyproject_without_pytest_table_is_no_import_root(tmp_path: Path) -> N
 
 
 def test_entry_points_and_plugin_lists_resolve_transitively(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pyproject.toml": '[project.entry-points.pytest11]\nforge = "forge:hooks"\n',
@@ -325,7 +313,7 @@ def test_entry_points_and_plugin_lists_resolve_transitively(tmp_path: Path) -> N
 def test_a_conftest_in_a_package_puts_the_folder_above_the_package_on_the_path(
     tmp_path: Path,
 ) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "tests/__init__.py": "",
@@ -347,7 +335,7 @@ def test_a_conftest_in_a_package_puts_the_folder_above_the_package_on_the_path(
 def test_modules_that_shadow_pytest_are_harness_at_import_roots_only(tmp_path: Path) -> None:
     shadows = ["pytest.py", "py.py", "_pytest/__init__.py", "pluggy/__init__.pyc", "site.pth"]
     shadows += ["sitecustomize.py", "usercustomize.py", "pytest.cpython-312-x86_64-linux-gnu.so"]
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             **{path: "" for path in shadows},
@@ -364,7 +352,9 @@ def test_modules_that_shadow_pytest_are_harness_at_import_roots_only(tmp_path: P
 
 
 def test_a_folder_that_looks_like_a_module_is_no_module(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"pytest.ini": "[pytest]\naddopts = -p plug.in\n", "plug/in/x.py": ""})
+    root = write_tree(
+        tmp_path, {"pytest.ini": "[pytest]\naddopts = -p plug.in\n", "plug/in/x.py": ""}
+    )
     (root / "pytest.py").mkdir()
     assert resolved(root) == ["pytest.ini"]
 
@@ -389,12 +379,12 @@ def venv(root: Path, layout: str = "unix") -> Path:
 def test_a_real_virtualenv_is_skipped(tmp_path: Path, layout: str) -> None:
     root = venv(tmp_path / "env", layout)
     inside = "lib/python3.12/site-packages" if layout == "unix" else "Lib/site-packages"
-    tree(root, {f"{inside}/pkg/conftest.py": "", "share/x/conftest.py": ""})
+    write_tree(root, {f"{inside}/pkg/conftest.py": "", "share/x/conftest.py": ""})
     # Every entry a virtualenv may hold, and folders beside it that are walked as usual.
     for name in ("include", "Include", "lib64", "etc", "Lib", "lib", "Scripts", "bin"):
         (root / name).mkdir(exist_ok=True)
-    tree(root, {".gitignore": "*", "CACHEDIR.TAG": ""})
-    tree(tmp_path, {"conftest.py": "", "a/conftest.py": "", "z/conftest.py": ""})
+    write_tree(root, {".gitignore": "*", "CACHEDIR.TAG": ""})
+    write_tree(tmp_path, {"conftest.py": "", "a/conftest.py": "", "z/conftest.py": ""})
     assert resolved(tmp_path) == ["a/conftest.py", "conftest.py", "z/conftest.py"]
 
 
@@ -434,12 +424,12 @@ def test_a_planted_virtualenv_hides_nothing(tmp_path: Path, plant: str) -> None:
         (root / "Lib" / "site-packages").rename(root / "Lib" / "other")
     elif plant == "something else beside":
         (root / "unit").mkdir()
-    tree(root, {"include/conftest.py": ""})
+    write_tree(root, {"include/conftest.py": ""})
     assert resolved(tmp_path) == ["tests/include/conftest.py"]
 
 
 def test_git_folders_are_skipped(tmp_path: Path) -> None:
-    tree(tmp_path, {".git/conftest.py": "", "a/.git/pytest.ini": "", "a/.github/tox.ini": ""})
+    write_tree(tmp_path, {".git/conftest.py": "", "a/.git/pytest.ini": "", "a/.github/tox.ini": ""})
     assert resolved(tmp_path) == ["a/.github/tox.ini"]
 
 
@@ -449,7 +439,7 @@ def test_git_folders_are_skipped(tmp_path: Path) -> None:
 def test_a_computed_plugin_list_is_an_input_error_until_a_policy_glob_names_its_module(
     tmp_path: Path,
 ) -> None:
-    root = tree(tmp_path, {"conftest.py": "pytest_plugins = list(PLUGINS)\n"})
+    root = write_tree(tmp_path, {"conftest.py": "pytest_plugins = list(PLUGINS)\n"})
     with pytest.raises(InputError, match=r"^conftest\.py: sets pytest_plugins to something"):
         resolved(root)
     with pytest.raises(InputError, match=r"^conftest\.py: sets pytest_plugins to something"):
@@ -460,7 +450,7 @@ def test_a_computed_plugin_list_is_an_input_error_until_a_policy_glob_names_its_
 def test_a_symlink_or_a_special_file_where_a_plugin_resolves_is_an_input_error(
     tmp_path: Path,
 ) -> None:
-    root = tree(tmp_path, {"pytest.ini": "[pytest]\naddopts = -p plug\n", "target.py": ""})
+    root = write_tree(tmp_path, {"pytest.ini": "[pytest]\naddopts = -p plug\n", "target.py": ""})
     (root / "plug.py").symlink_to(root / "target.py")
     with pytest.raises(InputError, match=r"^plug\.py: a symlink in the test harness"):
         resolved(root)
@@ -471,13 +461,13 @@ def test_a_symlink_or_a_special_file_where_a_plugin_resolves_is_an_input_error(
 
 
 def test_a_symlinked_module_that_is_not_harness_is_not_read(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"elsewhere.py": "x = 1\n", "pytest.ini": ""})
+    root = write_tree(tmp_path, {"elsewhere.py": "x = 1\n", "pytest.ini": ""})
     (root / "test_link.py").symlink_to(root / "elsewhere.py")
     assert resolved(root) == ["pytest.ini"]
 
 
 def test_a_pyproject_that_is_not_toml_is_an_input_error(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"sub/pyproject.toml": "[tool.pytest\n"})
+    root = write_tree(tmp_path, {"sub/pyproject.toml": "[tool.pytest\n"})
     with pytest.raises(InputError, match=r"^sub/pyproject\.toml: not valid TOML"):
         resolved(root)
 
@@ -486,7 +476,7 @@ def test_a_pyproject_that_is_not_toml_is_an_input_error(tmp_path: Path) -> None:
 
 
 def test_the_pairs_lock_pytests_two_tables_and_whole_files(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {"pyproject.toml": "", "sub/pyproject.toml": "", "pytest.ini": "", "t/test_p.py": ""},
     )
@@ -508,7 +498,7 @@ def test_the_pairs_lock_pytests_two_tables_and_whole_files(tmp_path: Path) -> No
 
 
 def test_a_commit_resolves_like_the_work_tree(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path / "repo",
         {
             "pytest.toml": '[pytest]\naddopts = ["-p", "plugins.forge"]\n',
@@ -534,7 +524,7 @@ def test_a_commit_resolves_like_the_work_tree(tmp_path: Path) -> None:
 
 
 def test_pythonpath_is_relative_to_its_configuration_files_folder(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "sub/pytest.ini": "[pytest]\naddopts = -p plug\npythonpath = ./lib . ../up /abs gone\n",
@@ -555,7 +545,7 @@ def test_pythonpath_is_relative_to_its_configuration_files_folder(tmp_path: Path
 
 
 def test_a_conftest_puts_its_package_root_on_the_path_and_its_folder_too(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "a/tests/__init__.py": "",
@@ -578,7 +568,7 @@ def test_a_conftest_puts_its_package_root_on_the_path_and_its_folder_too(tmp_pat
 
 
 def test_plugins_resolve_transitively_without_reading_every_module(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "conftest.py": 'pytest_plugins = ["first"]\n',
@@ -609,7 +599,7 @@ def test_a_config_that_is_not_utf8_is_still_read(tmp_path: Path) -> None:
 
 
 def test_shadows_at_src_and_at_a_missing_pythonpath_folder(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pytest.ini": "[pytest]\npythonpath = missing\n",
