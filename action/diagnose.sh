@@ -34,13 +34,14 @@ out=$(mktemp -d "$RUNNER_TEMP/waiver-diagnosis.XXXXXX")
 # cannot touch waiver.json. The host network lets a model server on the runner itself be
 # reached at 127.0.0.1; the gate's own run has no network at all. The key and the runner's
 # https proxy settings are handed over by name, so no value appears on a command line.
+# `-P` keeps the working directory off sys.path, as in every waiver run in the image.
 status=0
 docker run --rm --network host --cap-drop ALL --security-opt no-new-privileges --read-only \
     --user "$(id -u):$(id -g)" \
     --env WAIVER_MODEL_API_KEY --env HTTPS_PROXY --env https_proxy --env NO_PROXY --env no_proxy \
     --mount "type=bind,source=$report,target=/in/waiver.json,readonly" \
     --mount "type=bind,source=$out,target=/out" \
-    --entrypoint python3 "$WAIVER_IMAGE" -m waiver diagnose \
+    --entrypoint python3 "$WAIVER_IMAGE" -P -m waiver diagnose \
     --report=/in/waiver.json "--endpoint=$WAIVER_MODEL_ENDPOINT" "--model=$WAIVER_MODEL" \
     --out=/out/diagnosis.json --summary=/out/commentary.md || status=$?
 if ((status != 0)); then

@@ -33,8 +33,11 @@ check-lock) access=",readonly" ;;
 *) fail "run-in-image.sh runs restore-harness or check-lock, not $(printf %q "${1:-}")" ;;
 esac
 
+# `-P`: `python3 -m` would put the working directory, the change's checkout, first on
+# sys.path, and a `waiver/` package the change commits would run here in place of the
+# image's. With it the path is PYTHONPATH (/app, the image's waiver) and the standard library.
 exec docker run --rm --network none --cap-drop ALL --security-opt no-new-privileges --read-only \
     --tmpfs /tmp --user "$(id -u):$(id -g)" \
     --mount "type=bind,source=$workspace,target=$IN_CONTAINER_WORKSPACE$access" \
     --workdir "$IN_CONTAINER_WORKSPACE" \
-    --entrypoint python3 "$image" -m waiver "$@"
+    --entrypoint python3 "$image" -P -m waiver "$@"

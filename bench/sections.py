@@ -11,7 +11,8 @@ from pathlib import Path
 WORKFLOW = "## Reusable workflow under act"
 START_UP = "## Action start-up"
 FREEZE = "## Freeze commands on a large report"
-SEPARATE = (WORKFLOW, START_UP, FREEZE)
+HARNESS = "## Harness resolution by plugin count"
+SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS)
 
 
 def section_of(document: str, heading: str) -> str:

@@ -15,6 +15,9 @@ import yaml
 
 from waiver.cli import main
 from waiver.model import TestClass
+from waiver.read.file_tree import WorkTree
+from waiver.read.harness import Harness
+from waiver.read.harness_resolve import resolve_harness
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "demo"
@@ -31,6 +34,22 @@ def check_golden(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     assert path.read_text(encoding="utf-8") == text, f"differs from {path}"
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Files under `root`, by relative path, as text or bytes; `root` itself."""
+    for path, content in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            (root / path).write_bytes(content)
+        else:
+            (root / path).write_text(content)
+    return root
+
+
+def resolved(root: Path, harness: Harness | None = None) -> list[str]:
+    """The harness the resolver finds in the work tree at `root`."""
+    return resolve_harness(WorkTree(str(root)), harness or Harness())
 
 
 def load_report(path: Path) -> dict[str, Any]:

@@ -114,6 +114,22 @@ def test_the_freeze_benchmark_writes_its_section_with_a_ratio_per_command(tmp_pa
     assert re.search(r"≤ 2x the gate's time: [0-9.]+x, (pass|fail)\.", written)
 
 
+def test_the_harness_benchmark_writes_a_row_per_plugin_count(tmp_path: Path) -> None:
+    out = tmp_path / "RESULTS.md"
+    out.write_text("# Benchmark\n\ntable\n")
+    completed = subprocess.run(
+        [sys.executable, "bench/harness.py", "--names", "40", "80", "--repeat", "1",
+         "--out", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    written = out.read_text()
+    assert written.startswith("# Benchmark\n\ntable\n\n## Harness resolution by plugin count\n")
+    rows = re.findall(r"^\| ([0-9,]+) \| ([0-9,]+) \| [0-9.]+ \|", written, re.MULTILINE)
+    # Every tenth name resolves to a module in the tree, beside pytest.ini and conftest.py.
+    assert rows == [("40", "6"), ("80", "10")]
+
+
 def test_the_workflow_bench_reads_each_replay_job_s_set_up_from_act_s_log() -> None:
     sys.path.insert(0, str(REPO / "bench"))
     try:

@@ -100,3 +100,72 @@ def test_the_command_page_names_every_subcommand_and_flag() -> None:
         assert re.search(rf"^waiver {re.escape(name)}\b", page, re.MULTILINE), name
         missing = {flag for flag in long_options(parser) if flag not in page}
         assert not missing, f"waiver {name}: {sorted(missing)}"
+
+
+# --- waiver never runs from the working directory ------------------------------------
+
+# Every text that tells someone, or a runner, how to start waiver. A module run there must
+# leave the working directory off sys.path: from a change's checkout, `-m` alone would run a
+# `waiver/` package the change commits.
+RECIPES = [
+    *PAGES,
+    *sorted(path for path in (REPO / "examples").rglob("*") if path.is_file()),
+    *sorted((REPO / ".github" / "workflows").glob("*.yml")),
+    REPO / "action.yml",
+    *sorted((REPO / "action").glob("*.sh")),
+    REPO / "Dockerfile",
+]
+MODULE_RUN = re.compile(r"(?<!\S)-m\s+waiver\b")
+ISOLATED = re.compile(r"(?<!\S)-[IP]\s+$")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def bare_module_runs(lines: list[str]) -> list[str]:
+    """The lines that run waiver as a module without `-P` or `-I` just before `-m`."""
+    return [
+        line.strip()
+        for line in lines
+        if any(not ISOLATED.search(line[: run.start()]) for run in MODULE_RUN.finditer(line))
+    ]
+
+
+def unisolated_module_runs(text: str, markdown: bool) -> list[str]:
+    """The lines of code, and the sentences of Markdown prose, that run waiver as a module
+    with the working directory on sys.path. Prose may name the bare form only in a sentence
+    that says never to use it; code, fenced or not, may not name it at all."""
+    if not markdown:
+        return bare_module_runs(text.splitlines())
+    code = [line for block in FENCE.findall(text) for line in block.splitlines()]
+    sentences = SENTENCE_END.split(" ".join(prose(text).split()))
+    return bare_module_runs(code) + [
+        sentence for sentence in bare_module_runs(sentences) if "never" not in sentence.lower()
+    ]
+
+
+@pytest.mark.parametrize("path", RECIPES, ids=lambda path: path.relative_to(REPO).as_posix())
+def test_every_recipe_runs_waiver_with_the_working_directory_off_sys_path(path: Path) -> None:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    assert unisolated_module_runs(text, path.suffix == ".md") == []
+
+
+def test_the_recipe_check_sees_a_bare_module_run_in_code_and_in_prose() -> None:
+    code = (
+        'python -m waiver gate --out w.json\n"$python" -m waiver replay -n 5\n'
+        '--entrypoint python3 "$image" -m waiver check-lock\npython3 -m waiver.cli\n'
+        'python -P -m waiver gate\n--entrypoint python3 "$image" -P -m waiver check-lock\n'
+        "python -I -m waiver gate\npython -m waiverlike\n"
+    )
+    assert unisolated_module_runs(code, markdown=False) == [
+        "python -m waiver gate --out w.json",
+        '"$python" -m waiver replay -n 5',
+        '--entrypoint python3 "$image" -m waiver check-lock',
+        "python3 -m waiver.cli",
+    ]
+    page = (
+        "`python -m waiver` works the same way.\n\nNever run the gate as\n"
+        "`python -m waiver` from a checkout.\n\n```\n# never\npython -m waiver gate\n```\n"
+    )
+    assert unisolated_module_runs(page, markdown=True) == [
+        "python -m waiver gate",
+        "`python -m waiver` works the same way.",
+    ]

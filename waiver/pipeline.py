@@ -26,6 +26,7 @@ from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.git import check_untracked
 from waiver.read.properties import PropertyRun, check_property_age, read_properties
 from waiver.read.protected import ProtectedFiles
+from waiver.read.reach_in import new_reach_ins, reach_in_blocker, reach_ins_json
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.replay import Tally
 from waiver.read.replays import (
@@ -251,6 +252,10 @@ def _gate(
     skip = classified.replays_skipped
     if skip is not None and (settings.registry is None or not decision.rows):
         run_blockers.append(skipped_blocker(skip))
+    committed = protected.committed()
+    reach_ins = [] if committed is None else new_reach_ins(committed)
+    if reach_ins:
+        run_blockers.append(reach_in_blocker(reach_ins))
     if run_blockers:
         decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
     context = Context(
@@ -286,7 +291,8 @@ def _gate(
                 else {
                     "committed_changes": committed_json(
                         fixtures.committed, fixtures.locked_set.part
-                    )
+                    ),
+                    "runner_reach": reach_ins_json(reach_ins),
                 }
             ),
         },

@@ -3,6 +3,11 @@
 The report is moved into place only when the command left a non-empty regular file and
 neither crashed (died by a signal) nor ran out of time; otherwise the run has no report,
 and says why. Nothing a run started may outlive it.
+
+Every run gets `PYTHONPYCACHEPREFIX`, a folder made empty for this runner outside the
+tree: Python then neither reads nor writes a `__pycache__` beside a source, so bytecode
+the change committed there is never run in place of the source the lock hashes.
+(`PYTHONDONTWRITEBYTECODE` alone would not do: it stops writing, not reading.)
 """
 
 from __future__ import annotations
@@ -151,10 +156,12 @@ class Runner:
         self.timeout = timeout
         self.progress = progress
         self.scratch = tempfile.mkdtemp(prefix=".scratch-", dir=out)
+        self.bytecode = tempfile.mkdtemp(prefix="waiver-pycache-")
         self.last: str | None = None  # the outcome of the last replay, for the status line
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
+        shutil.rmtree(self.bytecode, ignore_errors=True)
         self.progress.close()
 
     def run(self, label: str, name: str, command: Sequence[str], env: Mapping[str, str]) -> Run:
@@ -162,9 +169,8 @@ class Runner:
         junit = os.path.abspath(os.path.join(self.scratch, f"{name}.xml"))
         log = os.path.join(self.out, f"{name}.log")
         started = time.monotonic()
-        exit_code, timed_out = self._execute(
-            label, with_junit(command, junit), {**env, "WAIVER_JUNIT": junit}, log
-        )
+        env = {**env, "WAIVER_JUNIT": junit, "PYTHONPYCACHEPREFIX": self.bytecode}
+        exit_code, timed_out = self._execute(label, with_junit(command, junit), env, log)
         seconds = time.monotonic() - started
         problem = _describe_end(exit_code, timed_out, self.timeout)
         report = counts = None

@@ -4,6 +4,8 @@
 # Exits with the gate's code: 1 here, because the example has a test that always fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# waiver runs as `$python -P -m waiver` (Python >= 3.11): `-P` keeps the working directory
+# off sys.path, so the waiver that runs is the one installed, never a folder of the copy.
 python=${PYTHON:-python3}
 # A relative path to the interpreter (PYTHON=.venv/bin/python) must survive the cd below.
 case "$python" in */*) python=$(cd "$(dirname "$python")" && pwd)/$(basename "$python") ;; esac
@@ -19,7 +21,7 @@ echo "waiver demo: properties once, then 5 replays of the assertion tests"
 # stopped it before any replay: both are data for the gate. Anything higher means it could
 # not replay the suite at all.
 replayed=0
-"$python" -m waiver replay -n 5 --out reports \
+"$python" -P -m waiver replay -n 5 --out reports \
   --properties-first "$(printf '%q' "$python") -m pytest -q tests/properties --junitxml={junit}" \
   -- "$python" -m pytest -q tests/assertions --junitxml={junit} >/dev/null || replayed=$?
 if [ "$replayed" -gt 1 ]; then
@@ -28,7 +30,7 @@ if [ "$replayed" -gt 1 ]; then
 fi
 
 status=0
-"$python" -m waiver gate --reports reports --properties reports/properties.xml --replays 5 \
+"$python" -P -m waiver gate --reports reports --properties reports/properties.xml --replays 5 \
   --fixtures fixtures --lock fixture.lock --known-tests known-tests.txt \
   --freezes freezes.json --out waiver.json --summary summary.md || status=$?
 echo "waiver demo: report $work/waiver.json, summary $work/summary.md (exit $status)"

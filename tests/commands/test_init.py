@@ -346,6 +346,73 @@ def test_bad_flags_are_usage_errors(
     assert not any((root / name).exists() for name in FILES)
 
 
+PROJECT = '[project]\nname = "lib"\nversion = "0"\n'
+PYTEST_TABLE = '\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+EXTRAS = "project.optional-dependencies"
+REQUIREMENTS = "an array of requirement strings"
+GROUP_ITEMS = f"{REQUIREMENTS} and include-group tables"
+
+
+@pytest.mark.parametrize(
+    ("pyproject", "problem"),
+    [
+        (f'{PROJECT}optional-dependencies = "test"\n', f"[{EXTRAS}] must be a table, not a string"),
+        (f'{PROJECT}optional-dependencies = ["pytest"]\n', f"[{EXTRAS}] must be a table, not an array"),
+        (f"{PROJECT}optional-dependencies = 3\n", f"[{EXTRAS}] must be a table, not a number"),
+        (f'{PROJECT}\n[{EXTRAS}]\ntest = "pytest"\n', f"[{EXTRAS}] test must be {REQUIREMENTS}, not a string"),
+        (f"{PROJECT}\n[{EXTRAS}]\ntest = [1, 2]\n", f"[{EXTRAS}] test must be {REQUIREMENTS}; it holds a number"),
+        (f'{PROJECT}\n[{EXTRAS}]\ntest = [{{include-group = "x"}}]\n', f"[{EXTRAS}] test must be {REQUIREMENTS}; it holds a table"),
+        (f'dependency-groups = "test"\n{PROJECT}', "[dependency-groups] must be a table, not a string"),
+        (f'dependency-groups = ["pytest"]\n{PROJECT}', "[dependency-groups] must be a table, not an array"),
+        (f"dependency-groups = true\n{PROJECT}", "[dependency-groups] must be a table, not a boolean"),
+        (f'{PROJECT}\n[dependency-groups]\ntest = "pytest"\n', f"[dependency-groups] test must be {GROUP_ITEMS}, not a string"),
+        (f"{PROJECT}\n[dependency-groups]\ntest = [1979-05-27]\n", f"[dependency-groups] test must be {GROUP_ITEMS}; it holds a date or time"),
+        (f'{PROJECT}\n[dependency-groups]\ntest = [["pytest"]]\n', f"[dependency-groups] test must be {GROUP_ITEMS}; it holds an array"),
+        ('project = "lib"\n', "[project] must be a table, not a string"),
+    ],
+    ids=[
+        "extras a string", "extras an array", "extras a number", "an extra a string",
+        "an extra of numbers", "an extra including a group", "groups a string", "groups an array",
+        "groups a boolean", "a group a string", "a group of dates", "a group of arrays",
+        "project a string",
+    ],
+)  # fmt: skip
+def test_a_pyproject_whose_install_tables_are_malformed_is_an_input_error_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pyproject: str, problem: str
+) -> None:
+    root = flat(tmp_path)
+    (root / "pyproject.toml").write_text(pyproject + PYTEST_TABLE)
+    assert init(root) == 2
+    assert capsys.readouterr().err == f"waiver: error: pyproject.toml: {problem}\n"
+    assert not any((root / name).exists() for name in FILES)
+
+
+def test_a_pyproject_that_is_not_utf_8_is_an_input_error_beside_another_pytest_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = flat(tmp_path)
+    (root / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
+    (root / "pyproject.toml").write_bytes(b'[project]\nname = "\xff"\n')
+    assert init(root) == 2
+    assert capsys.readouterr().err.startswith("waiver: error: pyproject.toml: not valid TOML: ")
+    assert not any((root / name).exists() for name in FILES)
+
+
+def test_the_install_step_takes_the_test_extra_and_a_group_that_includes_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = flat(tmp_path)
+    (root / "pyproject.toml").write_text(
+        f'{PROJECT}\n[{EXTRAS}]\ntest = ["pytest"]\n\n'
+        '[dependency-groups]\nlint = ["ruff"]\ndev = ["hypothesis", {include-group = "lint"}]\n'
+        + PYTEST_TABLE
+    )
+    assert init(root, "--dry-run") == 0
+    assert "python -m pip install -e '.[test]' --group dev pytest hypothesis && " in (
+        capsys.readouterr().out
+    )
+
+
 def printed_refresh(root: Path, capsys: pytest.CaptureFixture[str], command: str) -> str:
     """The refresh command a forced init prints for the file that `command` writes."""
     capsys.readouterr()

@@ -226,3 +226,33 @@ def test_the_trusted_revision_is_read_in_an_image_without_git(
     ).stdout  # fmt: skip
     assert "pip install" in history
     assert "apt-get" not in history  # no package manager runs while the image is built
+
+
+@pytest.mark.parametrize("how", ["run-in-image.sh", "--entrypoint python3 IMAGE -m waiver"])
+def test_a_waiver_package_in_the_workspace_never_runs_in_place_of_the_image_s(
+    image: str, example: Path, how: str
+) -> None:
+    """The working directory is the change's checkout; neither the script's `-P` nor the
+    image's own PYTHONSAFEPATH lets a package there stand in for waiver."""
+    (example / "waiver").mkdir()
+    (example / "waiver" / "__init__.py").write_text("")
+    (example / "waiver" / "__main__.py").write_text("print('forged waiver')\n")
+    (example / "fixtures" / "slugs.json").write_text("[]\n")
+    check_lock = ["check-lock", "--lock", "fixture.lock", "--fixtures", "fixtures"]
+    if how == "run-in-image.sh":
+        command = ["bash", str(REPO / "action" / "run-in-image.sh"), *check_lock]
+    else:
+        command = [
+            DOCKER, "run", "--rm", "--network", "none", "--read-only",
+            "--user", f"{os.getuid()}:{os.getgid()}", "-v", f"{example}:{WORKSPACE}:ro",
+            "-w", WORKSPACE, "--entrypoint", "python3", image, "-m", "waiver", *check_lock,
+        ]  # fmt: skip
+    completed = subprocess.run(
+        command,
+        env={**os.environ, "PATH": f"{Path(DOCKER).parent}{os.pathsep}{os.environ['PATH']}",
+             "GITHUB_WORKSPACE": str(example), "WAIVER_IMAGE": image},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert "forged waiver" not in completed.stdout + completed.stderr
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert "fixtures/slugs.json" in completed.stdout + completed.stderr

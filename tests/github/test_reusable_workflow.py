@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import py_compile
 import shutil
 import subprocess
 import sys
@@ -220,6 +221,14 @@ def test_the_lock_is_checked_before_the_harness_restore_puts_the_locked_files_ba
     )
 
 
+@pytest.mark.parametrize("job", sorted(WORKFLOW["jobs"]))
+def test_every_job_has_a_time_limit(job: str) -> None:
+    # GitHub's default is 6 hours: a tree built to make waiver or its tests slow would hold
+    # a runner that long.
+    limit = WORKFLOW["jobs"][job].get("timeout-minutes")
+    assert limit in ("${{ inputs.timeout-minutes }}", 15), limit
+
+
 def test_no_replay_or_base_replay_job_runs_unless_the_fixtures_match() -> None:
     jobs = WORKFLOW["jobs"]
     assert jobs["replays"]["if"] == "${{ needs.properties.outputs.fixtures-match == 'true' }}"
@@ -302,7 +311,7 @@ def test_matching_fixtures_let_the_replays_run(
         "--workdir", "/github/workspace",
     ]  # fmt: skip
     assert call[call.index("--entrypoint") :] == [
-        "--entrypoint", "python3", "sha256:" + "e" * 64, "-m", "waiver", "check-lock",
+        "--entrypoint", "python3", "sha256:" + "e" * 64, "-P", "-m", "waiver", "check-lock",
         "--lock", "fixture.lock", "--fixtures", "fixtures", "--trusted-ref", base,
     ]  # fmt: skip
 
@@ -365,7 +374,41 @@ def test_the_restore_step_writes_the_base_harness_from_the_image(
     (call,) = calls
     # The one run that may write the workspace.
     assert f"type=bind,source={work},target=/github/workspace" in call
-    assert call[call.index("--entrypoint") :][3:6] == ["-m", "waiver", "restore-harness"]
+    assert call[call.index("--entrypoint") :][3:7] == ["-P", "-m", "waiver", "restore-harness"]
+
+
+def forge_waiver(work: Path) -> None:
+    """A `waiver/` package committed by the change: a check-lock and a restore that say all
+    is well and do nothing, as it would run were the checkout on the image's sys.path."""
+    (work / "waiver").mkdir()
+    (work / "waiver" / "__init__.py").write_text("")
+    (work / "waiver" / "__main__.py").write_text("print('forged waiver')\n")
+
+
+def test_a_waiver_package_in_the_change_is_not_the_lock_check_that_runs(
+    change: tuple[Path, str], fake_docker: tuple[Path, Path]
+) -> None:
+    work, base = change
+    forge_waiver(work)
+    (work / "fixtures" / "slugs.json").write_text("[]\n")
+    completed, outputs, _ = run_in_image_step(LOCK_STEP, work, fake_docker, BASE=base)
+    assert "forged waiver" not in completed.stdout + completed.stderr
+    assert outputs == {"fixtures-match": "false"}
+    assert "fixtures/slugs.json" in completed.stdout
+
+
+def test_a_waiver_package_in_the_change_is_not_the_harness_restore_that_runs(
+    change: tuple[Path, str], fake_docker: tuple[Path, Path]
+) -> None:
+    work, base = change
+    forge_waiver(work)
+    (work / "conftest.py").write_text("def pytest_runtest_call(item):\n    pass\n")
+    completed, _, _ = run_in_image_step(
+        "Restore the base commit's test harness", work, fake_docker, BASE=base
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "forged waiver" not in completed.stdout
+    assert not (work / "conftest.py").exists()
 
 
 @pytest.mark.parametrize("base", ["", "0" * 40])
@@ -399,6 +442,54 @@ def test_run_in_image_runs_nothing_but_the_two_commands(
     assert completed.returncode == 2
     assert "runs restore-harness or check-lock" in completed.stdout
     assert log.read_text() == ""
+
+
+# --- bytecode in the checkout is never read ---------------------------------------------
+
+USER_COMMANDS = [
+    ("properties", "Run the property suite once", "PROPERTY_COMMAND"),
+    ("replays", "Run the assertion suite", "TEST_COMMAND"),
+    ("base-replays", "Run the assertion suite at the base", "TEST_COMMAND"),
+]
+
+
+@pytest.mark.parametrize(("job", "name", "variable"), USER_COMMANDS)
+def test_the_user_s_command_caches_bytecode_outside_the_checkout(
+    job: str, name: str, variable: str, tmp_path: Path
+) -> None:
+    """A committed unchecked-hash pyc stands in for its source unless Python's cache folder
+    is elsewhere: the step's own environment must put it under the runner's temp folder."""
+    work = tmp_path / "workspace"
+    work.mkdir()
+    (work / "helper.py").write_text("FORGED = False\n")
+    (tmp_path / "forged.py").write_text("FORGED = True\n")
+    py_compile.compile(
+        str(tmp_path / "forged.py"),
+        cfile=str(work / "__pycache__" / f"helper.{sys.implementation.cache_tag}.pyc"),
+        doraise=True,
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+    )
+    command = f"{sys.executable} -c 'import helper, sys; print(helper.FORGED, sys.pycache_prefix)'"
+    runner_temp = tmp_path / "runner-temp"
+    declared = step(job, name)["env"]["PYTHONPYCACHEPREFIX"]
+    assert declared == "${{ runner.temp }}/waiver-pycache"
+    prefix = declared.replace("${{ runner.temp }}", str(runner_temp))
+    shard = {"WAIVER_REPLAY": "1", "WAIVER_SHARD": "1", "WAIVER_SHARDS": "1"}
+    completed, _ = run_step(
+        job, name, work, {variable: command, "PYTHONPYCACHEPREFIX": prefix, **shard}
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines()[0] == f"False {prefix}"
+    # Without it, the same command runs the forged bytecode.
+    plain = subprocess.run(
+        ["bash", "-c", command],
+        cwd=work,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert plain.stdout == "True None\n"
 
 
 # --- the plan --------------------------------------------------------------------------

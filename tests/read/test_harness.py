@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from change_support import PASSING_HOOK
 from support import (
     EMPTY,
     EXAMPLE,
@@ -38,16 +39,6 @@ COMMITTED = [
     "fixtures", "tests", "fixture.lock", "known-tests.txt", "slugify.py", "pytest.ini",
     "freezes.json",
 ]  # fmt: skip
-# The cheapest edit an agent can make: report every failure as a pass.
-PASSING_HOOK = """\
-import pytest
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    outcome.get_result().outcome = "passed"
-"""
 
 
 @pytest.fixture

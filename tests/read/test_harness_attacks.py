@@ -9,29 +9,24 @@ the harness resolver stands between the change and a clean verdict.
 
 from __future__ import annotations
 
-import shlex
-import shutil
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support import EMPTY, EXAMPLE, ROUND_TRIP, classes, gate_args, git, load_report
-from waiver.cli import main
+from change_support import (
+    PASSING_HOOK,
+    Patch,
+    commit_base,
+    commit_change,
+    fix_slugify,
+    plugin,
+    replay_and_gate,
+)
+from support import EMPTY, ROUND_TRIP, classes, git
 from waiver.write.summary import render_summary
 from waiver.write.terminal import render_terminal
 
-PASSING_HOOK = """\
-import pytest
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    outcome.get_result().outcome = "passed"
-"""
 # `python -m pytest` imports this in pytest's place: it runs the real pytest with a plugin.
 SHADOW_PYTEST = """\
 import os
@@ -45,54 +40,6 @@ import pytest
 sys.path.append(here)
 raise SystemExit(pytest.main([*sys.argv[1:], "-p", "forge_plugin"]))
 """
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-LOCK = ["lock", "--fixtures", "fixtures", "--property-suite", "tests/properties"]
-Patch = Callable[[Path], None]
-
-
-def commit_base(work: Path, prepare: Patch | None = None) -> str:
-    """The example, locked by plain `waiver lock`, committed: the base commit's id."""
-    shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("run.sh", "__pycache__"))
-    if prepare is not None:
-        prepare(work)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(work)
-        assert main(LOCK) == 0
-    git(work, "init", "--quiet")
-    git(work, "add", "-A")
-    git(work, "commit", "--quiet", "-m", "base")
-    return git(work, "rev-parse", "HEAD")
-
-
-def replay_and_gate(
-    work: Path, base: str, harness_from: bool, replays: int = 2
-) -> tuple[int, int, dict[str, Any]]:
-    """`waiver replay` (with the base's harness or the change's own), then the gate:
-    (replay exit, gate exit, report)."""
-    properties = shlex.join([*PYTEST, "tests/properties", "--junitxml={junit}"])
-    restore = ["--harness-from", base] if harness_from else []
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(work)
-        patch.setenv("DEMO_COUNTER", str(work / ".demo-counter"))
-        replayed = main(
-            ["replay", "-n", str(replays), "--out", "reports", *restore,
-             "--properties-first", properties, "--", *PYTEST, "tests/assertions",
-             "--junitxml={junit}"]
-        )  # fmt: skip
-    gated = main(
-        gate_args(work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"))
-    )
-    return replayed, gated, load_report(work / "waiver.json")
-
-
-def commit_change(work: Path, patch: Patch) -> None:
-    patch(work)
-    git(work, "add", "-A")
-    git(work, "commit", "--quiet", "-m", "change")
-
-
-def plugin(work: Path, name: str = "forge_plugin.py") -> None:
-    (work / name).write_text(PASSING_HOOK)
 
 
 def pytest_toml(name: str) -> Patch:
@@ -132,6 +79,59 @@ def entry_points(work: Path) -> None:
     (work / "pyproject.toml").write_text(
         '[project]\nname = "demo"\nversion = "0"\n\n'
         '[project.entry-points.pytest11]\nforge = "forge_plugin"\n'
+    )
+    plugin(work)
+
+
+def dist_info(work: Path) -> None:
+    # `python -m pytest` puts the working directory on sys.path, and pytest's plugin
+    # autoload reads the entry points of any metadata found there.
+    metadata = work / "forge-0.1.dist-info"
+    metadata.mkdir()
+    (metadata / "METADATA").write_text("Metadata-Version: 2.1\nName: forge\nVersion: 0.1\n")
+    (metadata / "entry_points.txt").write_text("[pytest11]\nforge = forge_plugin\n")
+    plugin(work)
+
+
+# Imported by pytest at start-up: with the real module's names, and the forged hook.
+SHADOW_INICONFIG = """import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+del sys.modules["iniconfig"]
+import iniconfig as real
+
+sys.modules["iniconfig"] = sys.modules[__name__]
+globals().update({k: v for k, v in vars(real).items() if not k.startswith("__")})
+sys.path.insert(0, here)
+os.environ["PYTEST_PLUGINS"] = "forge_plugin"
+"""
+
+
+def shadowing_iniconfig(work: Path) -> None:
+    (work / "iniconfig.py").write_text(SHADOW_INICONFIG)
+    plugin(work)
+
+
+def encoded_plugin_list(work: Path) -> None:
+    (work / "tests" / "assertions" / "test_setup.py").write_bytes(
+        b"# coding: unicode_escape\npytest\\x5fplugins = ['forge_plugin']\n"
+    )
+    plugin(work)
+
+
+def poetry_entry_points(work: Path) -> None:
+    (work / "pyproject.toml").write_text(
+        '[tool.poetry]\nname = "demo"\nversion = "0"\n\n'
+        '[tool.poetry.plugins."pytest11"]\nforge = "forge_plugin"\n'
+    )
+    plugin(work)
+
+
+def setup_cfg_entry_points(work: Path) -> None:
+    (work / "setup.cfg").write_text(
+        "[metadata]\nname = demo\n\n[options.entry_points]\npytest11 =\n    forge = forge_plugin\n"
     )
     plugin(work)
 
@@ -178,7 +178,46 @@ ATTACKS: dict[str, tuple[Patch, list[tuple[str, str, str | None]], bool]] = {
         [("forge_plugin.py", "not_in_lock", None), ("pyproject.toml", "not_in_lock", ENTRY_POINTS)],
         False,
     ),
+    "setup.cfg's pytest11 entry points": (
+        setup_cfg_entry_points,
+        [("forge_plugin.py", "not_in_lock", None), ("setup.cfg", "not_in_lock", None)],
+        False,
+    ),
+    "dist-info at the root": (
+        dist_info,
+        [
+            ("forge-0.1.dist-info/METADATA", "not_in_lock", None),
+            ("forge-0.1.dist-info/entry_points.txt", "not_in_lock", None),
+            ("forge_plugin.py", "not_in_lock", None),
+        ],
+        True,
+    ),
+    "iniconfig.py under python -m pytest": (
+        shadowing_iniconfig,
+        [("iniconfig.py", "not_in_lock", None)],  # its plugin is named by its code alone
+        True,
+    ),
+    "pytest_plugins under a declared encoding": (
+        encoded_plugin_list,
+        [
+            ("forge_plugin.py", "not_in_lock", None),
+            ("tests/assertions/test_setup.py", "not_in_lock", None),
+        ],
+        True,
+    ),
+    "poetry's pytest11 entry points": (
+        poetry_entry_points,
+        [
+            ("forge_plugin.py", "not_in_lock", None),
+            ("pyproject.toml", "not_in_lock", "tool.poetry.plugins.pytest11"),
+        ],
+        False,
+    ),
 }
+
+
+# Attacks that write a file another attack writes too, left out where all are applied at once.
+OVERLAPPING = {"pytest_plugins under a declared encoding", "poetry's pytest11 entry points"}
 
 
 def drift_of(report: dict[str, Any]) -> list[tuple[str, str, str | None]]:
@@ -214,20 +253,23 @@ def test_with_the_base_harness_every_removed_attack_is_still_named(
     # the replays are honest, and the change's commit still names each one.
     work = tmp_path / "demo"
     base = commit_base(work)
-    for patch, _, _ in ATTACKS.values():
+    attacks = [attack for name, attack in ATTACKS.items() if name not in OVERLAPPING]
+    for patch, _, _ in attacks:
         patch(work)
     commit_change(work, lambda work: None)
     replayed, gated, report = replay_and_gate(work, base, harness_from=True)
     assert replayed == 0
     restore = capsys.readouterr().out.splitlines()[1]
     assert restore.endswith(
-        ": 0 locked files restored; 7 removed, .pytest.toml, forge_plugin.py, pyproject.toml, "
-        "pytest.py, pytest.toml, tests/assertions/conftest.py, tests/assertions/test_setup.py"
+        ": 0 locked files restored; 11 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
+        "forge-0.1.dist-info/entry_points.txt, forge_plugin.py, iniconfig.py, pyproject.toml, "
+        "pytest.py, pytest.toml, setup.cfg, tests/assertions/conftest.py, "
+        "tests/assertions/test_setup.py"
     )
     assert not (work / "pytest.toml").exists() and not (work / "pytest.py").exists()
     assert (gated, report["verdict"]) == (1, "blocked")
     assert set(classes(report).values()) == {"fixture_drift"}
-    added = sorted({(path, table) for _, drift, _ in ATTACKS.values() for path, _, table in drift})
+    added = sorted({(path, table) for _, drift, _ in attacks for path, _, table in drift})
     assert [(c["path"], c.get("table")) for c in report["fixtures"]["committed_changes"]] == added
     assert {c["change"] for c in report["fixtures"]["committed_changes"]} == {"added"}
     assert [(path, table) for path, _, table in drift_of(report)] == added
@@ -256,11 +298,6 @@ def test_an_edited_plugin_module_that_a_conftest_names_is_drift(
     assert drift_of(report) == [("support_plugin.py", "changed", None)]
     row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
     assert (row["replay_pass"] == row["replay_total"]) is not harness_from
-
-
-def fix_slugify(work: Path) -> None:
-    code = work / "slugify.py"
-    code.write_text(code.read_text().replace('.strip("-")', '.strip("-") or "untitled"'))
 
 
 @pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
@@ -314,3 +351,69 @@ def test_reports_the_change_commits_are_refused(
     assert report["error"]["source"] == str(work / "reports" / "properties.log")
     assert "the change's commit tracks this file" in report["error"]["problem"]
     assert "Traceback" not in capsys.readouterr().err
+
+
+def computed_plugin_list(work: Path) -> None:
+    (work / "tests" / "assertions" / "test_setup.py").write_text(
+        'globals()["pytest_" + "plugins"] = ["forge_plugin"]\n'
+    )
+    plugin(work)
+
+
+def decorated_plugin_list(work: Path) -> None:
+    (work / "tests" / "assertions" / "test_setup.py").write_text(
+        '@(lambda function: ["forge_plugin"])\ndef pytest_plugins():\n    pass\n'
+    )
+    plugin(work)
+
+
+@pytest.mark.parametrize("patch", [computed_plugin_list, decorated_plugin_list])
+def test_a_plugin_list_bound_without_a_literal_is_refused_naming_the_module(
+    tmp_path: Path, patch: Patch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    commit_change(work, patch)
+    capsys.readouterr()
+    _, gated, report = replay_and_gate(work, base, harness_from=False)
+    assert (gated, report["verdict"]) == (2, "blocked")
+    assert report["error"]["source"] == "tests/assertions/test_setup.py"
+    assert "gate cannot tell which files it loads" in report["error"]["problem"]
+    assert "Traceback" not in capsys.readouterr().err
+
+
+FORGING_SOURCE = """\
+import atexit
+import os
+
+atexit.register(lambda: open(os.environ["WAIVER_JUNIT"], "a").close())
+"""
+
+
+def test_source_code_that_newly_reaches_into_the_runner_blocks_and_is_named(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+
+    def reach_in(work: Path) -> None:
+        fix_slugify(work)
+        code = work / "slugify.py"
+        code.write_text(FORGING_SOURCE + code.read_text())
+
+    commit_change(work, reach_in)
+    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    assert (replayed, gated, report["verdict"]) == (0, 1, "blocked")
+    # No row is repaired or pardoned: the fix passes, and the run still blocks on review.
+    assert classes(report)[EMPTY] == "stable_pass"
+    assert report["fixtures"]["runner_reach"] == [
+        {"path": "slugify.py", "line": 1, "what": "registers exit hooks (atexit)"},
+        {"path": "slugify.py", "line": 4, "what": "names WAIVER_JUNIT"},
+    ]
+    (blocker,) = report["run_blockers"]
+    assert blocker.endswith(
+        "a reviewer must read it (slugify.py line 1 registers exit hooks (atexit); "
+        "slugify.py line 4 names WAIVER_JUNIT)"
+    )
+    assert "newly reaches into the test runner" in render_summary(report)
+    assert "newly reaches into the test runner" in render_terminal(report)

@@ -8,17 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from support import git
+from support import git, resolved, write_tree
 from waiver.errors import InputError
 from waiver.read.file_tree import WorkTree
 from waiver.read.git import GitRevision
 from waiver.read.harness import Harness
-from waiver.read.harness_resolve import (
-    harness_in_tree,
-    harness_pairs,
-    is_module_file,
-    resolve_harness,
-)
+from waiver.read.harness_resolve import harness_in_tree, harness_pairs, resolve_harness
 from waiver.read.plugin_names import (
     entry_point_modules,
     ini_values,
@@ -27,18 +22,7 @@ from waiver.read.plugin_names import (
     split_options,
     toml_values,
 )
-
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    return root
-
-
-def resolved(root: Path, harness: Harness | None = None) -> list[str]:
-    return resolve_harness(WorkTree(str(root)), harness or Harness())
-
+from waiver.read.tree_listing import is_module_file
 
 # --- reading configuration -------------------------------------------------------------
 
@@ -60,15 +44,18 @@ def test_ini_values_read_addopts_and_pythonpath_with_continuation_lines() -> Non
     text = (
         "[pytest]\n# a comment\n; another\naddopts = -q\n    -p one\n\tp=x\n"
         "pythonpath: src\n  lib\nother = -p nothing\n  -p still_nothing\n\n[tox]\naddopts=-ptwo\n"
+        "python_files = check_*.py\n  *_spec.py\n"
     )
     assert ini_values(text) == {
         "addopts": ["-q", "-p one", "p=x", "-ptwo"],
         "pythonpath": ["src", "lib"],
+        "python_files": ["check_*.py", "*_spec.py"],
         "pytest11": [],
     }
     assert ini_values("  addopts = -p x\n") == {
         "addopts": ["-p x"],
         "pythonpath": [],
+        "python_files": [],
         "pytest11": [],
     }
     # A comment keeps the value going; another key ends it, whatever letter it starts with.
@@ -82,19 +69,22 @@ def test_toml_values_read_the_table_and_its_ini_options() -> None:
             "pytest": {
                 "addopts": ["-p", "one"],
                 "pythonpath": "lib",
-                "ini_options": {"addopts": "-p two", "pythonpath": ["a", 3, "b"]},
+                "ini_options": {
+                    "addopts": "-p two",
+                    "pythonpath": ["a", 3, "b"],
+                    "python_files": ["check_*.py"],
+                },
             }
         }
     }
     assert toml_values(document, ("tool", "pytest")) == {
         "addopts": ["-p", "one", "-p two"],
         "pythonpath": ["lib", "a", "b"],
+        "python_files": ["check_*.py"],
     }
-    assert toml_values({"tool": 3}, ("tool", "pytest")) == {"addopts": [], "pythonpath": []}
-    assert toml_values({"pytest": {"addopts": 5}}, ("pytest",)) == {
-        "addopts": [],
-        "pythonpath": [],
-    }
+    empty: dict[str, list[str]] = {"addopts": [], "pythonpath": [], "python_files": []}
+    assert toml_values({"tool": 3}, ("tool", "pytest")) == empty
+    assert toml_values({"pytest": {"addopts": 5}}, ("pytest",)) == empty
 
 
 def test_entry_point_modules_are_the_module_part_of_each_value() -> None:
@@ -105,6 +95,11 @@ def test_entry_point_modules_are_the_module_part_of_each_value() -> None:
     ]
     assert entry_point_modules({"project": {"entry-points": {"pytest11": "x"}}}) == []
     assert entry_point_modules({"project": []}) == []
+    # Every build backend's own table: poetry's and flit's as well as PEP 621's.
+    poetry = {"tool": {"poetry": {"plugins": {"pytest11": {"p": "poetry_plugin:x"}}}}}
+    flit = {"tool": {"flit": {"entrypoints": {"pytest11": {"f": "flit_plugin"}}}}}
+    assert entry_point_modules(poetry) == ["poetry_plugin"]
+    assert entry_point_modules(flit) == ["flit_plugin"]
 
 
 # --- pytest_plugins --------------------------------------------------------------------
@@ -208,7 +203,7 @@ def test_every_configuration_file_by_every_name_and_anywhere_is_harness(tmp_path
         name: "" for name in ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini")
     }
     files |= {"sub/setup.cfg": "", "a/b/conftest.py": "", "README.md": "", "x.py": ""}
-    assert resolved(tree(tmp_path, files)) == sorted(
+    assert resolved(write_tree(tmp_path, files)) == sorted(
         [
             ".pytest.ini",
             ".pytest.toml",
@@ -222,7 +217,7 @@ def test_every_configuration_file_by_every_name_and_anywhere_is_harness(tmp_path
 
 
 def test_plugins_that_configs_name_resolve_at_every_import_root(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pytest.toml": '[pytest]\naddopts = ["-p", "one", "-p", "pkg.two"]\n'
@@ -249,7 +244,7 @@ def test_plugins_that_configs_name_resolve_at_every_import_root(tmp_path: Path) 
 
 
 def test_ini_and_pyproject_configs_name_plugins_too(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "setup.cfg": "[tool:pytest]\naddopts = -p from_cfg\npythonpath = . tools\n"
@@ -280,7 +275,7 @@ def test_ini_and_pyproject_configs_name_plugins_too(tmp_path: Path) -> None:
 
 
 def test_a_pyproject_without_pytest_table_is_no_import_root(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {"sub/pyproject.toml": '[project]\nname = "x"\n', "pytest.ini": "", "sub/pytest.py": ""},
     )
@@ -290,7 +285,7 @@ def test_a_pyproject_without_pytest_table_is_no_import_root(tmp_path: Path) -> N
 
 
 def test_entry_points_and_plugin_lists_resolve_transitively(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pyproject.toml": '[project.entry-points.pytest11]\nforge = "forge:hooks"\n',
@@ -318,7 +313,7 @@ def test_entry_points_and_plugin_lists_resolve_transitively(tmp_path: Path) -> N
 def test_a_conftest_in_a_package_puts_the_folder_above_the_package_on_the_path(
     tmp_path: Path,
 ) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "tests/__init__.py": "",
@@ -340,7 +335,7 @@ def test_a_conftest_in_a_package_puts_the_folder_above_the_package_on_the_path(
 def test_modules_that_shadow_pytest_are_harness_at_import_roots_only(tmp_path: Path) -> None:
     shadows = ["pytest.py", "py.py", "_pytest/__init__.py", "pluggy/__init__.pyc", "site.pth"]
     shadows += ["sitecustomize.py", "usercustomize.py", "pytest.cpython-312-x86_64-linux-gnu.so"]
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             **{path: "" for path in shadows},
@@ -348,13 +343,18 @@ def test_modules_that_shadow_pytest_are_harness_at_import_roots_only(tmp_path: P
             **{f"docs/{path}": "" for path in ("pytest.py", "x.pth")},
             "py.typed": "",
             "_pytest/other.py": "",
+            "_pytest/data.txt": "",
         },
     )
-    assert resolved(root) == sorted([*shadows, "src/pytest.py", "src/x.pth"])
+    # A shadowing package's `__init__` can import any module of it: each one is harness.
+    expected = [*shadows, "_pytest/other.py", "src/pytest.py", "src/x.pth"]
+    assert resolved(root) == sorted(expected)
 
 
 def test_a_folder_that_looks_like_a_module_is_no_module(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"pytest.ini": "[pytest]\naddopts = -p plug.in\n", "plug/in/x.py": ""})
+    root = write_tree(
+        tmp_path, {"pytest.ini": "[pytest]\naddopts = -p plug.in\n", "plug/in/x.py": ""}
+    )
     (root / "pytest.py").mkdir()
     assert resolved(root) == ["pytest.ini"]
 
@@ -379,12 +379,12 @@ def venv(root: Path, layout: str = "unix") -> Path:
 def test_a_real_virtualenv_is_skipped(tmp_path: Path, layout: str) -> None:
     root = venv(tmp_path / "env", layout)
     inside = "lib/python3.12/site-packages" if layout == "unix" else "Lib/site-packages"
-    tree(root, {f"{inside}/pkg/conftest.py": "", "share/x/conftest.py": ""})
+    write_tree(root, {f"{inside}/pkg/conftest.py": "", "share/x/conftest.py": ""})
     # Every entry a virtualenv may hold, and folders beside it that are walked as usual.
     for name in ("include", "Include", "lib64", "etc", "Lib", "lib", "Scripts", "bin"):
         (root / name).mkdir(exist_ok=True)
-    tree(root, {".gitignore": "*", "CACHEDIR.TAG": ""})
-    tree(tmp_path, {"conftest.py": "", "a/conftest.py": "", "z/conftest.py": ""})
+    write_tree(root, {".gitignore": "*", "CACHEDIR.TAG": ""})
+    write_tree(tmp_path, {"conftest.py": "", "a/conftest.py": "", "z/conftest.py": ""})
     assert resolved(tmp_path) == ["a/conftest.py", "conftest.py", "z/conftest.py"]
 
 
@@ -424,12 +424,12 @@ def test_a_planted_virtualenv_hides_nothing(tmp_path: Path, plant: str) -> None:
         (root / "Lib" / "site-packages").rename(root / "Lib" / "other")
     elif plant == "something else beside":
         (root / "unit").mkdir()
-    tree(root, {"include/conftest.py": ""})
+    write_tree(root, {"include/conftest.py": ""})
     assert resolved(tmp_path) == ["tests/include/conftest.py"]
 
 
 def test_git_folders_are_skipped(tmp_path: Path) -> None:
-    tree(tmp_path, {".git/conftest.py": "", "a/.git/pytest.ini": "", "a/.github/tox.ini": ""})
+    write_tree(tmp_path, {".git/conftest.py": "", "a/.git/pytest.ini": "", "a/.github/tox.ini": ""})
     assert resolved(tmp_path) == ["a/.github/tox.ini"]
 
 
@@ -439,7 +439,7 @@ def test_git_folders_are_skipped(tmp_path: Path) -> None:
 def test_a_computed_plugin_list_is_an_input_error_until_a_policy_glob_names_its_module(
     tmp_path: Path,
 ) -> None:
-    root = tree(tmp_path, {"conftest.py": "pytest_plugins = list(PLUGINS)\n"})
+    root = write_tree(tmp_path, {"conftest.py": "pytest_plugins = list(PLUGINS)\n"})
     with pytest.raises(InputError, match=r"^conftest\.py: sets pytest_plugins to something"):
         resolved(root)
     with pytest.raises(InputError, match=r"^conftest\.py: sets pytest_plugins to something"):
@@ -450,7 +450,7 @@ def test_a_computed_plugin_list_is_an_input_error_until_a_policy_glob_names_its_
 def test_a_symlink_or_a_special_file_where_a_plugin_resolves_is_an_input_error(
     tmp_path: Path,
 ) -> None:
-    root = tree(tmp_path, {"pytest.ini": "[pytest]\naddopts = -p plug\n", "target.py": ""})
+    root = write_tree(tmp_path, {"pytest.ini": "[pytest]\naddopts = -p plug\n", "target.py": ""})
     (root / "plug.py").symlink_to(root / "target.py")
     with pytest.raises(InputError, match=r"^plug\.py: a symlink in the test harness"):
         resolved(root)
@@ -461,13 +461,13 @@ def test_a_symlink_or_a_special_file_where_a_plugin_resolves_is_an_input_error(
 
 
 def test_a_symlinked_module_that_is_not_harness_is_not_read(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"elsewhere.py": "x = 1\n", "pytest.ini": ""})
+    root = write_tree(tmp_path, {"elsewhere.py": "x = 1\n", "pytest.ini": ""})
     (root / "test_link.py").symlink_to(root / "elsewhere.py")
     assert resolved(root) == ["pytest.ini"]
 
 
 def test_a_pyproject_that_is_not_toml_is_an_input_error(tmp_path: Path) -> None:
-    root = tree(tmp_path, {"sub/pyproject.toml": "[tool.pytest\n"})
+    root = write_tree(tmp_path, {"sub/pyproject.toml": "[tool.pytest\n"})
     with pytest.raises(InputError, match=r"^sub/pyproject\.toml: not valid TOML"):
         resolved(root)
 
@@ -476,17 +476,21 @@ def test_a_pyproject_that_is_not_toml_is_an_input_error(tmp_path: Path) -> None:
 
 
 def test_the_pairs_lock_pytests_two_tables_and_whole_files(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {"pyproject.toml": "", "sub/pyproject.toml": "", "pytest.ini": "", "t/test_p.py": ""},
     )
     harness = Harness(("sub/pyproject.toml",), frozenset({"t/test_p.py", "t/gone.py"}))
+    tables = [
+        "tool.pytest",
+        "project.entry-points.pytest11",
+        "tool.poetry.plugins.pytest11",
+        "tool.flit.entrypoints.pytest11",
+    ]
     assert harness_in_tree(str(root), harness) == [
-        ("pyproject.toml", "tool.pytest"),
-        ("pyproject.toml", "project.entry-points.pytest11"),
+        *(("pyproject.toml", table) for table in tables),
         ("pytest.ini", None),
-        ("sub/pyproject.toml", "tool.pytest"),
-        ("sub/pyproject.toml", "project.entry-points.pytest11"),
+        *(("sub/pyproject.toml", table) for table in tables),
         ("sub/pyproject.toml", None),
         ("t/test_p.py", None),
         ("t/gone.py", None),
@@ -494,7 +498,7 @@ def test_the_pairs_lock_pytests_two_tables_and_whole_files(tmp_path: Path) -> No
 
 
 def test_a_commit_resolves_like_the_work_tree(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path / "repo",
         {
             "pytest.toml": '[pytest]\naddopts = ["-p", "plugins.forge"]\n',
@@ -520,7 +524,7 @@ def test_a_commit_resolves_like_the_work_tree(tmp_path: Path) -> None:
 
 
 def test_pythonpath_is_relative_to_its_configuration_files_folder(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "sub/pytest.ini": "[pytest]\naddopts = -p plug\npythonpath = ./lib . ../up /abs gone\n",
@@ -541,7 +545,7 @@ def test_pythonpath_is_relative_to_its_configuration_files_folder(tmp_path: Path
 
 
 def test_a_conftest_puts_its_package_root_on_the_path_and_its_folder_too(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "a/tests/__init__.py": "",
@@ -564,7 +568,7 @@ def test_a_conftest_puts_its_package_root_on_the_path_and_its_folder_too(tmp_pat
 
 
 def test_plugins_resolve_transitively_without_reading_every_module(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "conftest.py": 'pytest_plugins = ["first"]\n',
@@ -595,7 +599,7 @@ def test_a_config_that_is_not_utf8_is_still_read(tmp_path: Path) -> None:
 
 
 def test_shadows_at_src_and_at_a_missing_pythonpath_folder(tmp_path: Path) -> None:
-    root = tree(
+    root = write_tree(
         tmp_path,
         {
             "pytest.ini": "[pytest]\npythonpath = missing\n",

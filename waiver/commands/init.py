@@ -14,16 +14,15 @@ import json
 import os
 import re
 import shlex
-import tomllib
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
 
 from waiver.commands.lock import lock_text
 from waiver.errors import EXIT_CLEAR, UsageError
 from waiver.read.collection import collect
 from waiver.read.config import parse_config
 from waiver.read.layout import Layout, find_layout
+from waiver.read.pyproject import PYPROJECT, read_install_tables
 from waiver.read.registry import format_registry
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
@@ -112,17 +111,12 @@ def _inside(path: str, folders: tuple[str, ...]) -> bool:
 
 def _install_step() -> str:
     """The install step both commands start with, from what the repository declares: the
-    project with its test extra or dependency group, else its requirements."""
-    document: dict[str, Any] = {}
-    if os.path.isfile("pyproject.toml"):
-        with open("pyproject.toml", "rb") as stream:
-            try:
-                document = tomllib.load(stream)
-            except tomllib.TOMLDecodeError:
-                document = {}
-    project = document.get("project", {})
-    extras = project.get("optional-dependencies", {}) if isinstance(project, dict) else {}
-    groups = document.get("dependency-groups", {})
+    project with its test extra or dependency group, else its requirements.
+
+    pyproject.toml is read strictly (`read_install_tables`): a step written around a
+    guess at a malformed table would fail on every pull request.
+    """
+    project, extras, groups = read_install_tables(PYPROJECT)
     extra = next((name for name in TEST_SETS if name in extras), None)
     group = next((name for name in TEST_SETS if name in groups), None)
     if project or os.path.isfile("setup.py") or os.path.isfile("setup.cfg"):

@@ -5,7 +5,7 @@ holds now.
 replays, so that the tree the gate hashes afterwards is the base's. What was taken out
 must still be seen: with a trusted revision, the change's commit (HEAD) is compared with
 it, and every harness file and locked file it adds, edits or deletes is drift, judged by
-its committed bytes.
+its committed bytes; so is any bytecode it adds or edits (`read.bytecode`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from waiver.read.bytecode import committed_bytecode
 from waiver.read.file_tree import FileTree
 from waiver.read.harness import Harness
 from waiver.read.harness_resolve import MAX_MODULE_BYTES, harness_pairs
@@ -45,8 +46,9 @@ def committed_changes(
     committed: Committed, harness: Harness, lock: Sequence[LockEntry]
 ) -> list[CommittedChange]:
     """The locked and harness files that differ between the trusted revision and the
-    change's commit, by path. Modules are read for `pytest_plugins` only where the two
-    commits differ: an unchanged one is locked already, or changes nothing."""
+    change's commit, by path, and the bytecode the change's commit adds or edits. Modules
+    are read for `pytest_plugins` only where the two commits differ: an unchanged one is
+    locked already, or changes nothing."""
     if not committed.changed:
         return []
     differs = committed.changed.__contains__
@@ -67,6 +69,10 @@ def committed_changes(
             continue
         change = "added" if before is None else "deleted" if after is None else "edited"
         found.append(CommittedChange(path, change, table, after))
+    listed = {change.path for change in found}
+    for path, change in committed_bytecode(committed):
+        if path not in listed:
+            found.append(CommittedChange(path, change, None, digest_in(committed.head, path, None)))
     return sorted(found, key=lambda c: (c.path, c.table or ""))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from waiver.read.bindings import FixtureBindings, check_binding_patterns
+from waiver.read.bytecode import is_bytecode
 from waiver.read.committed import CommittedChange, committed_changes, with_committed
 from waiver.read.config import Settings
 from waiver.read.harness import Harness
@@ -35,7 +36,10 @@ class LockedSet:
     harness: Harness
 
     def part(self, path: str) -> str:
-        """`fixtures` for a file of the fixture set, `harness` for anything else locked."""
+        """`fixtures` for a file of the fixture set, `harness` for anything else locked and
+        for bytecode, which can stand in for any module (so every row drifts)."""
+        if is_bytecode(path):
+            return "harness"
         inside = not self.folder or path.startswith(self.folder + "/")
         return "fixtures" if inside and not self.harness.covers(path) else "harness"
 

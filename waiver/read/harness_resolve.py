@@ -11,56 +11,55 @@ the way Python's import system would find them. What is found is harness:
   entry points), and the packages on its way, at every import root: the repository
   root, `src`, each configuration file's folder and its `pythonpath`, and the folders
   pytest puts on `sys.path` for a conftest or test module;
-- every module at an import root that Python would import instead of pytest or before
-  it (`pytest.py`, `_pytest/`, `pluggy/`, `py.py`, `sitecustomize.py`,
-  `usercustomize.py`, any `*.pth`).
+- every module at an import root that the test process would import in place of another
+  (one named like a standard-library module, a module pytest imports, or a distribution the
+  project declares), and the package metadata and `.pth` files there
+  (`waiver.read.shadows`).
 
 A name that resolves to no file in the repository is an installed plugin: not harness.
-A virtualenv is skipped only when it is one (a regular-file `pyvenv.cfg` beside an
-interpreter and a `site-packages`, and nothing else): a planted marker hides nothing.
+The tree is listed once (`waiver.read.tree_listing`), and each plugin name is resolved
+once, so the work grows with the tree and the number of names, not with their product.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
+import heapq
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from posixpath import normpath
 
 from waiver.errors import InputError
-from waiver.read.file_tree import (
-    FILE,
-    FOLDER,
-    LINK,
-    Entry,
-    FileTree,
-    WorkTree,
-    check_name,
-)
+from waiver.read.file_tree import FILE, LINK, FileTree, WorkTree, check_name
 from waiver.read.harness import CONFIG_FILES, PYPROJECT, Harness
-from waiver.read.lock import ENTRY_POINTS_TABLE, MAX_TOML_BYTES, PYTEST_TABLE, read_toml
+from waiver.read.lock import ENTRY_POINTS_TABLES, MAX_TOML_BYTES, PYTEST_TABLE, read_toml
 from waiver.read.plugin_names import (
     MODULE_NAME,
+    PluginList,
     entry_modules,
     entry_point_modules,
     ini_values,
+    metadata_entry_modules,
     module_plugins,
     plugin_options,
     split_options,
     toml_values,
 )
+from waiver.read.shadows import (
+    METADATA_FILES,
+    METADATA_FOLDERS,
+    declared_modules,
+    is_module_path,
+    own_modules,
+    shadowed_names,
+    top_level_name,
+)
+from waiver.read.tree_listing import Listing, folder_of, join, name_of, walk
 
 CONFTEST = "conftest.py"
 MAX_MODULE_BYTES = 16 << 20
-# Modules Python would import in pytest's place, or at start-up before it.
-SHADOW_STEMS = ("pytest", "_pytest", "pluggy", "py", "sitecustomize", "usercustomize")
-# What `python -m venv` (or virtualenv) leaves in a virtualenv's folder, and nothing more.
-VIRTUALENV_LAYOUT = frozenset(
-    {"pyvenv.cfg", ".gitignore", "bin", "Scripts", "include", "Include", "lib", "Lib", "lib64"}
-    | {"share", "etc", "CACHEDIR.TAG"}
-)
-INTERPRETER_FOLDER = re.compile(r"python3\.\d+\Z")
-SKIPPED_FOLDERS = frozenset({".git"})
+# pytest's default `python_files`: the modules it collects, and reads `pytest_plugins` of.
+TEST_MODULES = ("test_*.py", "*_test.py")
 SRC_LAYOUT = "src"  # a package under src/ is imported from there once installed
 # The TOML configuration files and where pytest's table lies in each.
 TOML_TABLES = {
@@ -68,93 +67,16 @@ TOML_TABLES = {
     ".pytest.toml": ("pytest",),
     PYPROJECT: ("tool", "pytest"),
 }
+GLOBS = "name this module and those files with `harness:` globs in the policy file"
 NOT_LITERAL = (
     "sets pytest_plugins to something that is not a literal list of module names, so the "
-    "gate cannot tell which files it loads: name this module and those files with "
-    "`harness:` globs in the policy file"
+    f"gate cannot tell which files it loads: {GLOBS}"
 )
-
-
-def join(folder: str, name: str) -> str:
-    return f"{folder}/{name}" if folder else name
-
-
-def folder_of(path: str) -> str:
-    return path.rpartition("/")[0]
-
-
-def name_of(path: str) -> str:
-    return path.rpartition("/")[2]
-
-
-@dataclass
-class Listing:
-    """Every non-folder entry of the tree by folder, and every folder, as the walk found them."""
-
-    kinds: dict[str, dict[str, str]] = field(default_factory=dict)
-    folders: set[str] = field(default_factory=lambda: {""})
-
-    def module_files(self, folder: str, stem: str) -> list[str]:
-        """The files of `folder` that Python would import as module `stem`."""
-        names = self.kinds.get(folder, {})
-        return [join(folder, name) for name in names if is_module_file(name, stem)]
-
-    def paths(self) -> Iterator[str]:
-        for folder, names in self.kinds.items():
-            for name in names:
-                yield join(folder, name)
-
-    def kind(self, path: str) -> str:
-        """The kind of a path the walk found."""
-        return self.kinds[folder_of(path)][name_of(path)]
-
-
-def is_module_file(name: str, stem: str) -> bool:
-    """Whether the file `name` is module `stem`: source, bytecode or an extension module."""
-    if not name.startswith(stem + "."):
-        return False
-    suffix = name[len(stem) :]
-    return suffix in (".py", ".pyc", ".pyw") or suffix.endswith((".so", ".pyd"))
-
-
-def is_virtualenv(tree: FileTree, folder: str, entries: list[Entry]) -> bool:
-    """A real virtualenv's folder: pytest collects nothing in it, so neither does the scan."""
-    kinds = {entry.name: entry.kind for entry in entries}
-    if kinds.get("pyvenv.cfg") != FILE or not kinds.keys() <= VIRTUALENV_LAYOUT:
-        return False
-    names = {entry.name for entry in tree.entries(join(folder, "bin"))}
-    windows = {entry.name for entry in tree.entries(join(folder, "Scripts"))}
-    if "python" in names:
-        return any(
-            INTERPRETER_FOLDER.match(entry.name)
-            and _has_folder(tree, join(folder, f"lib/{entry.name}"), "site-packages")
-            for entry in tree.entries(join(folder, "lib"))
-        )
-    return "python.exe" in windows and _has_folder(tree, join(folder, "Lib"), "site-packages")
-
-
-def _has_folder(tree: FileTree, folder: str, name: str) -> bool:
-    return any(entry.name == name and entry.kind == FOLDER for entry in tree.entries(folder))
-
-
-def walk(tree: FileTree) -> Listing:
-    """Every entry of the tree, but `.git` and real virtualenvs."""
-    listing = Listing()
-    pending = [""]
-    while pending:
-        folder = pending.pop()
-        entries = tree.entries(folder)
-        if folder and is_virtualenv(tree, folder, entries):
-            entries = []  # pytest collects nothing in it, and neither does the scan
-        names = listing.kinds.setdefault(folder, {})
-        for entry in entries:
-            path = join(folder, entry.name)
-            if entry.kind != FOLDER:
-                names[entry.name] = entry.kind
-            elif entry.name not in SKIPPED_FOLDERS:
-                listing.folders.add(path)
-                pending.append(path)
-    return listing
+DYNAMIC = (
+    "runs code at import time that can write its own namespace (globals(), vars(), exec, "
+    "eval, setattr, sys.modules, __dict__), so it can set pytest_plugins without naming it "
+    f"and the gate cannot tell which files it loads: {GLOBS}"
+)
 
 
 @dataclass
@@ -167,6 +89,11 @@ class Resolution:
     files: set[str] = field(default_factory=set)
     roots: set[str] = field(default_factory=lambda: {""})
     names: set[str] = field(default_factory=set)
+    unresolved: list[str] = field(default_factory=list)  # a heap of names
+    test_modules: list[str] = field(default_factory=list)  # `python_files` patterns
+    declared: set[str] = field(default_factory=set)
+    own: set[str] = field(default_factory=set)
+    strictly_read: set[str] = field(default_factory=set)
 
     def add(self, path: str) -> None:
         kind = self.listing.kind(path)
@@ -175,6 +102,13 @@ class Resolution:
         if kind != FILE:
             raise InputError(check_name(path), "not a regular file in the test harness")
         self.files.add(check_name(path))
+
+    def add_names(self, names: Iterable[str]) -> None:
+        """Plugin names to resolve: each once, so resolution is linear in their number."""
+        for name in names:
+            if name not in self.names and MODULE_NAME.match(name):
+                self.names.add(name)
+                heapq.heappush(self.unresolved, name)
 
     def add_root(self, folder: str) -> None:
         """A folder on `sys.path`, and the folder pytest inserts for a module in it: the
@@ -190,18 +124,52 @@ class Resolution:
         for entry in (word for value in entries for word in value.split()):
             self.roots.add(normpath(join(folder_of(config), entry)))
 
-    def read_module(self, path: str) -> None:
-        """A module that may set `pytest_plugins`: when it does, it is harness."""
-        plugins = module_plugins(self.tree.read(path, MAX_MODULE_BYTES) or b"", path)
-        if plugins is None:
-            return
+    def is_test_module(self, path: str) -> bool:
+        """Whether pytest would collect `path`, and so read its `pytest_plugins`."""
+        name = name_of(path)
+        return any(fnmatchcase(name, pattern) for pattern in self.test_modules or TEST_MODULES)
+
+    def read_module(self, path: str, strict: bool = False) -> None:
+        """A module that may set `pytest_plugins`: when it does, it is harness. `strict` for
+        the modules pytest reads the list of, and what they star-import."""
+        pending = [(path, strict)]
+        while pending:
+            path, strict = pending.pop()
+            if strict and path in self.strictly_read:
+                continue
+            self.strictly_read.update([path] if strict else [])
+            plugins = module_plugins(self.tree.read(path, MAX_MODULE_BYTES) or b"", path, strict)
+            if plugins is None:
+                continue
+            pending += [(star, True) for star in self.star_targets(path, plugins)]
+            if plugins.sets:
+                self.take_plugins(path, plugins)
+
+    def take_plugins(self, path: str, plugins: PluginList) -> None:
         # Only a glob that names this very module lifts the error: a policy that locks
         # some other runner's files has not said which files this list loads.
-        if not plugins.literal and not self.harness.names(path):
-            raise InputError(check_name(path), NOT_LITERAL)
+        if not self.harness.names(path):
+            if not plugins.literal:
+                raise InputError(check_name(path), NOT_LITERAL)
+            if plugins.dynamic:
+                raise InputError(check_name(path), DYNAMIC)
         self.add(path)
         self.add_root(folder_of(path))
-        self.names.update(name for name in plugins.names if MODULE_NAME.match(name))
+        self.add_names(plugins.names)
+
+    def star_targets(self, path: str, plugins: PluginList) -> list[str]:
+        """The source files of the modules `path` star-imports that are in the tree."""
+        found = []
+        for level, name in plugins.stars:
+            if level == 0:
+                files = self.resolve(name)
+            else:
+                folder = folder_of(path)
+                for _ in range(level - 1):
+                    folder = folder_of(folder)
+                files = self.resolve_in(folder, name.split(".") if name else [])
+            found += [file for file in files if file.endswith(".py")]
+        return [file for file in found if self.listing.kind(file) == FILE]
 
     def read_config(self, path: str) -> None:
         name = name_of(path)
@@ -212,42 +180,60 @@ class Resolution:
             document = read_toml(data, check_name(path))
             values = toml_values(document, TOML_TABLES[name])
             if name == PYPROJECT:
-                self.names.update(entry_point_modules(document))
+                self.add_names(entry_point_modules(document))
+                self.declared |= declared_modules(document)
+                self.own |= own_modules(document)
                 if not _has_table(document, TOML_TABLES[name]):
                     return  # a pyproject.toml without pytest's table configures nothing
         else:
             values = ini_values(data.decode("utf-8", "replace"))
-            self.names.update(entry_modules(line.partition("=")[2] for line in values["pytest11"]))
+            self.add_names(entry_modules(line.partition("=")[2] for line in values["pytest11"]))
         self.roots.add(folder_of(path))
         self.add_pythonpath(path, values["pythonpath"])
-        self.names.update(plugin_options(split_options(values["addopts"])))
+        self.add_names(plugin_options(split_options(values["addopts"])))
+        self.test_modules += split_options(values["python_files"])
 
     def resolve(self, name: str) -> list[str]:
         """The files Python would import for module `name`, at every import root."""
         parts = name.split(".")
-        found = []
-        for root in sorted(self.roots):
-            folder = root
-            for depth, part in enumerate(parts):
-                if depth == len(parts) - 1:
-                    found += self.listing.module_files(folder, part)
-                package = join(folder, part)
-                if package not in self.listing.folders:
-                    break
-                found += self.listing.module_files(package, "__init__")
-                folder = package
+        return [path for root in sorted(self.roots) for path in self.resolve_in(root, parts)]
+
+    def resolve_in(self, folder: str, parts: list[str]) -> list[str]:
+        """The files Python would import for the module `parts` below `folder`."""
+        found = [] if parts else [*self.listing.module_files(folder, "__init__")]
+        for depth, part in enumerate(parts):
+            if depth == len(parts) - 1:
+                found += self.listing.module_files(folder, part)
+            package = join(folder, part)
+            if package not in self.listing.folders:
+                break
+            found += self.listing.module_files(package, "__init__")
+            folder = package
         return found
 
     def shadows(self) -> list[str]:
-        """The modules at an import root that would be imported in pytest's place."""
+        """What the test process would import at an import root in place of another module,
+        and the package metadata there (`waiver.read.shadows`)."""
+        names = shadowed_names(self.declared, self.own)
         found = []
         for root in self.roots:
             for name in self.listing.kinds.get(root, {}):
-                if name.endswith(".pth") or any(is_module_file(name, s) for s in SHADOW_STEMS):
+                stem = top_level_name(name)
+                if name.endswith(METADATA_FILES) or stem in names or (stem or "").lower() in names:
                     found.append(join(root, name))
-            for stem in SHADOW_STEMS:
-                found += self.listing.module_files(join(root, stem), "__init__")
+            for name in self.listing.children.get(root, []):
+                folder = join(root, name)
+                if name.endswith(METADATA_FOLDERS):
+                    found += self.listing.files_under(folder)
+                    self.read_entry_points(join(folder, "entry_points.txt"))
+                elif name in names and self.listing.module_files(folder, "__init__"):
+                    found += filter(is_module_path, self.listing.files_under(folder))
         return found
+
+    def read_entry_points(self, path: str) -> None:
+        if self.listing.kinds.get(folder_of(path), {}).get(name_of(path)) == FILE:
+            data = self.tree.read(path, MAX_TOML_BYTES) or b""
+            self.add_names(metadata_entry_modules(data.decode("utf-8", "replace")))
 
 
 def _has_table(document: dict[str, object], table: tuple[str, ...]) -> bool:
@@ -279,21 +265,20 @@ def resolve_harness(
     for path in named:
         if name_of(path) == CONFTEST:
             found.add_root(folder_of(path))
-            found.read_module(path)
+            found.read_module(path, strict=True)
     for path in sorted(listing.paths()):
         if path.endswith(".py") and listing.kind(path) == FILE and may_set_plugins(path):
-            found.read_module(path)
-    resolved: set[str] = set()
-    while found.names - resolved:
-        name = min(found.names - resolved)
-        resolved.add(name)
-        for path in found.resolve(name):
+            found.read_module(path, strict=found.is_test_module(path))
+    while True:
+        while found.unresolved:
+            for path in found.resolve(heapq.heappop(found.unresolved)):
+                found.add(path)
+                if path.endswith(".py"):
+                    found.read_module(path, strict=True)
+        for path in found.shadows():  # package metadata there can name more plugins
             found.add(path)
-            if path.endswith(".py"):
-                found.read_module(path)
-    for path in found.shadows():
-        found.add(path)
-    return sorted(found.files)
+        if not found.unresolved:
+            return sorted(found.files)
 
 
 def harness_pairs(
@@ -305,7 +290,7 @@ def harness_pairs(
     pairs: list[tuple[str, str | None]] = []
     for path in resolve_harness(tree, harness, may_set_plugins):
         if name_of(path) == PYPROJECT:
-            pairs += [(path, PYTEST_TABLE), (path, ENTRY_POINTS_TABLE)]
+            pairs += [(path, PYTEST_TABLE), *((path, table) for table in ENTRY_POINTS_TABLES)]
             if not harness.names(path):
                 continue
         pairs.append((path, None))

@@ -3,8 +3,8 @@ test harness.
 
 Lock text is read strictly and never handed to `sha256sum -c`, which would follow
 `../` paths. File bytes are hashed as stored, through `open_beneath`. One table of a file
-(pytest's two tables of `pyproject.toml`: `[tool.pytest]` and
-`[project.entry-points.pytest11]`) is locked on its own, on a line that `sha256sum` reads
+(pytest's tables of `pyproject.toml`: `[tool.pytest]` and the pytest11 entry points, such
+as `[project.entry-points.pytest11]`) is locked on its own, on a line that `sha256sum` reads
 as a comment: `# [tool.pytest] <sha256>  pyproject.toml`.
 """
 
@@ -32,7 +32,14 @@ LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
 TABLE_LINE = re.compile(r"# \[([a-z0-9_.-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
 PYTEST_TABLE = "tool.pytest"
 ENTRY_POINTS_TABLE = "project.entry-points.pytest11"
-LOCKED_TABLES = frozenset({PYTEST_TABLE, ENTRY_POINTS_TABLE})
+# The pytest11 entry points of each build backend's own table, which the documented install
+# step (`pip install -e .`) installs and pytest then loads by itself: PEP 621, poetry, flit.
+ENTRY_POINTS_TABLES = (
+    ENTRY_POINTS_TABLE,
+    "tool.poetry.plugins.pytest11",
+    "tool.flit.entrypoints.pytest11",
+)
+LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES})
 WILDCARD = re.compile(r"[*?\[]")
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20

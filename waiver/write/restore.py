@@ -7,6 +7,10 @@ does not have (a `conftest.py` the change added) is removed. A locked `pyproject
 table cannot be restored alone: when it differs, the whole file is put back as it is at
 the trusted revision.
 
+Bytecode anywhere in the tree (`*.pyc`, `*.pyo`, what a `__pycache__` holds), but in
+`.git` and real virtualenvs, is removed too: Python can load it without reading the source
+the lock hashes, and a sourceless `name.pyc` is importable with no source at all.
+
 Writing never follows a symlink: a change could point a folder of its tree elsewhere.
 """
 
@@ -20,9 +24,11 @@ import stat
 from dataclasses import dataclass, field
 
 from waiver.errors import InputError
+from waiver.read.bytecode import is_bytecode
+from waiver.read.file_tree import WorkTree
 from waiver.read.files import split_relative
 from waiver.read.harness import Harness
-from waiver.read.harness_resolve import harness_in_tree
+from waiver.read.harness_resolve import harness_in_tree, walk
 from waiver.read.lock import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.protected import ProtectedFiles
 from waiver.write.escape import log_line
@@ -147,7 +153,17 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
         if hash_entry(root, path, None, path) != hashlib.sha256(data).hexdigest():
             write_beneath(root, path, data)
             restored.written.append(path)
+    restored.removed += remove_bytecode(root, {entry.path for entry in lock})
     return restored
+
+
+def remove_bytecode(root: str, locked: set[str]) -> list[str]:
+    """Remove every bytecode file (or symlink) of the work tree but those the lock lists,
+    which were just restored; the paths removed."""
+    found = sorted(
+        path for path in walk(WorkTree(root)).paths() if is_bytecode(path) and path not in locked
+    )
+    return [path for path in found if remove_beneath(root, path)]
 
 
 def describe_restore(source: TrustedHarness, restored: Restored) -> str:

@@ -1,0 +1,82 @@
+"""A base commit and one change on the bundled example, replayed and gated as a user runs
+them: the example committed and locked by plain `waiver lock`, one change commit, `waiver
+replay` with real pytest runs (with the change's own harness, or with `--harness-from
+BASE`), then the gate with `--trusted-ref BASE`."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import EXAMPLE, gate_args, git, load_report
+from waiver.cli import main
+
+# The cheapest edit an agent can make: report every failure as a pass.
+PASSING_HOOK = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+"""
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+LOCK = ["lock", "--fixtures", "fixtures", "--property-suite", "tests/properties"]
+Patch = Callable[[Path], None]
+
+
+def commit_base(work: Path, prepare: Patch | None = None) -> str:
+    """The example, locked by plain `waiver lock`, committed: the base commit's id."""
+    shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("run.sh", "__pycache__"))
+    if prepare is not None:
+        prepare(work)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(work)
+        assert main(LOCK) == 0
+    git(work, "init", "--quiet")
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "base")
+    return git(work, "rev-parse", "HEAD")
+
+
+def replay_and_gate(
+    work: Path, base: str, harness_from: bool, replays: int = 2
+) -> tuple[int, int, dict[str, Any]]:
+    """`waiver replay` (with the base's harness or the change's own), then the gate:
+    (replay exit, gate exit, report)."""
+    properties = shlex.join([*PYTEST, "tests/properties", "--junitxml={junit}"])
+    restore = ["--harness-from", base] if harness_from else []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(work)
+        patch.setenv("DEMO_COUNTER", str(work / ".demo-counter"))
+        replayed = main(
+            ["replay", "-n", str(replays), "--out", "reports", *restore,
+             "--properties-first", properties, "--", *PYTEST, "tests/assertions",
+             "--junitxml={junit}"]
+        )  # fmt: skip
+    gated = main(
+        gate_args(work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"))
+    )
+    return replayed, gated, load_report(work / "waiver.json")
+
+
+def commit_change(work: Path, patch: Patch) -> None:
+    patch(work)
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "change")
+
+
+def plugin(work: Path, name: str = "forge_plugin.py") -> None:
+    (work / name).write_text(PASSING_HOOK)
+
+
+def fix_slugify(work: Path) -> None:
+    code = work / "slugify.py"
+    code.write_text(code.read_text().replace('.strip("-")', '.strip("-") or "untitled"'))

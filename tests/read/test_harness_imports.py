@@ -1,0 +1,302 @@
+"""What the test process imports from the change's files beyond what pytest's configuration
+names: package metadata, modules that shadow others, plugin lists bound without their name,
+and the entry-point tables of every build backend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support import resolved, write_tree
+from waiver.errors import InputError
+from waiver.read.harness import Harness
+from waiver.read.plugin_names import module_plugins
+from waiver.read.shadows import declared_modules, import_name, own_modules, shadowed_names
+
+# --- package metadata ------------------------------------------------------------------
+
+
+def test_package_metadata_at_an_import_root_is_harness_whole(tmp_path: Path) -> None:
+    metadata = [
+        "forge-0.1.dist-info/entry_points.txt",
+        "forge-0.1.dist-info/METADATA",
+        "forge-0.1.dist-info/licenses/LICENSE",
+        "src/other.egg-info/entry_points.txt",
+        "link.egg-link",
+    ]
+    root = write_tree(
+        tmp_path,
+        {
+            **{path: "" for path in metadata},
+            "docs/far-0.1.dist-info/entry_points.txt": "",  # docs/ is no import root
+            "docs/x.egg-link": "",
+            "README.md": "",
+        },
+    )
+    assert resolved(root) == sorted(metadata)
+
+
+# --- modules imported in another's place -----------------------------------------------
+
+
+def test_a_module_named_like_one_the_test_process_imports_is_harness(tmp_path: Path) -> None:
+    shadows = [
+        "iniconfig.py",  # pytest imports it at start-up
+        "shlex.py",  # the standard library
+        "packaging/__init__.py",
+        "packaging/version.py",
+        "tomllib.cpython-312-x86_64-linux-gnu.so",
+        "json/__init__.pyc",
+        "src/colorama.py",
+        "tests/string.py",  # the folder a conftest puts on sys.path
+        "tests/conftest.py",
+    ]
+    root = write_tree(
+        tmp_path,
+        {
+            **{path: "" for path in shadows},
+            "packaging/py.typed": "",  # not a module
+            "email/notes.py": "",  # a folder without `__init__` is a namespace: no shadow
+            "docs/shlex.py": "",  # not an import root
+            "slugify.py": "",
+            "tests/test_string.py": "",
+        },
+    )
+    assert resolved(root) == sorted(shadows)
+
+
+def test_the_distributions_a_project_declares_are_shadowed_by_their_import_name(
+    tmp_path: Path,
+) -> None:
+    pyproject = """\
+[project]
+name = "demo-lib"
+dependencies = ["Typing-Extensions>=4", "attrs ; python_version > '3'"]
+[project.optional-dependencies]
+yaml = ["ruamel.yaml"]
+[dependency-groups]
+test = ["hypothesis", {include-group = "other"}]
+[tool.poetry.group.dev.dependencies]
+python = "^3.11"
+rich = "*"
+"""
+    root = write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": pyproject,
+            "typing_extensions.py": "",
+            "attrs/__init__.py": "",
+            "ruamel_yaml.py": "",
+            "hypothesis/__init__.py": "",
+            "rich.py": "",
+            "demo_lib/__init__.py": "",  # the project's own package: code under test
+            "python.py": "",  # poetry's `python` key is the interpreter, no distribution
+        },
+    )
+    assert resolved(root) == [
+        "attrs/__init__.py",
+        "hypothesis/__init__.py",
+        "pyproject.toml",
+        "rich.py",
+        "ruamel_yaml.py",
+        "typing_extensions.py",
+    ]
+
+
+def test_declared_modules_read_every_shape_and_skip_what_is_malformed() -> None:
+    document: dict[str, object] = {
+        "project": {
+            "name": "Own.Name",
+            "dependencies": "not a list",
+            "optional-dependencies": {"a": ["one==1"], "b": "two", "c": [3]},
+        },
+        "dependency-groups": ["not", "a", "table"],
+        "tool": {"poetry": {"dependencies": ["x"], "group": {"g": {"dependencies": 4}}}},
+    }
+    assert declared_modules(document) == {"one"}
+    assert own_modules(document) == {"own_name"}
+    assert import_name("zope.interface") == "zope_interface"
+    # The project's own name leaves pytest's closure, never pytest itself.
+    names = shadowed_names({"one"}, {"packaging", "pytest"})
+    assert {"one", "pytest", "iniconfig", "shlex"} <= names
+    assert "packaging" not in names
+
+
+def test_a_project_named_like_a_module_pytest_imports_is_code_under_test(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "packaging"\n',
+            "src/packaging/__init__.py": "",
+            "src/packaging/version.py": "",
+        },
+    )
+    assert resolved(root) == ["pyproject.toml"]
+
+
+# --- entry points of every build backend -----------------------------------------------
+
+
+def test_poetry_and_flit_entry_points_resolve_to_their_modules(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": (
+                '[tool.poetry.plugins."pytest11"]\nforge = "poetry_forge:hooks"\n'
+                '[tool.flit.entrypoints.pytest11]\nother = "flit_forge"\n'
+            ),
+            "poetry_forge.py": "",
+            "flit_forge/__init__.py": "",
+        },
+    )
+    assert resolved(root) == ["flit_forge/__init__.py", "poetry_forge.py", "pyproject.toml"]
+
+
+# --- plugin lists bound without their name ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"@list\ndef pytest_plugins():\n    pass\n",
+        b"@decorate\nasync def pytest_plugins():\n    pass\n",
+        b"class pytest_plugins(list):\n    pass\n",
+        b"try:\n    pass\nexcept E as pytest_plugins:\n    pass\n",
+        # PEP 263: Python decodes the module before it reads a name.
+        b"# coding: unicode_escape\npytest\\x5fplugins = ['forge']\n",
+        # PEP 3131: a name is NFKC-normalised, so a fullwidth letter is its plain letter.
+        "\uff50ytest_plugins = ['forge']\n".encode(),
+    ],
+)
+def test_a_binding_the_bytes_do_not_spell_is_still_read(source: bytes) -> None:
+    plugins = module_plugins(source, "m.py")
+    assert plugins is not None
+    assert plugins.sets
+    if b"forge" in source:
+        assert plugins.names == ("forge",) and plugins.literal
+    else:
+        assert not plugins.literal
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'globals()["pytest_" + "plugins"] = ["forge"]\n',
+        'name = "pytest_" + "plugins"\nvars()[name] = ["forge"]\n',
+        "exec(\"pytest_plugins = ['forge']\")\n",
+        'eval("1")\n',
+        'import sys\nsetattr(sys.modules[__name__], "pytest_" + "plugins", ["forge"])\n',
+        "from sys import modules\n",
+        "import builtins\n",
+        "class C:\n    locals()['x'] = 1\n",
+        "@setattr\ndef f():\n    pass\n",
+        "def f(x=globals()):\n    pass\n",
+        "m.__dict__['pytest_' + 'plugins'] = []\n",
+    ],
+)
+def test_import_time_code_that_writes_the_namespace_is_dynamic_where_pytest_reads_it(
+    source: str,
+) -> None:
+    plugins = module_plugins(source.encode(), "test_m.py", strict=True)
+    assert plugins is not None
+    assert plugins.dynamic and plugins.sets
+    # Outside the modules pytest reads the list of, such code sets nothing.
+    assert module_plugins(source.encode(), "helper.py") is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def test_x():\n    globals()['y'] = 1\n    assert vars(obj)\n",
+        "async def test_x():\n    exec('1')\n",
+        "x = lambda: globals()\n",
+        "import os\nsys = 3\nvalue = obj.modules_count\n",
+        "'''Mentions globals and exec only in text.'''\n",
+        "import modules\n",
+    ],
+)
+def test_what_runs_later_or_only_looks_alike_is_not_dynamic(source: str) -> None:
+    assert module_plugins(source.encode(), "test_m.py", strict=True) is None
+
+
+def test_a_star_import_is_followed_and_is_no_binding_of_its_own() -> None:
+    plugins = module_plugins(b"from .helpers import *\nfrom a.b import *\n", "t.py", strict=True)
+    assert plugins is not None
+    assert not plugins.sets
+    assert sorted(plugins.stars) == [(0, "a.b"), (1, "helpers")]
+    assert module_plugins(b"from a import *\n", "t.py") is None
+
+
+def test_a_test_module_that_writes_its_namespace_is_an_input_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "tests/test_setup.py": 'globals()["pytest_" + "plugins"] = ["forge"]\n',
+            "forge.py": "",
+            # Source modules are no test modules: pytest reads no plugin list of theirs.
+            "src/lib/compat.py": "globals().update(x=1)\n",
+        },
+    )
+    with pytest.raises(InputError) as raised:
+        resolved(root)
+    assert str(raised.value).startswith(
+        "tests/test_setup.py: runs code at import time that can write its own namespace"
+    )
+    # A glob naming the module lifts the error, as for any list the gate cannot read.
+    assert resolved(root, Harness(("tests/test_setup.py", "forge.py"))) == [
+        "forge.py",
+        "tests/test_setup.py",
+    ]
+    (root / "tests/test_setup.py").write_text("import os\n")
+    assert resolved(root) == []
+
+
+def test_configured_python_files_are_the_test_modules(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "pytest.ini": "[pytest]\npython_files = check_*.py\n",
+            "tests/check_setup.py": "exec('1')\n",
+            "tests/test_other.py": "exec('1')\n",  # not collected under this configuration
+        },
+    )
+    with pytest.raises(InputError, match=r"^tests/check_setup\.py: runs code at import time"):
+        resolved(root)
+
+
+def test_a_star_import_of_a_module_that_writes_its_namespace_is_an_input_error(
+    tmp_path: Path,
+) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "tests/__init__.py": "",
+            "tests/test_a.py": "from .helpers import *\n",
+            "tests/helpers.py": 'globals()["pytest_" + "plugins"] = ["forge"]\n',
+        },
+    )
+    with pytest.raises(InputError, match=r"^tests/helpers\.py: runs code at import time"):
+        resolved(root)
+    # A star import of a plain helper, or of one that names its plugins, reads as such.
+    (root / "tests/helpers.py").write_text('pytest_plugins = ["forge"]\n')
+    (root / "forge.py").write_text("")
+    assert resolved(root) == ["forge.py", "tests/helpers.py"]
+    (root / "tests/helpers.py").write_text("VALUE = 1\n")
+    assert resolved(root) == []
+
+
+def test_a_star_import_cycle_ends(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {"test_a.py": "from test_b import *\n", "test_b.py": "from test_a import *\n"},
+    )
+    assert resolved(root) == []
+
+
+def test_a_module_python_cannot_decode_sets_nothing_unless_it_names_the_list() -> None:
+    assert module_plugins(b"# coding: no-such-codec\nexec('x')\n", "test_m.py", True) is None
+    with pytest.raises(InputError, match="cannot be parsed"):
+        module_plugins(b"# coding: no-such-codec\npytest_plugins = []\n", "m.py")
