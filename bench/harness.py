@@ -27,8 +27,8 @@ from sections import HARNESS, write_section
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent))
 
-from waiver.read.harness import Harness  # noqa: E402
-from waiver.read.harness_resolve import harness_in_tree  # noqa: E402
+from waiver.read.harness.named import Harness  # noqa: E402
+from waiver.read.harness.resolve import harness_in_tree  # noqa: E402
 
 
 def write_tree(root: Path, names: int) -> None:

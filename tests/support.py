@@ -15,9 +15,9 @@ import yaml
 
 from waiver.cli import main
 from waiver.model import TestClass
-from waiver.read.file_tree import WorkTree
-from waiver.read.harness import Harness
-from waiver.read.harness_resolve import resolve_harness
+from waiver.read.harness.named import Harness
+from waiver.read.harness.resolve import resolve_harness
+from waiver.read.trusted.trees import DiskTree
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "demo"
@@ -49,7 +49,7 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
 
 def resolved(root: Path, harness: Harness | None = None) -> list[str]:
     """The harness the resolver finds in the work tree at `root`."""
-    return resolve_harness(WorkTree(str(root)), harness or Harness())
+    return resolve_harness(DiskTree(str(root)), harness or Harness())
 
 
 def load_report(path: Path) -> dict[str, Any]:

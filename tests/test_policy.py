@@ -554,8 +554,8 @@ INVALID = [
         "a policy file holds plain values only",
     ),
     (
-        "strict: []\nlimits: !!python/object:waiver.read.replays.Limits {max_report_bytes: 1}\n",
-        "limits: the YAML tag !!python/object:waiver.read.replays.Limits (line 2) is not allowed; "
+        "strict: []\nlimits: !!python/object:waiver.read.junit.replay_set.Limits {max_report_bytes: 1}\n",
+        "limits: the YAML tag !!python/object:waiver.read.junit.replay_set.Limits (line 2) is not allowed; "
         "a policy file holds plain values only",
     ),
     ("min_replays: 5\nmin_replays: 1\n", "min_replays: the key is given twice"),

@@ -26,8 +26,8 @@ from typing import TextIO
 
 from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
-from waiver.read.junit import FAIL, PASS, SKIP, read_junit
-from waiver.read.replay import Limits
+from waiver.read.junit.replay import Limits
+from waiver.read.junit.stream import FAIL, PASS, SKIP, read_junit
 from waiver.write.escape import log_line
 
 JUNIT_PLACEHOLDER = "{junit}"

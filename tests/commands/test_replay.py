@@ -20,7 +20,7 @@ import yaml
 
 from support import REPO, classes, git, load_report
 from waiver.cli import main
-from waiver.pipeline import NO_REGISTRY_BLOCKS
+from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 
 WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"
 NOW = "2026-12-01T12:00:00+00:00"

@@ -34,10 +34,10 @@ from junitparser import Error, Failure, JUnitXmlError, Skipped, TestCase, xunit2
 from support import load_report
 from waiver.cli import main
 from waiver.read.files import open_regular, read_chunks
-from waiver.read.junit import FAIL, PASS, SKIP, SKIP_RESULT, STATUS_OUTCOMES, read_junit
-from waiver.read.producer import guess_producer
-from waiver.read.replay import Limits, Tally, read_replay, read_single
-from waiver.read.testid import TestIdRule
+from waiver.read.junit.producer import guess_producer
+from waiver.read.junit.replay import Limits, Tally, read_replay, read_single
+from waiver.read.junit.stream import FAIL, PASS, SKIP, SKIP_RESULT, STATUS_OUTCOMES, read_junit
+from waiver.read.junit.testid import TestIdRule
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = Path(os.environ.get("WAIVER_CORPUS", REPO / ".." / "shared" / "corpus")).resolve()

@@ -8,9 +8,9 @@ import pytest
 
 from waiver.cli import main
 from waiver.errors import InputError
-from waiver.read.junit import FAIL, PASS, SKIP, read_junit
-from waiver.read.replay import Limits, Tally, read_replay, read_single
-from waiver.read.testid import TestIdRule
+from waiver.read.junit.replay import Limits, Tally, read_replay, read_single
+from waiver.read.junit.stream import FAIL, PASS, SKIP, read_junit
+from waiver.read.junit.testid import TestIdRule
 
 Case = tuple[str, str, str, int, int]
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from hostile_support import Repo, Run, junit
-from waiver.pipeline import NO_REGISTRY_BLOCKS
+from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 
 GOOD = '<testcase classname="suite.Good" name="test_ok"/>'
 

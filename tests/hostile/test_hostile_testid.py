@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from waiver.read.junit import MAX_ID_CHARS
-from waiver.read.testid import TestIdRule
+from waiver.read.junit.stream import MAX_ID_CHARS
+from waiver.read.junit.testid import TestIdRule
 
 
 def test_the_longest_module_is_found_below_existing_folders(tmp_path: Path) -> None:

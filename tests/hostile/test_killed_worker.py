@@ -8,25 +8,25 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-import waiver.read.replay
-import waiver.read.replays
+import waiver.read.junit.replay
+import waiver.read.junit.replay_set
 from hostile_support import Repo, Run
-from waiver.read.replay import Limits, ReplayCases
-from waiver.read.replays import read_replays
-from waiver.read.testid import TestIdRule
+from waiver.read.junit.replay import Limits, ReplayCases
+from waiver.read.junit.replay_set import read_replays
+from waiver.read.junit.testid import TestIdRule
 
 
 def kill_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make every forked worker exit at once, as an out-of-memory kill would end it."""
     gate = os.getpid()
-    read_cases: Callable[..., ReplayCases] = waiver.read.replay.read_cases
+    read_cases: Callable[..., ReplayCases] = waiver.read.junit.replay.read_cases
 
     def dying(*args: object) -> ReplayCases:
         if os.getpid() != gate:
             os._exit(9)
         return read_cases(*args)
 
-    monkeypatch.setattr(waiver.read.replay, "read_cases", dying)
+    monkeypatch.setattr(waiver.read.junit.replay, "read_cases", dying)
 
 
 def test_a_dead_worker_breaks_the_read(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,7 +41,7 @@ def test_the_gate_exits_3_and_leaves_no_report(
     out = repo.root / "waiver.json"
     out.write_text('{"blocked": false}')  # a stale green report from an earlier run
     kill_workers(monkeypatch)
-    monkeypatch.setattr(waiver.read.replays, "replay_workers", lambda: 2)
+    monkeypatch.setattr(waiver.read.junit.replay_set, "replay_workers", lambda: 2)
     _, _, err = run_gate(codes=(3,))
     assert "internal error: BrokenProcessPool" in err
     assert not out.exists()

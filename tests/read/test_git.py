@@ -17,8 +17,8 @@ import pytest
 from support import EMPTY, KNOWN, ROUND_TRIP, classes, gate_args, git, load_report, run_gate
 from waiver.cli import main
 from waiver.errors import InputError
-from waiver.read.git import GitRevision
-from waiver.read.lock import lock_digest, parse_lock
+from waiver.read.lock.lock_file import lock_digest, parse_lock
+from waiver.read.trusted.git import GitRevision
 from waiver.write.summary import render_summary
 
 COMMITTED = ["fixtures", "tests", "fixture.lock", "known-tests.txt", "slugify.py", "pytest.ini"]

@@ -32,7 +32,7 @@ from support import (
 )
 from waiver.cli import main
 from waiver.errors import InputError
-from waiver.read.lock import LockEntry, format_lock, parse_lock, table_digest
+from waiver.read.lock.lock_file import LockEntry, format_lock, parse_lock, table_digest
 from waiver.write.summary import render_summary
 
 COMMITTED = [

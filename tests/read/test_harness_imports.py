@@ -10,9 +10,9 @@ import pytest
 
 from support import resolved, write_tree
 from waiver.errors import InputError
-from waiver.read.harness import Harness
-from waiver.read.plugin_names import module_plugins
-from waiver.read.shadows import declared_modules, import_name, own_modules, shadowed_names
+from waiver.read.harness.named import Harness
+from waiver.read.harness.plugin_names import module_plugins
+from waiver.read.harness.shadows import declared_modules, import_name, own_modules, shadowed_names
 
 # --- package metadata ------------------------------------------------------------------
 

@@ -10,11 +10,9 @@ import pytest
 
 from support import git, resolved, write_tree
 from waiver.errors import InputError
-from waiver.read.file_tree import WorkTree
-from waiver.read.git import GitRevision
-from waiver.read.harness import Harness
-from waiver.read.harness_resolve import harness_in_tree, harness_pairs, resolve_harness
-from waiver.read.plugin_names import (
+from waiver.read.harness.listing import is_module_file
+from waiver.read.harness.named import Harness
+from waiver.read.harness.plugin_names import (
     entry_point_modules,
     ini_values,
     module_plugins,
@@ -22,7 +20,9 @@ from waiver.read.plugin_names import (
     split_options,
     toml_values,
 )
-from waiver.read.tree_listing import is_module_file
+from waiver.read.harness.resolve import harness_in_tree, harness_pairs, resolve_harness
+from waiver.read.trusted.git import GitRevision
+from waiver.read.trusted.trees import DiskTree
 
 # --- reading configuration -------------------------------------------------------------
 
@@ -515,7 +515,7 @@ def test_a_commit_resolves_like_the_work_tree(tmp_path: Path) -> None:
     git(root, "commit", "--quiet", "-m", "c")
     commit = git(root, "rev-parse", "HEAD")
     committed = GitRevision(str(root), commit).committed()
-    work = harness_pairs(WorkTree(str(root)), Harness())
+    work = harness_pairs(DiskTree(str(root)), Harness())
     assert harness_pairs(committed.head, Harness()) == work
     assert harness_pairs(committed.trusted, Harness()) == work
     assert committed.changed == frozenset()
@@ -580,7 +580,7 @@ def test_plugins_resolve_transitively_without_reading_every_module(tmp_path: Pat
             "third.py": "",
         },
     )
-    files = WorkTree(str(root))
+    files = DiskTree(str(root))
     assert resolve_harness(files, Harness(), lambda path: False) == [
         "conftest.py",
         "first.py",

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from waiver.read.collection import junit_address
-from waiver.read.layout import Layout, find_layout
-from waiver.read.testid import TestIdRule
+from waiver.init.collection import junit_address
+from waiver.init.layout import Layout, find_layout
+from waiver.read.junit.testid import TestIdRule
 
 PROPERTY = "from hypothesis import given\n"
 

@@ -9,7 +9,7 @@ import pytest
 
 from waiver.cli import main
 from waiver.errors import InputError
-from waiver.read.lock import LockEntry, format_lock, lock_digest, parse_lock
+from waiver.read.lock.lock_file import LockEntry, format_lock, lock_digest, parse_lock
 
 DIGEST = "0" * 64
 

@@ -8,9 +8,7 @@ import pytest
 from dulwich.repo import Repo
 
 from support import git
-from waiver.read.file_tree import CommitTree
-from waiver.read.protected import Committed
-from waiver.read.reach_in import (
+from waiver.read.harness.reach_in import (
     SHOWN,
     ReachIn,
     constructs,
@@ -18,6 +16,8 @@ from waiver.read.reach_in import (
     new_reach_ins,
     reach_in_blocker,
 )
+from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import CommitTree
 
 
 @pytest.mark.parametrize(

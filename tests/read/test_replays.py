@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from waiver.errors import InputError
-from waiver.read.replay import Limits
-from waiver.read.replays import ReplaySet, read_replays
-from waiver.read.testid import TestIdRule
+from waiver.read.junit.replay import Limits
+from waiver.read.junit.replay_set import ReplaySet, read_replays
+from waiver.read.junit.testid import TestIdRule
 
 IDS = ("k::a", "k::b", "m::c", "m::d")
 ELEMENTS = {"pass": "", "fail": "<failure/>", "skip": "<skipped/>", "flaky": "<flakyError/>"}

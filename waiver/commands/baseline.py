@@ -6,10 +6,10 @@ import argparse
 import os
 
 from waiver.errors import EXIT_CLEAR, InputError
+from waiver.read.junit.replay import Limits, read_single
+from waiver.read.junit.replay_set import PROPERTY_REPORT, read_replays, report_and_log
+from waiver.read.junit.testid import TestIdRule
 from waiver.read.registry import format_registry
-from waiver.read.replay import Limits, read_single
-from waiver.read.replays import PROPERTY_REPORT, read_replays, report_and_log
-from waiver.read.testid import TestIdRule
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 

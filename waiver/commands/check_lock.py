@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR
-from waiver.read.config import Flags, effective, read_config
-from waiver.read.drift import Fixtures, LockPaths, read_fixtures
-from waiver.read.git import GitRevision
-from waiver.read.harness import property_modules
-from waiver.read.protected import ProtectedFiles, WorkingTree
-from waiver.read.replay import read_single
-from waiver.read.testid import TestIdRule
+from waiver.read.harness.named import property_modules
+from waiver.read.junit.replay import read_single
+from waiver.read.junit.testid import TestIdRule
+from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
+from waiver.read.policy.policy_file import read_policy
+from waiver.read.policy.settings import Flags, effective
+from waiver.read.trusted.git import GitRevision
+from waiver.read.trusted.protected import FromWorkingTree, ProtectedFiles
 from waiver.write.drift import render_lock_check
 from waiver.write.escape import log_line
 from waiver.write.terminal import WORKING_TREE
@@ -44,9 +45,9 @@ def check_lock(check: LockCheck) -> tuple[Fixtures, ProtectedFiles]:
     was read from."""
     root = check.paths.root
     protected: ProtectedFiles = (
-        WorkingTree() if check.trusted_ref is None else GitRevision(root, check.trusted_ref)
+        FromWorkingTree() if check.trusted_ref is None else GitRevision(root, check.trusted_ref)
     )
-    policy_file = None if check.config is None else read_config(protected, check.config)
+    policy_file = None if check.config is None else read_policy(protected, check.config)
     settings = effective(policy_file, Flags(fixtures=check.patterns or None), root)
     modules: frozenset[str] = frozenset()
     if check.properties is not None:

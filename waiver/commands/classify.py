@@ -8,15 +8,11 @@ import os
 from waiver.commands.common import add_policy_flags, now_of, policy_flags, print_verdict
 from waiver.decide import check_policy, decide
 from waiver.github.workflow import is_step_summary
-from waiver.pipeline import (
-    check_output_paths,
-    remove_report,
-    write_report,
-)
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
-from waiver.read.config import effective
 from waiver.read.files import read_small
+from waiver.read.policy.settings import effective
 from waiver.write.report import Context, report_json
+from waiver.write.report_files import check_output_paths, remove_report, write_report
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR
 from waiver.github.workflow import on_github
 from waiver.model import BASE_WORDS, BaseMeaning
-from waiver.read.config import Flags
+from waiver.read.policy.settings import Flags
 from waiver.write.escape import log_line
 from waiver.write.terminal import render_terminal
 

@@ -20,20 +20,21 @@ from waiver.commands.common import moment, now_of
 from waiver.decide import DUPLICATE, check_policy, record_void_reason
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.model import BaseMeaning, FreezeRecord, Policy, TestClass
-from waiver.read.config import Flags, effective, read_config
 from waiver.read.files import read_small
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
-from waiver.read.protected import WorkingTree
-from waiver.read.report import read_report
+from waiver.read.policy.policy_file import read_policy
+from waiver.read.policy.settings import Flags, effective
+from waiver.read.trusted.protected import FromWorkingTree
+from waiver.read.waiver_json import read_report
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
 
 Record = dict[str, object]
 
 
-def read_policy(config: str | None) -> Policy:
+def judging_policy(config: str | None) -> Policy:
     """The policy that judges records: the policy file's, or the defaults."""
-    policy_file = None if config is None else read_config(WorkingTree(), config)
+    policy_file = None if config is None else read_policy(FromWorkingTree(), config)
     policy = effective(policy_file, Flags(), ".").policy
     check_policy(policy)
     return policy
@@ -209,7 +210,7 @@ def list_store(store: str, policy: Policy, now: datetime) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    policy = read_policy(args.config)
+    policy = judging_policy(args.config)
     now = now_of(args)
     if args.action == "accept":
         lines = accept(args.report, args.test_ids, args.store, policy, now)

@@ -12,15 +12,11 @@ from datetime import datetime
 
 from waiver.commands.common import add_policy_flags, now_of, policy_flags, print_verdict
 from waiver.errors import InputError, UsageError
+from waiver.gate.options import GateOptions
+from waiver.gate.pipeline import error_json, flag_settings, run_gate
 from waiver.github.workflow import is_step_summary, on_github, publish
-from waiver.pipeline import (
-    GateOptions,
-    error_json,
-    flag_settings,
-    run_gate,
-)
-from waiver.read.git import GitRevision
-from waiver.read.protected import ProtectedFiles, WorkingTree
+from waiver.read.trusted.git import GitRevision
+from waiver.read.trusted.protected import FromWorkingTree, ProtectedFiles
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         base_replays=args.base_replays,
     )
     protected: ProtectedFiles = (
-        WorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
+        FromWorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
     )
     now = now_of(args)
     if not on_github(os.environ):

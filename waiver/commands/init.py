@@ -1,6 +1,6 @@
 """`waiver init`: set a repository up for the gate, from its root.
 
-It finds the layout (waiver.read.layout), and writes the fixture lock (with the same code
+It finds the layout (waiver.init.layout), and writes the fixture lock (with the same code
 as `waiver lock`), the known-tests registry (from pytest's collection), a commented policy
 file and a workflow calling waiver's reusable workflow, pinned by commit. It never
 overwrites a file without --force, and without a property suite it writes nothing: a
@@ -19,10 +19,10 @@ from importlib import metadata
 
 from waiver.commands.lock import lock_text
 from waiver.errors import EXIT_CLEAR, UsageError
-from waiver.read.collection import collect
-from waiver.read.config import parse_config
-from waiver.read.layout import Layout, find_layout
-from waiver.read.pyproject import PYPROJECT, read_install_tables
+from waiver.init.collection import collect
+from waiver.init.layout import Layout, find_layout
+from waiver.init.pyproject import PYPROJECT, read_install_tables
+from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
@@ -232,7 +232,7 @@ def plan(layout: Layout, args: argparse.Namespace, repository: str, ref: str) ->
     )
     policy = render_policy(setup)
     suites = layout.property_suites
-    lock = lock_text(".", setup.fixtures, (), suites, parse_config(policy.encode(), POLICY))
+    lock = lock_text(".", setup.fixtures, (), suites, parse_policy(policy.encode(), POLICY))
     property_words, test_words = pytest_words(layout)
     property_ids = collect(".", property_words)
     test_ids = collect(".", test_words)

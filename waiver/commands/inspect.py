@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from waiver.errors import EXIT_CLEAR
-from waiver.read.replay import Limits
-from waiver.read.report_overview import overview
-from waiver.read.testid import TestIdRule
+from waiver.read.junit.overview import overview
+from waiver.read.junit.replay import Limits
+from waiver.read.junit.testid import TestIdRule
 from waiver.write.escape import log_line
 
 

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from waiver.errors import EXIT_CLEAR
-from waiver.read.config import Flags, PolicyFile, effective, read_config
-from waiver.read.harness import Harness, suite_modules
-from waiver.read.harness_resolve import harness_in_tree
-from waiver.read.lock import write_lock_text
-from waiver.read.protected import WorkingTree
+from waiver.read.harness.named import Harness, suite_modules
+from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.lock.lock_file import build_lock_text
+from waiver.read.policy.policy_file import read_policy
+from waiver.read.policy.settings import Flags, PolicyFile, effective
+from waiver.read.trusted.protected import FromWorkingTree
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 
@@ -30,11 +31,11 @@ def lock_text(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
     harness = harness_in_tree(root, Harness(settings.harness, modules))
-    return write_lock_text(root, fixtures, settings.fixtures, harness)
+    return build_lock_text(root, fixtures, settings.fixtures, harness)
 
 
 def run(args: argparse.Namespace) -> int:
-    policy_file = None if args.config is None else read_config(WorkingTree(), args.config)
+    policy_file = None if args.config is None else read_policy(FromWorkingTree(), args.config)
     text = lock_text(args.root, args.fixtures, args.pattern, args.property_suite, policy_file)
     write_atomic(args.out, text)
     print(

@@ -5,15 +5,16 @@ from __future__ import annotations
 import argparse
 
 from waiver.errors import EXIT_CLEAR
-from waiver.read.config import Flags, effective, read_config
-from waiver.read.protected import WorkingTree
+from waiver.read.policy.policy_file import read_policy
+from waiver.read.policy.settings import Flags, effective
+from waiver.read.trusted.protected import FromWorkingTree
 from waiver.write.escape import runner_inert_json
 from waiver.write.report import policy_json, render_json
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the effective values of a valid policy file, with where each came from."""
-    settings = effective(read_config(WorkingTree(), args.check), Flags(), ".")
+    settings = effective(read_policy(FromWorkingTree(), args.check), Flags(), ".")
     print(runner_inert_json(render_json(policy_json(settings))), end="")
     return EXIT_CLEAR
 

@@ -26,7 +26,7 @@ from waiver.commands.check_lock import (
 )
 from waiver.commands.restore_harness import add_harness_source, trusted_harness
 from waiver.errors import InputError, UsageError
-from waiver.read.replays import PROPERTY_REPORT
+from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.runner import LiveProgress, Progress, Run, Runner
 from waiver.write.escape import log_line
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files

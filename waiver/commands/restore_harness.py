@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 
 from waiver.errors import EXIT_CLEAR
-from waiver.read.config import Flags, effective, read_config
-from waiver.read.git import GitRevision
-from waiver.read.harness import Harness
+from waiver.read.harness.named import Harness
+from waiver.read.policy.policy_file import read_policy
+from waiver.read.policy.settings import Flags, effective
+from waiver.read.trusted.git import GitRevision
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 
 
 def trusted_harness(args: argparse.Namespace, commit: str) -> TrustedHarness:
     """The revision, lock and policy the harness is restored from."""
     trusted = GitRevision(args.root, commit)
-    policy_file = None if args.config is None else read_config(trusted, args.config)
+    policy_file = None if args.config is None else read_policy(trusted, args.config)
     settings = effective(policy_file, Flags(), args.root)
     return TrustedHarness(args.root, trusted, args.lock, Harness(settings.harness))
 

@@ -6,7 +6,7 @@ spells untrusted text: one line each, able to start no workflow command.
 
 from __future__ import annotations
 
-from waiver.read.drift import Fixtures
+from waiver.read.lock.drift import Fixtures
 from waiver.write.escape import log_line
 from waiver.write.why import drift_name
 

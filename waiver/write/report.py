@@ -25,7 +25,7 @@ from waiver.model import (
     TestClass,
     Verdict,
 )
-from waiver.read.config import NO_REGISTRY, Settings
+from waiver.read.policy.settings import NO_REGISTRY, Settings
 
 SCHEMA_VERSION = 2
 Json = dict[str, object]

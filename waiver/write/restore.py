@@ -24,13 +24,14 @@ import stat
 from dataclasses import dataclass, field
 
 from waiver.errors import InputError
-from waiver.read.bytecode import is_bytecode
-from waiver.read.file_tree import WorkTree
 from waiver.read.files import split_relative
-from waiver.read.harness import Harness
-from waiver.read.harness_resolve import harness_in_tree, walk
-from waiver.read.lock import MAX_LOCK_BYTES, hash_entry, parse_lock
-from waiver.read.protected import ProtectedFiles
+from waiver.read.harness.bytecode import is_bytecode
+from waiver.read.harness.listing import walk
+from waiver.read.harness.named import Harness
+from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.lock.lock_file import MAX_LOCK_BYTES, hash_entry, parse_lock
+from waiver.read.trusted.protected import ProtectedFiles
+from waiver.read.trusted.trees import DiskTree
 from waiver.write.escape import log_line
 
 MAX_RESTORED_BYTES = 64 << 20
@@ -161,7 +162,7 @@ def remove_bytecode(root: str, locked: set[str]) -> list[str]:
     """Remove every bytecode file (or symlink) of the work tree but those the lock lists,
     which were just restored; the paths removed."""
     found = sorted(
-        path for path in walk(WorkTree(root)).paths() if is_bytecode(path) and path not in locked
+        path for path in walk(DiskTree(root)).paths() if is_bytecode(path) and path not in locked
     )
     return [path for path in found if remove_beneath(root, path)]
 

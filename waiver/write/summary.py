@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from waiver.model import BASE_WORDS, BLOCKING_CLASSES, CLOSED_CLASSES, BaseMeaning, TestClass
-from waiver.read.config import NO_REGISTRY
+from waiver.read.policy.settings import NO_REGISTRY
 from waiver.write.budget import Budget, folded_list, table
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows

@@ -1,0 +1,105 @@
+"""The evidence of every test id, grouped: one case per distinct evidence (its states in
+each replay, its registry entry, its retries, its base states and its fixture binding),
+so that the decision classifies a few dozen cases, not one per test."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from itertools import repeat
+
+from waiver.model import BaseEvidence, Case, Evidence
+from waiver.read.junit.replay import Tally, outcomes_of
+from waiver.read.junit.replay_set import ReplaySet
+from waiver.read.lock.drift import Fixtures
+from waiver.read.registry import Registry
+
+# What an id's evidence depends on, apart from its fixtures: its states in each replay,
+# whether the registry lists it, its retries, and its states in the base replays.
+GroupKey = tuple[tuple[int, ...], int, int, tuple[int, ...] | None]
+
+
+def base_lookup(base: ReplaySet) -> Callable[[str], tuple[int, ...] | None]:
+    """A test id's states in the base replays, or None when the base never saw the id."""
+    rows = list(base.tally.state_rows())
+    index = base.tally.index
+
+    def states(test_id: str) -> tuple[int, ...] | None:
+        position = index.get(test_id)
+        return None if position is None else rows[position]
+
+    return states
+
+
+def base_evidence(base: ReplaySet | None, states: tuple[int, ...] | None) -> BaseEvidence | None:
+    if base is None:
+        return None
+    unreadable = len(base.errors)
+    if states is None:
+        return BaseEvidence((), on_base=False, unreadable_replays=unreadable)
+    return BaseEvidence(outcomes_of(states), unreadable_replays=unreadable)
+
+
+def build_cases(
+    replays: ReplaySet,
+    registry: Registry | None,
+    property_ok: bool,
+    fixtures: Fixtures,
+    skipped: list[str],
+    base: ReplaySet | None = None,
+) -> list[Case]:
+    """One case per distinct evidence, holding every test id seen or expected that has it.
+
+    Ids skipped in every replay and not expected by the registry are not cases: they are
+    appended to `skipped`. Each case carries the digests of the fixtures its tests are
+    bound to (the whole set unless a policy binding says otherwise), and with base replays
+    the id's states there.
+    """
+    tally: Tally = replays.tally
+    extras = [0] * len(tally.ids)
+    for position, extra in tally.retries.items():
+        extras[position] = extra
+    listed = registry.expected if registry is not None else b"\x01" * len(tally.ids)
+    # Keyed on the raw states, so that per id this is one tuple and one dict lookup.
+    groups: defaultdict[GroupKey, list[str]] = defaultdict(list)
+    on_base = base_lookup(base) if base is not None else None
+    bases = repeat(None, len(tally.ids)) if on_base is None else map(on_base, tally.ids)
+    keys = zip(tally.state_rows(), listed, extras, bases, strict=True)
+    for test_id, key in zip(tally.ids, keys, strict=True):
+        groups[key].append(test_id)
+    if registry is not None:
+        # Known from the registry, in no replay of the change; the base may still have them.
+        for test_id in registry.vanished:
+            groups[(), 1, 0, None if on_base is None else on_base(test_id)].append(test_id)
+    unreadable = len(replays.errors)
+    cases = []
+    for (states, listed_here, extra, states_on_base), ids in groups.items():
+        outcomes = outcomes_of(states)
+        known = registry is None or bool(listed_here)
+        if not outcomes and not (registry is not None and known):
+            skipped.extend(ids)
+            continue
+        base_here = base_evidence(base, states_on_base)
+        for (expected_hash, current_hash), bound_ids in fixtures.bound.group(ids).items():
+            evidence = Evidence(
+                property_ok,
+                current_hash,
+                expected_hash,
+                outcomes,
+                known,
+                extra,
+                unreadable,
+                base_here,
+            )
+            cases.append(Case(tuple(bound_ids), evidence))
+    return cases
+
+
+def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> list[Case]:
+    """With no replay and no registry to name the tests, the failed property cases are the
+    rows, so the report blocks on property_violation instead of being empty and clean."""
+    return [
+        Case((test_id,), Evidence(False, current_hash, expected_hash, (), known_test=True))
+        for test_id in failed_properties
+        for expected_hash, current_hash in [fixtures.bound.digests(test_id)]
+    ]

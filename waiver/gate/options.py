@@ -1,0 +1,26 @@
+"""What one `waiver gate` run is given: the paths and numbers of its command line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from waiver.read.policy.settings import Flags
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    reports: str
+    properties: str
+    fixtures: str
+    lock: str
+    out: str
+    root: str
+    flags: Flags = field(default_factory=Flags)
+    config: str | None = None
+    summary: str | None = None
+    # True when `summary` is the runner's job-summary file, the one file appended to.
+    summary_appends: bool = False
+    replays: int | None = None
+    shards: int | None = None
+    base_reports: str | None = None
+    base_replays: int | None = None

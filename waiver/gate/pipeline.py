@@ -1,0 +1,216 @@
+"""`waiver gate`: read every input, decide, and write the report and the summary.
+
+The order is the seed's: properties, fixtures and harness against the lock, then replays,
+then the decision. The property report is read first because the modules it names are
+part of the locked harness. A failed property means the freeze store is not even read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from itertools import filterfalse
+
+from waiver.decide import check_policy, decide
+from waiver.errors import InputError, UsageError
+from waiver.gate.context import fixtures_json
+from waiver.gate.evidence import build_cases, failed_property_cases
+from waiver.gate.options import GateOptions
+from waiver.gate.replay_inputs import (
+    read_assertion_replays,
+    read_base_replays,
+    read_json,
+    replays_json,
+)
+from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
+from waiver.model import Decision, FreezeRecord, Verdict
+from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
+from waiver.read.harness.reach_in import new_reach_ins, reach_in_blocker
+from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
+from waiver.read.junit.testid import TestIdRule
+from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
+from waiver.read.policy.policy_file import read_policy
+from waiver.read.policy.settings import Settings, effective
+from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
+from waiver.read.trusted.git import check_untracked
+from waiver.read.trusted.protected import ProtectedFiles
+from waiver.write.report import Context, Json, error_report_json, report_json
+from waiver.write.report_files import check_output_paths, remove_report, write_report
+
+NO_REGISTRY_BLOCKS = (
+    "no known-tests registry: new and vanished tests are not detected "
+    "(give --known-tests, or write `registry: none` in the policy file to go without on purpose)"
+)
+
+
+@dataclass(frozen=True)
+class Classified:
+    """The decision and the little the report keeps of the replays that fed it."""
+
+    decision: Decision
+    replays: Json | None
+    skipped: list[str]
+    base: Json | None = None
+    replays_skipped: Skip | None = None  # why no replay was read, when none was needed
+
+
+def classify_replays(
+    options: GateOptions,
+    settings: Settings,
+    protected: ProtectedFiles,
+    rule: TestIdRule,
+    fixtures: Fixtures,
+    properties: PropertyRun,
+    now: datetime,
+) -> Classified:
+    """Replays, registry and freeze store in, decision out.
+
+    A function of its own so that the per-test tally is freed before the report is built:
+    at 500,000 tests its index alone is some 40 MB.
+    """
+    failed_properties = properties.failed
+    property_ok = not failed_properties
+    skip = replays_not_needed(failed_properties, fixtures)
+    replays = read_assertion_replays(options, settings, rule, skip)
+    check_property_age(options.properties, properties, replays)
+    base = read_base_replays(options, settings, rule, skip)
+    registry = None
+    if settings.registry is not None:
+        registry = match_registry(
+            protected.read(settings.registry, MAX_REGISTRY_BYTES),
+            settings.registry,
+            replays.tally.index,
+        )
+        # The registry lists property ids too: one that ran in the property report is
+        # accounted for; one that was skipped or is gone stays vanished and blocks.
+        vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
+        registry = Registry(registry.expected, vanished)
+    records: tuple[FreezeRecord, ...] = ()
+    if property_ok and settings.freezes is not None:
+        records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
+    skipped: list[str] = []
+    cases = build_cases(replays, registry, property_ok, fixtures, skipped, base)
+    if not cases and not property_ok:
+        cases = failed_property_cases(failed_properties, fixtures)
+    return Classified(
+        decision=decide(cases, settings.policy, now, records),
+        replays=replays_json(replays, skip),
+        skipped=skipped,
+        base=None if base is None else {"reports": options.base_reports, **read_json(base)},
+        replays_skipped=None if replays.replay_count else skip,
+    )
+
+
+def _gate(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
+) -> Json:
+    check_policy(settings.policy)
+    rule = TestIdRule(options.root)
+    check_untracked(options.root, (options.reports, options.base_reports, options.properties))
+    properties = read_properties(options.properties, options.reports, settings.limits, rule)
+    paths = LockPaths(options.root, options.fixtures, options.lock)
+    fixtures = read_fixtures(paths, settings, protected, properties.modules)
+    classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
+    run_blockers = []
+    decision = classified.decision
+    if settings.registry is None and not settings.registry_none:
+        run_blockers.append(NO_REGISTRY_BLOCKS)
+    skip = classified.replays_skipped
+    if skip is not None and (settings.registry is None or not decision.rows):
+        run_blockers.append(skipped_blocker(skip))
+    committed = protected.committed()
+    reach_ins = [] if committed is None else new_reach_ins(committed)
+    if reach_ins:
+        run_blockers.append(reach_in_blocker(reach_ins))
+    if run_blockers:
+        decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
+    context = Context(
+        fixtures=fixtures_json(options, settings, protected, fixtures, reach_ins),
+        properties={
+            "report": options.properties,
+            "cases": len(properties.ran),
+            "failed": properties.failed,
+            "skipped": properties.skipped,
+        },
+        replays=classified.replays,
+        registry={"used": settings.registry is not None, "path": settings.registry},
+        skipped=classified.skipped,
+        trusted_revision=protected.revision,
+        run_blockers=run_blockers,
+        base=classified.base,
+    )
+    return report_json(decision, settings, context, now)
+
+
+def error_json(
+    error: InputError | UsageError, settings: Settings, now: datetime, trusted: str | None
+) -> Json:
+    """The blocked report of a run that `error` ended, with the trusted revision as given."""
+    if isinstance(error, InputError):
+        return error_report_json(error.source, error.problem, settings, now, trusted)
+    return error_report_json("usage", str(error), settings, now, trusted)
+
+
+def flag_settings(options: GateOptions) -> Settings:
+    """The settings before the policy file is read: the flags and the defaults."""
+    return effective(None, options.flags, options.root)
+
+
+@contextlib.contextmanager
+def _report_on_failure(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
+) -> Iterator[None]:
+    """Whatever ends the run early, leave a blocked report, never a stale green one."""
+    try:
+        yield
+    except (InputError, UsageError) as error:
+        # The error being raised is the one to tell; a report that cannot be written on
+        # top of it leaves no report at all, which a consumer reads as blocked.
+        with contextlib.suppress(InputError):
+            write_report(
+                options.out,
+                options.summary,
+                error_json(error, settings, now, protected.given),
+                summary_appends=options.summary_appends,
+            )
+        raise
+
+
+def read_settings(options: GateOptions, protected: ProtectedFiles) -> Settings:
+    """The effective policy: the policy file (read like the lock) under the flags."""
+    policy_file = None if options.config is None else read_policy(protected, options.config)
+    return effective(policy_file, options.flags, options.root)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while the gate builds its per-test objects.
+
+    Every test leaves long-lived rows and dicts behind, so the collector's full passes
+    rescan a heap that only grows: a fifth of a 500,000-test run. The gate makes no
+    reference cycles worth collecting before it exits.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Json:
+    remove_report(options.out)
+    check_output_paths(options.out, options.summary)
+    # Until the policy file is read, an error report can only show the flags and defaults.
+    with _report_on_failure(options, flag_settings(options), protected, now):
+        settings = read_settings(options, protected)
+    with _report_on_failure(options, settings, protected, now), _collector_paused():
+        document = _gate(options, settings, protected, now)
+        write_report(
+            options.out, options.summary, document, summary_appends=options.summary_appends
+        )
+    return document

@@ -1,0 +1,108 @@
+"""The change's replays and the base's, as the gate reads them: through the one replay reader,
+with the run's limits, and empty where the replays were skipped because no replay was needed.
+"""
+
+from __future__ import annotations
+
+import os
+
+from waiver.errors import InputError, UsageError
+from waiver.gate.options import GateOptions
+from waiver.gate.skip import Skip, replays_were_skipped
+from waiver.read.junit.replay import Tally
+from waiver.read.junit.replay_set import (
+    MAX_REPLAYS,
+    PROPERTY_REPORT,
+    ReplaySet,
+    read_replays,
+    report_and_log,
+)
+from waiver.read.junit.testid import TestIdRule
+from waiver.read.policy.settings import Settings
+from waiver.write.report import Json
+
+
+def read_assertion_replays(
+    options: GateOptions, settings: Settings, rule: TestIdRule, skip: Skip | None
+) -> ReplaySet:
+    """The replays; when they were skipped (see `replays_were_skipped`), an empty set.
+
+    `waiver replay` runs no replay once a property fails or the lock drifts, and the
+    reusable workflow runs no replay job, so the report names the cause instead of
+    stopping at the missing replays.
+    """
+    if options.shards is not None and options.shards < 1:
+        raise UsageError(f"--shards must be at least 1, got {options.shards}")
+    if options.replays is not None and not 1 <= options.replays <= MAX_REPLAYS:
+        raise UsageError(f"--replays must be between 1 and {MAX_REPLAYS}, got {options.replays}")
+    others = report_and_log(options.reports, options.properties)
+    try:
+        return read_replays(
+            options.reports,
+            rule,
+            settings.limits,
+            options.replays,
+            options.shards,
+            others=others,
+        )
+    except InputError:
+        if not replays_were_skipped(options.reports, skip, others):
+            raise
+        return ReplaySet(Tally(), 0, ())
+
+
+def read_base_replays(
+    options: GateOptions, settings: Settings, rule: TestIdRule, skip: Skip | None
+) -> ReplaySet | None:
+    """The base revision's replays, read like the change's, with the same limits and errors.
+
+    A folder that cannot be read as replays at all is an input error, as it is for the
+    change; a single base replay that cannot be read leaves every row's base evidence short.
+    When the replays were skipped, a folder that was skipped too is no input error, by the
+    same rule as the change's replays.
+    """
+    if options.base_reports is None:
+        return None
+    try:
+        return read_replays(
+            options.base_reports,
+            rule,
+            settings.limits,
+            options.base_replays,
+            options.shards,
+            # The property report and its log, as `waiver replay --properties-first` leaves them.
+            others=report_and_log(
+                options.base_reports, os.path.join(options.base_reports, PROPERTY_REPORT)
+            ),
+            folder="base reports",
+        )
+    except InputError:
+        if not replays_were_skipped(options.base_reports, skip):
+            raise
+        return None
+
+
+def replays_json(replays: ReplaySet, skip: Skip | None) -> Json | None:
+    """What the report keeps of the replays; when none was read because they were
+    skipped, which cause and why."""
+    if replays.replay_count:
+        return read_json(replays)
+    if skip is None:
+        return None
+    return {
+        "count": 0,
+        "read": 0,
+        "errors": [],
+        "skipped": skip.test_class.value,
+        "reason": skip.reason,
+    }
+
+
+def read_json(replays: ReplaySet) -> Json:
+    return {
+        "count": replays.replay_count,
+        "read": len(replays.tally.replays),
+        "errors": [
+            {"replay": e.replay, "source": e.source, "problem": e.problem} for e in replays.errors
+        ],
+    }

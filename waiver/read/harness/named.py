@@ -1,0 +1,85 @@
+"""The test harness: the files, besides the fixtures, that decide how the tests run.
+
+pytest's fixtures live in `conftest.py`, its options in `pytest.toml`, `.pytest.toml`,
+`pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg` or the pytest tables of
+`pyproject.toml`, and a property suite protects nothing if the change can rewrite it. A
+change that edits any of these grades its own replays, so they are locked with the
+fixtures. These are named here; what they load (plugin modules, modules that set
+`pytest_plugins`, modules that shadow pytest) is resolved by `waiver.read.harness.resolve`.
+A policy file can name more (another runner's configuration) but never fewer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from waiver.errors import InputError
+from waiver.read.files import split_relative
+
+CONFIG_FILES = frozenset(
+    {"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"}
+)
+HARNESS_FILES = CONFIG_FILES | {"conftest.py"}
+PYPROJECT = "pyproject.toml"
+
+
+@dataclass(frozen=True)
+class Harness:
+    """Which repository paths belong to the harness.
+
+    `patterns` are the policy file's globs: one without a `/` matches a file name in any
+    folder, one with a `/` the whole repository-relative path (`*` crosses `/`).
+    `modules` are property-suite modules, named by path.
+    """
+
+    patterns: tuple[str, ...] = ()
+    modules: frozenset[str] = frozenset()
+
+    def covers(self, path: str) -> bool:
+        name = path.rsplit("/", 1)[-1]
+        if name in HARNESS_FILES or name == PYPROJECT or path in self.modules:
+            return True
+        return self.names(path)
+
+    def names(self, path: str) -> bool:
+        """Whether a policy glob names `path`."""
+        name = path.rsplit("/", 1)[-1]
+        return any(fnmatchcase(path if "/" in p else name, p) for p in self.patterns)
+
+
+def property_modules(test_ids: Iterable[str]) -> frozenset[str]:
+    """The modules a property report's ids name (`tests/props/test_x.py::test_y`)."""
+    modules = set()
+    for test_id in test_ids:
+        head, separator, _ = test_id.partition("::")
+        if not separator or not head.endswith(".py"):
+            continue
+        try:
+            split_relative(head, head)
+        except InputError:
+            continue  # not a path, so not a module in the repository
+        modules.add(head)
+    return frozenset(modules)
+
+
+def suite_modules(root: str, suite: str) -> list[str]:
+    """Every Python module under a property-suite folder, as repository-relative paths."""
+    root_path = os.path.realpath(root)
+    folder = os.path.realpath(suite)
+    if os.path.islink(suite) or not os.path.isdir(folder):
+        raise InputError(suite, "the property-suite folder does not exist or is a symlink")
+    if os.path.commonpath([root_path, folder]) != root_path:
+        raise InputError(suite, f"the property-suite folder is outside the repository root {root}")
+    prefix = os.path.relpath(folder, root_path).replace(os.sep, "/")
+    modules = []
+    for current, folders, files in os.walk(folder):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        inner = os.path.relpath(current, folder).replace(os.sep, "/")
+        for name in files:
+            if name.endswith(".py"):
+                path = "/".join(p for p in (prefix, inner, name) if p not in ("", "."))
+                modules.append(path)
+    return sorted(modules)

@@ -1,0 +1,128 @@
+"""How several replays are read at once: forked worker processes, one replay each, and
+where none can be made, one after another in this process. The tally is the same
+whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from waiver.read.junit.replay import ReplayCases, ReplayError, ReplayReader
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+# The reader of a worker process, inherited when it is forked rather than sent with every
+# replay: its tally holds every id of a replay already read.
+_worker_reader: ReplayReader | None = None
+
+
+def _start_worker(reader: ReplayReader) -> None:
+    global _worker_reader
+    _worker_reader = reader
+
+
+def _read_in_worker(replay: tuple[int, str]) -> ReplayCases | ReplayError:
+    if _worker_reader is None:
+        raise RuntimeError("a replay worker was started without its reader")
+    tally = _worker_reader.tally
+    known = len(tally.ids)
+    try:
+        return _worker_reader(replay)
+    finally:
+        # The worker's copy of the tally must stay as it was forked: positions beyond it
+        # mean ids new to the replay, which the gate's own tally places.
+        tally.forget(known)
+
+
+def replay_workers() -> int:
+    """The cores this process may run on, which the reading of replays is planned for.
+
+    Workers are forked, so only where forking is the norm (Linux, which also says which
+    cores are ours); elsewhere replays are read one after another.
+    """
+    if not hasattr(os, "sched_getaffinity"):
+        return 1
+    return len(os.sched_getaffinity(0))
+
+
+class FreshRead:
+    """One replay read in a process forked before any id is known, while this one reads.
+
+    A plain forked process with a pipe, not an executor: the executor for the other
+    replays is forked later, and forking while an executor's threads run may copy a lock
+    that one of them holds.
+    """
+
+    def __init__(self, reader: ReplayReader, replay: tuple[int, str]) -> None:
+        import multiprocessing  # imported here, like the executor's
+
+        context = multiprocessing.get_context("fork")
+        self.receiving, sending = context.Pipe(duplex=False)
+        self.process: BaseProcess = context.Process(
+            target=_read_and_send, args=(reader, replay, sending), daemon=True
+        )
+        self.process.start()
+        sending.close()
+
+    def result(self) -> ReplayCases | ReplayError:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            result: ReplayCases | ReplayError = self.receiving.recv()
+        except EOFError:
+            raise BrokenProcessPool("a replay worker ended without a result") from None
+        finally:
+            self.receiving.close()
+            self.process.join()
+        return result
+
+
+def _read_and_send(reader: ReplayReader, replay: tuple[int, str], sending: Connection) -> None:
+    sending.send(reader(replay))
+    sending.close()
+
+
+@contextlib.contextmanager
+def worker_pool(reader: ReplayReader, count: int) -> Iterator[Executor | None]:
+    """`count` forked worker processes that read with `reader`, or None where none can start.
+
+    Workers are forked, so they start with everything imported and with the ids the
+    reader's tally holds at this moment. An executor rather than a multiprocessing.Pool:
+    a worker that dies (out of memory, killed) breaks the executor with an error, where a
+    pool would wait for it forever.
+    """
+    if count < 1:
+        yield None
+        return
+    # Imported here: they add a fiftieth of a second to the start of every command.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        pool = ProcessPoolExecutor(
+            count,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_start_worker,
+            initargs=(reader,),
+        )
+    except OSError:
+        # No POSIX semaphores for its queues, as in a container without /dev/shm.
+        yield None
+        return
+    with pool:
+        yield pool
+
+
+def read_in(
+    pool: Executor | None, reader: ReplayReader, replays: list[tuple[int, str]]
+) -> Iterator[ReplayCases | ReplayError]:
+    """Each replay read, in the order given: by the pool's workers, or here without one."""
+    if pool is None:
+        return map(reader, replays)
+    return pool.map(_read_in_worker, replays)

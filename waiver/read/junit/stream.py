@@ -1,0 +1,258 @@
+"""A streaming, hardened JUnit reader built on expat.
+
+It never builds a tree: each `<testcase>` is reported once its end tag is read, and
+text (tracebacks, captured output) is never even copied into Python. Documents with a
+DOCTYPE, entity declarations or external entities are refused before anything in them
+could be expanded or fetched.
+
+Which child elements mean what comes from junitparser's xunit2 model, so the reader and
+the library agree on the vocabulary: failure/error and the four retry elements fail an
+attempt, skipped skips it. Beyond that model the reader also honours the outcome some
+producers write as an attribute (`status`, `result`), and reads a failure or error written
+directly inside a `<testsuite>` (Ant, when a class cannot even load) as a failed case
+with an empty classname and name, so a suite that crashed is never silently absent.
+
+Expat decodes UTF-8, UTF-16, ISO-8859-1 and US-ASCII itself. A document that declares any
+other encoding is decoded by Python's codec of that name and handed to expat as UTF-8; a
+declared name that is not a text encoding is an input error.
+"""
+
+from __future__ import annotations
+
+import codecs
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pyexpat import ExpatError, ParserCreate
+from xml.parsers import expat
+
+import junitparser
+from junitparser import xunit2
+
+from waiver.errors import InputError
+from waiver.read.junit.started import Started
+
+PASS, FAIL, SKIP = 1, 2, 4
+
+RETRY_TAGS = frozenset(
+    cls._tag
+    for cls in (xunit2.FlakyFailure, xunit2.FlakyError, xunit2.RerunFailure, xunit2.RerunError)
+)
+FAIL_TAGS = frozenset({junitparser.Failure._tag, junitparser.Error._tag}) | RETRY_TAGS
+SKIP_TAG = junitparser.Skipped._tag
+# Outcomes written as a testcase attribute (GoogleTest, NUnit and TRX converters, C/C++
+# runners), matched without regard to case. A child element can still fail the case.
+STATUS_OUTCOMES = {
+    "notrun": SKIP,
+    "disabled": SKIP,
+    "skipped": SKIP,
+    "skip": SKIP,
+    "ignored": SKIP,
+    "notrunnable": SKIP,
+    "inconclusive": SKIP,
+    "failed": FAIL,
+    "failure": FAIL,
+    "fail": FAIL,
+    "error": FAIL,
+    "errored": FAIL,
+}
+SKIP_RESULT = frozenset({"skipped", "suppressed"})  # GoogleTest's `result` attribute
+ROOTS = frozenset({"testsuites", "testsuite"})
+MAX_DEPTH = 256  # elements open at once, inside a <testcase> too
+# The longest test id a report may name: pytest ids with long parameters stay far below it,
+# and every id is kept in memory and written into the report.
+MAX_ID_CHARS = 16_384
+
+# How a document starts -> the encoding expat is told, for documents that carry a byte
+# order mark or are UTF-16 without one (XML 1.0 appendix F).
+SIGNATURES = (
+    (codecs.BOM_UTF8, "UTF-8"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+    (b"<\x00?\x00", "UTF-16LE"),
+    (b"\x00<\x00?", "UTF-16BE"),
+)
+# An XML declaration is at the very start of a document; 1 KiB holds any real one.
+HEAD_BYTES = 1024
+DECLARATION = re.compile(rb"<\?xml\s[^>]*?\bencoding\s*=\s*[\"']([A-Za-z][A-Za-z0-9._-]*)[\"']")
+# Python codec name -> the spelling expat decodes natively.
+EXPAT_ENCODINGS = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "ascii": "US-ASCII"}
+
+# (suite name, classname, name, PASS|FAIL|SKIP, retry elements seen) for each testcase
+CaseSink = Callable[[str, str, str, int, int], None]
+
+
+@dataclass(slots=True)
+class _OpenSuite:
+    name: str
+    depth: int
+    failed: bool = False  # a failure or error written directly inside the suite
+
+
+class RefusedReport(Exception):
+    """Raised from a parser handler for a document the reader will not read."""
+
+
+def _refuse(what: str) -> Callable[..., None]:
+    def handler(*_args: object) -> None:
+        raise RefusedReport(what)
+
+    return handler
+
+
+def _refuse_external(*_args: object) -> int:
+    raise RefusedReport("external entities are not allowed in a report")
+
+
+def hardened_parser(encoding: str) -> expat.XMLParserType:
+    """An expat parser that refuses DOCTYPEs, entity declarations and external entities."""
+    parser = ParserCreate(encoding)
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartDoctypeDeclHandler = _refuse("a DOCTYPE is not allowed in a report")
+    parser.EntityDeclHandler = _refuse("entity declarations are not allowed in a report")
+    parser.ExternalEntityRefHandler = _refuse_external
+    return parser
+
+
+def _declared_codec(head: bytes, source: str) -> str | None:
+    """The Python codec named by the XML declaration, or None when there is none."""
+    match = DECLARATION.match(head)
+    if match is None:
+        return None
+    name = match.group(1).decode("ascii")
+    try:
+        codec = codecs.lookup(name)
+        "<".encode(codec.name)  # refuses codecs that are not text encodings (base64, zlib)
+    except (LookupError, UnicodeError):
+        raise InputError(
+            source, f"the declared encoding {name!r} is not one waiver can read"
+        ) from None
+    return codec.name
+
+
+def _as_utf8(chunks: Iterable[bytes], encoding: str, source: str) -> Iterator[bytes]:
+    """Re-encode a document in an encoding expat cannot decode itself."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    try:
+        for chunk in chunks:
+            yield decoder.decode(chunk).encode("utf-8")
+        yield decoder.decode(b"", final=True).encode("utf-8")
+    except (UnicodeDecodeError, UnicodeEncodeError) as error:
+        raise InputError(source, f"not valid {encoding}: {error.reason}") from None
+
+
+def expat_input(chunks: Iterable[bytes], source: str) -> tuple[str, Iterable[bytes]]:
+    """The encoding to tell expat, and the bytes to feed it.
+
+    Expat is always told the encoding, so it never looks one up by the declared name
+    (which would end in an error that is not about the report).
+    """
+    stream = iter(chunks)
+    head = b""
+    for chunk in stream:
+        head += chunk
+        if len(head) >= HEAD_BYTES:
+            break
+    body = itertools.chain((head,), stream)
+    for signature, encoding in SIGNATURES:
+        if head.startswith(signature):
+            return encoding, body
+    codec = _declared_codec(head, source)
+    if codec is None:
+        return "UTF-8", body
+    native = EXPAT_ENCODINGS.get(codec)
+    if native is not None:
+        return native, body
+    return "UTF-8", _as_utf8(body, codec, source)
+
+
+def read_junit(
+    chunks: Iterable[bytes], source: str, sink: CaseSink, started: Started | None = None
+) -> int:
+    """Stream one JUnit document into `sink`; returns the number of testcases read.
+
+    `started`, when given, notes the `timestamp` of every suite.
+    """
+    encoding, body = expat_input(chunks, source)
+    parser = hardened_parser(encoding)
+
+    depth = 0
+    suites: list[_OpenSuite] = []
+    case_depth = 0  # depth of the open <testcase>, 0 when none is open
+    suite = classname = name = ""
+    outcome = retries = count = 0
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal depth, case_depth, suite, classname, name, outcome, retries
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise RefusedReport(f"elements nested deeper than {MAX_DEPTH}")
+        if case_depth:
+            if depth == case_depth + 1:
+                if tag in FAIL_TAGS:
+                    outcome = FAIL
+                    if tag in RETRY_TAGS:
+                        retries += 1
+                elif tag == SKIP_TAG and outcome != FAIL:
+                    outcome = SKIP
+                elif tag == "testcase":
+                    raise RefusedReport("a <testcase> inside a <testcase>")
+            return
+        if tag == "testcase":
+            if depth == 1:
+                raise RefusedReport("not a JUnit report: the root element is <testcase>")
+            case_depth = depth
+            classname = attrs.get("classname", "")
+            name = attrs.get("name", "")
+            if len(classname or suite) + len(name) > MAX_ID_CHARS:
+                raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
+            retries = 0
+            outcome = PASS
+            status = attrs.get("status")
+            if status is not None:
+                outcome = STATUS_OUTCOMES.get(status.lower(), PASS)
+            if outcome == PASS and attrs.get("result") in SKIP_RESULT:
+                outcome = SKIP
+            return
+        if depth == 1 and tag not in ROOTS:
+            raise RefusedReport(f"not a JUnit report: the root element is <{tag}>")
+        if started is not None and tag in ROOTS:
+            timestamp = attrs.get("timestamp")
+            if timestamp is not None:
+                started.note(timestamp)
+        if tag == "testsuite":
+            suite = attrs.get("name", "")
+            suites.append(_OpenSuite(suite, depth))
+        elif tag in FAIL_TAGS and suites and depth == suites[-1].depth + 1:
+            suites[-1].failed = True
+
+    def end(tag: str) -> None:
+        nonlocal depth, case_depth, suite, count
+        if depth == case_depth:
+            case_depth = 0
+            count += 1
+            sink(suite, classname, name, outcome, retries)
+        elif not case_depth and tag == "testsuite":
+            closed = suites.pop()
+            if closed.failed:
+                sink(closed.name, "", "", FAIL, 0)
+            suite = suites[-1].name if suites else ""
+        depth -= 1
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        for chunk in body:
+            parser.Parse(chunk, False)
+        parser.Parse(b"", True)
+    except ExpatError as error:
+        message = expat.errors.messages[error.code] if error.code else str(error)
+        raise InputError(
+            source, f"not well-formed XML: {message} (line {error.lineno}, column {error.offset})"
+        ) from None
+    except RefusedReport as refusal:
+        raise InputError(source, str(refusal)) from None
+    except RecursionError:
+        raise InputError(source, "nesting too deep to read") from None
+    return count

@@ -1,0 +1,97 @@
+"""The trusted lock against the fixtures and the test harness in the working tree.
+
+One function for every command that asks whether the locked files drifted: the gate,
+`waiver check-lock` and `waiver replay --lock`. Each must reach the same answer from the
+same files, or a replay could be skipped that the gate then misses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from waiver.read.harness.bytecode import is_bytecode
+from waiver.read.harness.named import Harness
+from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.lock.bindings import FixtureBindings, check_binding_patterns
+from waiver.read.lock.committed import CommittedChange, committed_changes, with_committed
+from waiver.read.lock.lock_file import (
+    MAX_LOCK_BYTES,
+    FixtureState,
+    LockEntry,
+    fixtures_folder,
+    hash_tree,
+    lock_digest,
+    parse_lock,
+    scan_fixtures,
+)
+from waiver.read.policy.settings import Settings
+from waiver.read.trusted.protected import ProtectedFiles
+
+
+@dataclass(frozen=True)
+class LockedSet:
+    """What the lock protects: the fixture set under `folder`, and the test harness."""
+
+    folder: str
+    harness: Harness
+
+    def part(self, path: str) -> str:
+        """`fixtures` for a file of the fixture set, `harness` for anything else locked and
+        for bytecode, which can stand in for any module (so every row drifts)."""
+        if is_bytecode(path):
+            return "harness"
+        inside = not self.folder or path.startswith(self.folder + "/")
+        return "fixtures" if inside and not self.harness.covers(path) else "harness"
+
+    def shared(self, path: str) -> bool:
+        return self.part(path) == "harness"
+
+
+@dataclass(frozen=True)
+class LockPaths:
+    """Where the lock and the fixture folder are, as given on the command line."""
+
+    root: str
+    fixtures: str
+    lock: str
+
+
+@dataclass(frozen=True)
+class Fixtures:
+    lock: tuple[LockEntry, ...]
+    state: FixtureState
+    expected: str
+    current: str
+    bound: FixtureBindings
+    locked_set: LockedSet
+    # With a trusted revision: what the change's commit adds, edits or deletes of them.
+    committed: tuple[CommittedChange, ...] = ()
+
+    @property
+    def drifted(self) -> bool:
+        return bool(self.state.drift)
+
+
+def read_fixtures(
+    paths: LockPaths, settings: Settings, protected: ProtectedFiles, modules: frozenset[str]
+) -> Fixtures:
+    """The trusted lock against the fixture set and the harness in the working tree, and
+    with a trusted revision against what the change's commit holds (see `read.committed`).
+
+    `modules` are the property-suite modules the property report names: they must be
+    locked like any other harness file.
+    """
+    lock = parse_lock(protected.read(paths.lock, MAX_LOCK_BYTES), paths.lock)
+    if settings.config is not None:
+        check_binding_patterns(settings.bindings, lock, settings.config)
+    harness = Harness(settings.harness, modules)
+    locked_set = LockedSet(fixtures_folder(paths.root, paths.fixtures), harness)
+    fixture_paths = scan_fixtures(paths.root, locked_set.folder, settings.fixtures)
+    found = [*((path, None) for path in fixture_paths), *harness_in_tree(paths.root, harness)]
+    committed = protected.committed()
+    changes = [] if committed is None else committed_changes(committed, harness, lock)
+    state = with_committed(hash_tree(paths.root, lock, found, paths.lock), lock, changes)
+    bound = FixtureBindings(settings.bindings, lock, state.tree, locked_set.shared)
+    return Fixtures(
+        lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set, tuple(changes)
+    )

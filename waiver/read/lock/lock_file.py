@@ -1,0 +1,333 @@
+"""The fixture lock (GNU sha256sum format) and the files it protects: the fixtures and the
+test harness.
+
+Lock text is read strictly and never handed to `sha256sum -c`, which would follow
+`../` paths. File bytes are hashed as stored, through `open_beneath`. One table of a file
+(pytest's tables of `pyproject.toml`: `[tool.pytest]` and the pytest11 entry points, such
+as `[project.entry-points.pytest11]`) is locked on its own, on a line that `sha256sum` reads
+as a comment: `# [tool.pytest] <sha256>  pyproject.toml`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import re
+import tomllib
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from waiver.errors import InputError
+from waiver.read.files import open_beneath, read_chunks, split_relative
+from waiver.read.trusted.trees import check_name, scan_error
+
+LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
+# A table line: `sha256sum -c` skips lines that start with `#`, so a lock holding them
+# still checks every whole file. The `\` that marks an escaped path goes before the digest.
+TABLE_LINE = re.compile(r"# \[([a-z0-9_.-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
+PYTEST_TABLE = "tool.pytest"
+ENTRY_POINTS_TABLE = "project.entry-points.pytest11"
+# The pytest11 entry points of each build backend's own table, which the documented install
+# step (`pip install -e .`) installs and pytest then loads by itself: PEP 621, poetry, flit.
+ENTRY_POINTS_TABLES = (
+    ENTRY_POINTS_TABLE,
+    "tool.poetry.plugins.pytest11",
+    "tool.flit.entrypoints.pytest11",
+)
+LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES})
+WILDCARD = re.compile(r"[*?\[]")
+UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
+MAX_LOCK_BYTES = 16 << 20
+MAX_TOML_BYTES = 1 << 20
+RELATIVE_HINT = (
+    "lock paths are relative to the repository root, without './': write the lock with "
+    "'waiver lock --fixtures DIR', or from the root with "
+    '"find fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixture.lock"'
+)
+
+
+@dataclass(frozen=True)
+class LockEntry:
+    path: str
+    digest: str
+    table: str | None = None  # a table of the file (see table_digest), or the whole file
+
+
+@dataclass(frozen=True)
+class Drift:
+    path: str
+    kind: str  # "changed", "missing" or "not_in_lock"
+    table: str | None = None
+
+
+@dataclass(frozen=True)
+class FixtureState:
+    """The fixtures as found in the working tree, compared against the trusted lock."""
+
+    tree: tuple[LockEntry, ...]
+    drift: tuple[Drift, ...]
+
+
+def _unescape(text: str, source: str, number: int) -> str:
+    out: list[str] = []
+    chars = iter(text)
+    for char in chars:
+        if char != "\\":
+            out.append(char)
+            continue
+        following = next(chars, "")
+        if following not in UNESCAPES:
+            raise InputError(source, f"line {number}: unknown escape '\\{following}' in path")
+        out.append(UNESCAPES[following])
+    return "".join(out)
+
+
+def parse_lock(data: bytes, source: str) -> tuple[LockEntry, ...]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(source, f"not UTF-8 ({error.reason} at byte {error.start})") from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    entries: list[LockEntry] = []
+    seen: dict[tuple[str, str | None], str] = {}
+    for number, line in enumerate(lines, start=1):
+        table = None
+        if line.startswith("#"):
+            table_match = TABLE_LINE.fullmatch(line)
+            if table_match is None or table_match[1] not in LOCKED_TABLES:
+                raise InputError(
+                    source,
+                    f"line {number}: a line starting with '#' must be a table line "
+                    f"'# [tool.pytest] <sha256>  <path>': {line[:80]!r}",
+                )
+            table, marker, digest, path = table_match.groups()
+            escaped = bool(marker)
+        else:
+            escaped = line.startswith("\\")
+            match = LOCK_LINE.fullmatch(line[1:] if escaped else line)
+            if match is None:
+                raise InputError(
+                    source,
+                    f"line {number} is not '<64 lowercase hex sha256>  <path>': {line[:80]!r}",
+                )
+            digest, path = match.groups()
+        if escaped:
+            path = _unescape(path, source, number)
+        elif "\r" in path:
+            raise InputError(source, f"line {number}: carriage return in path (CRLF line ends?)")
+        try:
+            split_relative(path, f"{source}: line {number}")
+        except InputError as error:
+            raise InputError(error.source, f"{error.problem}; {RELATIVE_HINT}") from None
+        folded = (unicodedata.normalize("NFC", path).casefold(), table)
+        if folded in seen:
+            raise InputError(
+                source,
+                f"line {number}: {path!r} repeats or collides with {seen[folded]!r} "
+                "under case-folding or Unicode normalisation",
+            )
+        seen[folded] = path
+        entries.append(LockEntry(path, digest, table))
+    if not entries:
+        raise InputError(source, "the lock lists no fixtures")
+    return tuple(entries)
+
+
+def _escape(path: str) -> tuple[str, str]:
+    if not any(char in path for char in "\\\n\r"):
+        return "", path
+    return "\\", path.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def lock_line(entry: LockEntry) -> str:
+    prefix, path = _escape(entry.path)
+    table = f"# [{entry.table}] " if entry.table is not None else ""
+    return f"{table}{prefix}{entry.digest}  {path}\n"
+
+
+def format_lock(entries: Iterable[LockEntry]) -> str:
+    """Lock text that `sha256sum -c` accepts, sorted by path bytes like `sort -z` in C locale
+    (a table line right after its file's own line)."""
+    ordered = sorted(entries, key=lambda entry: (entry.path.encode("utf-8"), entry.table or ""))
+    return "".join(lock_line(entry) for entry in ordered)
+
+
+def lock_digest(entries: Iterable[LockEntry]) -> str:
+    """The fixture binding: sha256 over the canonical (sorted) lock lines."""
+    lines = sorted(lock_line(entry) for entry in entries)
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+
+
+def hash_fixture(root: str, path: str, source: str) -> str | None:
+    """The sha256 of a fixture's bytes, or None when it is missing."""
+    fd = open_beneath(root, path, source)
+    if fd is None:
+        return None
+    digest = hashlib.sha256()
+    for chunk in read_chunks(fd, None, source):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _toml_value(value: object) -> str:
+    # TOML's dates and times have no JSON form; their ISO text is what they say.
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    raise TypeError(type(value).__name__)
+
+
+def read_toml(data: bytes, path: str) -> dict[str, object]:
+    """A TOML file's document; anything that is not TOML, however deep, is an input error."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InputError(path, f"not valid TOML: {error}") from None
+    except RecursionError:
+        raise InputError(path, "not valid TOML: nested too deep") from None
+
+
+def table_digest(root: str, path: str, table: str) -> str | None:
+    """The sha256 of one table of a TOML file, or None when the file or the table is absent."""
+    fd = open_beneath(root, path, path)
+    if fd is None:
+        return None
+    return table_digest_of(b"".join(read_chunks(fd, MAX_TOML_BYTES, path)), path, table)
+
+
+def table_digest_of(data: bytes, path: str, table: str) -> str | None:
+    """The sha256 of one table of the TOML text `data`, or None when the table is absent.
+
+    The table's parsed value is hashed as canonical JSON (sorted keys, no spaces, UTF-8),
+    so that an edit elsewhere in the file (a dependency bump) leaves it as it was, while
+    any value pytest would see, however it is spelled, changes it.
+    """
+    value: object = read_toml(data, path)
+    for key in table.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    if value is None:
+        return None
+    text = json.dumps(
+        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_toml_value
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def hash_entry(root: str, path: str, table: str | None, source: str) -> str | None:
+    """A locked file's digest as it is now, or its table's; None when it is absent."""
+    if table is None:
+        return hash_fixture(root, path, source)
+    return table_digest(root, path, table)
+
+
+def fixtures_folder(root: str, fixtures: str) -> str:
+    """The fixtures folder as a path relative to the repository root."""
+    root_path = Path(root).resolve()
+    candidate = Path(fixtures)
+    if candidate.is_symlink():
+        raise InputError(fixtures, "the fixtures folder is a symlink")
+    if not candidate.is_dir():
+        raise InputError(fixtures, "the fixtures folder does not exist")
+    resolved = candidate.resolve()
+    if not resolved.is_relative_to(root_path):
+        raise InputError(fixtures, f"the fixtures folder is outside the repository root {root}")
+    relative = resolved.relative_to(root_path).as_posix()
+    return "" if relative == "." else relative
+
+
+def _reachable(inner: str, patterns: Sequence[str]) -> bool:
+    """Whether a path inside the folder `inner` (relative to the fixtures folder) can match a
+    pattern: the pattern's text before its first wildcard and the folder agree."""
+    folder = inner + "/"
+    for pattern in patterns:
+        prefix = WILDCARD.split(pattern, maxsplit=1)[0]
+        if prefix.startswith(folder) or folder.startswith(prefix):
+            return True
+    return not patterns
+
+
+def scan_fixtures(root: str, folder: str, patterns: Sequence[str]) -> list[str]:
+    """Every fixture file under `folder` whose folder-relative path matches a pattern.
+
+    Symlinks and special files in the set are input errors: a fixture must be bytes
+    in the repository, not a pointer to something the gate would have to trust. A folder
+    no pattern can reach (a virtualenv beside `tests/data/*`, say) holds no fixture, so it
+    is not entered, and a symlink to a folder there is no error.
+    """
+    found: list[str] = []
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            with os.scandir(os.path.join(root, current)) as scanned:
+                entries = list(scanned)
+        except OSError as error:
+            raise scan_error(current, error) from None
+        for entry in entries:
+            path = check_name(f"{current}/{entry.name}" if current else entry.name)
+            inner = path[len(folder) + 1 :] if folder else path
+            matches = not patterns or any(fnmatchcase(inner, p) for p in patterns)
+            if entry.is_symlink():
+                if matches or (entry.is_dir() and _reachable(inner, patterns)):
+                    raise InputError(path, "a symlink in the fixture set")
+            elif entry.is_dir(follow_symlinks=False):
+                if _reachable(inner, patterns):
+                    pending.append(path)
+            elif entry.is_file(follow_symlinks=False):
+                if matches:
+                    found.append(path)
+            elif matches:
+                raise InputError(path, "not a regular file in the fixture set")
+    return sorted(found)
+
+
+def hash_tree(
+    root: str,
+    lock: Sequence[LockEntry],
+    locked_set: Iterable[tuple[str, str | None]],
+    source: str,
+) -> FixtureState:
+    """Hash the locked files, and the locked set (fixtures and harness, as `(path, table)`)
+    as they are in the working tree."""
+    locked = {(entry.path, entry.table) for entry in lock}
+    tree: list[LockEntry] = []
+    drift: list[Drift] = []
+    for entry in lock:
+        digest = hash_entry(root, entry.path, entry.table, source)
+        if digest is None:
+            drift.append(Drift(entry.path, "missing", entry.table))
+            continue
+        tree.append(LockEntry(entry.path, digest, entry.table))
+        if digest != entry.digest:
+            drift.append(Drift(entry.path, "changed", entry.table))
+    for path, table in dict.fromkeys(locked_set):
+        if (path, table) not in locked:
+            digest = hash_entry(root, path, table, source)
+            if digest is not None:
+                tree.append(LockEntry(path, digest, table))
+                drift.append(Drift(path, "not_in_lock", table))
+    return FixtureState(tuple(tree), tuple(sorted(drift, key=lambda d: (d.path, d.table or ""))))
+
+
+def build_lock_text(
+    root: str, fixtures: str, patterns: Sequence[str], harness: Iterable[tuple[str, str | None]]
+) -> str:
+    """The lock of the fixture set and of the harness files found (`(path, table)` pairs)."""
+    folder = fixtures_folder(root, fixtures)
+    found = scan_fixtures(root, folder, patterns)
+    if not found:
+        raise InputError(fixtures, "no fixture files matched")
+    entries = []
+    for path, table in dict.fromkeys([*((path, None) for path in found), *harness]):
+        digest = hash_entry(root, path, table, path)
+        if digest is None and table is None:
+            raise InputError(path, "vanished while the lock was written")
+        if digest is not None:
+            entries.append(LockEntry(path, digest, table))
+    return format_lock(entries)

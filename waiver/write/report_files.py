@@ -1,0 +1,57 @@
+"""The gate's two files on disk: waiver.json, written atomically, and the Markdown summary;
+and the checks that a run makes of their paths before it writes either."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from waiver.errors import InputError, UsageError
+from waiver.write.atomic import write_atomic
+from waiver.write.report import Json, json_chunks
+from waiver.write.summary import render_summary
+
+
+def write_report(
+    out: str, summary: str | None, document: Json, *, summary_appends: bool = False
+) -> None:
+    """The Markdown summary, then waiver.json atomically.
+
+    The summary is written first so that one that cannot be written leaves no report
+    behind. A `summary` file is replaced, so a second run does not double it, unless it
+    is the runner's step summary (`summary_appends`), which other steps share.
+    """
+    if summary is not None:
+        text = render_summary(document)
+        try:
+            if summary_appends:
+                with open(summary, "a", encoding="utf-8") as stream:
+                    stream.write(text)
+            else:
+                write_atomic(summary, text)
+        except OSError as error:
+            raise InputError(summary, f"cannot write the summary: {error.strerror}") from None
+    try:
+        write_atomic(out, json_chunks(document))
+    except OSError as error:
+        raise InputError(out, f"cannot write the report: {error.strerror}") from None
+
+
+def remove_report(out: str) -> None:
+    """Remove an earlier report at `out`, so no exit but 0 or 1 leaves one that is green."""
+    if os.path.isdir(out) and not os.path.islink(out):
+        raise UsageError(f"--out {out} is a folder; give the path of waiver.json")
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        os.unlink(out)
+
+
+def check_output_paths(out: str, summary: str | None) -> None:
+    """Both output files must have a folder to go in, checked before anything is written."""
+    for flag, path in (("--out", out), ("--summary", summary)):
+        if path is None:
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise UsageError(f"{flag} {path}: the folder {folder} does not exist")
+    if summary is not None and os.path.isdir(summary):
+        raise UsageError(f"--summary {summary} is a folder; give a file path")
