@@ -72,7 +72,12 @@ def classify(evidence: Evidence, min_replays: int) -> TestClass:
     if evidence.fixture_hash != evidence.expected_fixture_hash:
         return TestClass.FIXTURE_DRIFT
     outcomes = evidence.outcomes
-    if not evidence.known_test or evidence.unreadable_replays or len(outcomes) < min_replays:
+    if (
+        not evidence.known_test
+        or evidence.edited
+        or evidence.unreadable_replays
+        or len(outcomes) < min_replays
+    ):
         return TestClass.UNKNOWN_TEST
     if all(outcomes):
         return TestClass.STABLE_PASS
@@ -82,9 +87,12 @@ def classify(evidence: Evidence, min_replays: int) -> TestClass:
 
 
 def unknown_reason(evidence: Evidence) -> UnknownReason:
-    """Which question an unknown_test row puts to the reviewer; new wins over short."""
+    """Which question an unknown_test row puts to the reviewer; new wins over edited, and
+    edited over vanished and short."""
     if not evidence.known_test:
         return UnknownReason.NEW
+    if evidence.edited:
+        return UnknownReason.EDITED
     if not evidence.outcomes:
         return UnknownReason.VANISHED
     return UnknownReason.SHORT

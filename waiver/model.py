@@ -33,6 +33,7 @@ class UnknownReason(enum.StrEnum):
     """Why a row is unknown_test: each asks the reviewer a different question."""
 
     NEW = "new"  # not in the known-tests registry
+    EDITED = "edited"  # registered, and its definition the change edited: no evidence
     VANISHED = "vanished"  # in the registry, but no outcome in any replay
     SHORT = "short"  # fewer replay outcomes than required, or a replay could not be read
 
@@ -104,6 +105,8 @@ class Evidence:
     unreadable_replays: int = 0
     # None when no base replays were given; it never plays a part in the class.
     base: BaseEvidence | None = None
+    # The change edited the test's definition: its replays say nothing about the change.
+    edited: bool = False
 
 
 @dataclass(frozen=True, slots=True)

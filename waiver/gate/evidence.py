@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from itertools import repeat
 
 from waiver.model import BaseEvidence, Case, Evidence
@@ -47,13 +48,15 @@ def build_cases(
     fixtures: Fixtures,
     skipped: list[str],
     base: ReplaySet | None = None,
+    edited: frozenset[str] = frozenset(),
 ) -> list[Case]:
     """One case per distinct evidence, holding every test id seen or expected that has it.
 
     Ids skipped in every replay and not expected by the registry are not cases: they are
     appended to `skipped`. Each case carries the digests of the fixtures its tests are
     bound to (the whole set unless a policy binding says otherwise), and with base replays
-    the id's states there.
+    the id's states there. An id in `edited` is a test whose definition the change
+    edited: its case says so.
     """
     tally: Tally = replays.tally
     extras = [0] * len(tally.ids)
@@ -91,8 +94,19 @@ def build_cases(
                 unreadable,
                 base_here,
             )
-            cases.append(Case(tuple(bound_ids), evidence))
+            cases += _split_edited(bound_ids, evidence, edited)
     return cases
+
+
+def _split_edited(ids: list[str], evidence: Evidence, edited: frozenset[str]) -> list[Case]:
+    """One case for the ids whose definition the change edited, one for the others."""
+    if not edited or edited.isdisjoint(ids):
+        return [Case(tuple(ids), evidence)]
+    parts = [
+        (tuple(i for i in ids if i not in edited), evidence),
+        (tuple(i for i in ids if i in edited), replace(evidence, edited=True)),
+    ]
+    return [Case(part, part_evidence) for part, part_evidence in parts if part]
 
 
 def failed_property_cases(failed_properties: list[str], fixtures: Fixtures) -> list[Case]:

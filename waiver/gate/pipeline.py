@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from itertools import filterfalse
+from itertools import compress, filterfalse
 
 from waiver.decide import check_policy, decide
 from waiver.errors import InputError, UsageError
@@ -27,6 +27,7 @@ from waiver.gate.replay_inputs import (
 )
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Decision, FreezeRecord, Verdict
+from waiver.read.definitions.edited import edited_tests
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness.reach_in import new_reach_ins, reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
@@ -55,6 +56,8 @@ class Classified:
     skipped: list[str]
     base: Json | None = None
     replays_skipped: Skip | None = None  # why no replay was read, when none was needed
+    # Registered tests the change edited, with what changed; only with a trusted revision.
+    edited: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def classify_replays(
@@ -91,8 +94,13 @@ def classify_replays(
     records: tuple[FreezeRecord, ...] = ()
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
+    edited = {}
+    committed = protected.committed()
+    if registry is not None and committed is not None and skip is None:
+        listed = compress(replays.tally.ids, registry.expected)
+        edited = edited_tests(committed, listed)
     skipped: list[str] = []
-    cases = build_cases(replays, registry, property_ok, fixtures, skipped, base)
+    cases = build_cases(replays, registry, property_ok, fixtures, skipped, base, frozenset(edited))
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
     return Classified(
@@ -101,6 +109,7 @@ def classify_replays(
         skipped=skipped,
         base=None if base is None else {"reports": options.base_reports, **read_json(base)},
         replays_skipped=None if replays.replay_count else skip,
+        edited=edited,
     )
 
 
@@ -136,7 +145,20 @@ def _gate(
             "skipped": properties.skipped,
         },
         replays=classified.replays,
-        registry={"used": settings.registry is not None, "path": settings.registry},
+        registry={
+            "used": settings.registry is not None,
+            "path": settings.registry,
+            **(
+                {}
+                if protected.revision is None
+                else {
+                    "edited": [
+                        {"test_id": test_id, "changes": list(changes)}
+                        for test_id, changes in sorted(classified.edited.items())
+                    ]
+                }
+            ),
+        },
         skipped=classified.skipped,
         trusted_revision=protected.revision,
         run_blockers=run_blockers,

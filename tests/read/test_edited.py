@@ -1,0 +1,180 @@
+"""Registered tests the change edited, read from two commits the way Python reads them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dulwich.repo import Repo
+
+from support import git, write_tree
+from waiver.read.definitions.edited import edited_tests
+from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import CommitTree
+
+BASE = {
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/helpers.py": "def same(got, want):\n    assert got == want\n\n\nOTHER = 1\n",
+    "tests/test_calc.py": '''\
+"""Tests of add."""
+
+import pytest
+
+from calc import add
+from tests.helpers import same
+
+
+def check(got, want):
+    assert got == want
+
+
+CASES = [(1, 2, 3), (2, 2, 4)]
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_check():
+    check(add(1, 1), 2)
+
+
+def test_same():
+    same(add(0, 0), 0)
+
+
+@pytest.mark.parametrize(("a", "b", "total"), CASES)
+def test_cases(a, b, total):
+    assert add(a, b) == total
+
+
+class TestClass:
+    def test_method(self):
+        assert add(1, 0) == 1
+''',
+}
+IDS = [
+    "tests/test_calc.py::test_add",
+    "tests/test_calc.py::test_check",
+    "tests/test_calc.py::test_same",
+    "tests/test_calc.py::test_cases[1-2-3]",
+    "tests/test_calc.py::TestClass::test_method",
+]
+
+
+def committed(
+    tmp_path: Path, change: dict[str, str], base: dict[str, str] | None = None
+) -> Committed:
+    git(tmp_path, "init", "--quiet")
+    commits = []
+    for files in (base or BASE, change):
+        write_tree(tmp_path, dict(files))
+        git(tmp_path, "add", "-A")
+        git(tmp_path, "commit", "--quiet", "--allow-empty", "-m", "commit")
+        commits.append(git(tmp_path, "rev-parse", "HEAD"))
+    repository = Repo(str(tmp_path))
+    trusted, head = (CommitTree(repository, repository[c.encode()].tree, "") for c in commits)
+    changed = git(tmp_path, "diff", "--name-only", commits[0], commits[1]).split()
+    return Committed(trusted, head, frozenset(changed))
+
+
+def edit(path: str, old: str, new: str) -> dict[str, str]:
+    text = BASE[path]
+    assert old in text
+    return {path: text.replace(old, new)}
+
+
+TEST = BASE["tests/test_calc.py"]
+EDITS = {
+    "a loosened assertion": (
+        edit("tests/test_calc.py", "assert add(2, 3) == 5", "assert add(2, 3) is not None"),
+        {"tests/test_calc.py::test_add": ("its body",)},
+    ),
+    "an early return": (
+        edit("tests/test_calc.py", "def test_add():\n", "def test_add():\n    return\n"),
+        {"tests/test_calc.py::test_add": ("its body",)},
+    ),
+    "an emptied module helper": (
+        edit(
+            "tests/test_calc.py",
+            "def check(got, want):\n    assert got == want",
+            "def check(got, want):\n    pass",
+        ),
+        {"tests/test_calc.py::test_check": ("`check` in tests/test_calc.py",)},
+    ),
+    "an emptied helper module": (
+        edit("tests/helpers.py", "    assert got == want\n", "    pass\n"),
+        {"tests/test_calc.py::test_same": ("`same` in tests/helpers.py",)},
+    ),
+    "a changed parametrize value": (
+        edit("tests/test_calc.py", "(2, 2, 4)]", "(2, 2, 5)]"),
+        {"tests/test_calc.py::test_cases[1-2-3]": ("`CASES` in tests/test_calc.py",)},
+    ),
+    "a new mark": (
+        edit("tests/test_calc.py", "def test_add():", "@pytest.mark.skip\ndef test_add():"),
+        {"tests/test_calc.py::test_add": ("its decorators",)},
+    ),
+    "a method of its class": (
+        edit("tests/test_calc.py", "class TestClass:\n", "class TestClass:\n    x = 1\n\n"),
+        {"tests/test_calc.py::TestClass::test_method": ("its class TestClass",)},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", EDITS)
+def test_each_edit_names_the_test_and_what_changed_and_no_neighbour(
+    tmp_path: Path, name: str
+) -> None:
+    change, expected = EDITS[name]
+    assert edited_tests(committed(tmp_path, change), IDS) == expected
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # Comments, layout and the docstring are no edit.
+        {"tests/test_calc.py": TEST.replace("def test_add():", "# add\ndef test_add( ):")},
+        # A new test and the import it needs edit no neighbour: names, not lines.
+        {
+            "tests/test_calc.py": TEST.replace(
+                "import pytest\n", "import os\nimport pytest\n"
+            ).replace("from tests.helpers import same", "from tests.helpers import OTHER, same")
+            + "\n\ndef test_new():\n    assert os.sep and OTHER\n"
+        },
+        # The code under test is what a change is for.
+        {"calc.py": "def add(a, b):\n    return a - b\n"},
+        # A helper no test uses.
+        {"tests/helpers.py": BASE["tests/helpers.py"].replace("OTHER = 1", "OTHER = 2")},
+    ],
+    ids=["layout", "new test", "code under test", "unused helper"],
+)
+def test_what_is_no_edit_of_a_registered_test(tmp_path: Path, change: dict[str, str]) -> None:
+    assert edited_tests(committed(tmp_path, change), IDS) == {}
+
+
+def test_module_code_that_cannot_be_followed_edits_every_test_of_its_module(
+    tmp_path: Path,
+) -> None:
+    change = {"tests/test_calc.py": TEST + "\nadd.__defaults__ = None\n"}
+    edits = edited_tests(committed(tmp_path, change), IDS)
+    assert set(edits) == set(IDS)
+    assert edits[IDS[0]] == ("module code of tests/test_calc.py that cannot be followed (added)",)
+
+
+def test_a_helper_module_imported_whole_is_followed_by_attribute(tmp_path: Path) -> None:
+    base_test = "import tests.helpers as h\n\n\ndef test_x():\n    h.same(1, 1)\n"
+    base = {**BASE, "tests/test_h.py": base_test}
+    change = {"tests/helpers.py": "def same(got, want):\n    pass\n\n\nOTHER = 1\n"}
+    edits = edited_tests(committed(tmp_path, change, base), ["tests/test_h.py::test_x", *IDS])
+    assert edits == {
+        "tests/test_h.py::test_x": ("`same` in tests/helpers.py",),
+        "tests/test_calc.py::test_same": ("`same` in tests/helpers.py",),
+    }
+
+
+def test_an_id_of_another_producer_is_edited_when_its_file_changed(tmp_path: Path) -> None:
+    change = {"web/app.test.js": "test('x', () => {})\n"}
+    ids = ["web/app.test.js::x", "com.example.AppTest::x"]
+    assert edited_tests(committed(tmp_path, change), ids) == {
+        "web/app.test.js::x": ("its file changed",)
+    }

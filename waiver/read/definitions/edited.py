@@ -1,0 +1,306 @@
+"""Registered tests the change edited: each one's definition on the trusted revision against
+the change's commit, compared the way Python reads it.
+
+A test's definition is its function with its decorators (marks, parametrize values), the
+classes around it, the module code that cannot be followed by name, and every module-level
+name it uses, followed through functions, classes, assignments and imports into the
+modules under the test folders (`from tests.helpers import same`). The fixtures it names
+are names it uses. A conftest is harness, locked already, so it is not followed here.
+
+A new test beside untouched neighbours edits none of them: what each name is bound to is
+compared, not the lines. A test whose id is not a Python module's (another producer's) is
+edited when the file its id names changed. Only modules that a changed file can reach are
+parsed, so a change that edits no test code costs nothing here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Sequence
+
+from waiver.errors import InputError
+from waiver.read.definitions.scope import ModuleScope, dump, read_scope, used_names
+from waiver.read.harness.reach_in import is_test_code
+from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import FileTree
+
+MAX_MODULE_BYTES = 16 << 20
+PARAMETERS = re.compile(r"\[.*\Z", re.DOTALL)
+Prints = dict[str, str]
+
+
+class Sources:
+    """The parsed modules of one tree, each read and parsed once."""
+
+    def __init__(self, tree: FileTree) -> None:
+        self.tree = tree
+        self._scopes: dict[str, ModuleScope | None] = {}
+        self._dumps: dict[int, str] = {}
+
+    def scope(self, path: str) -> ModuleScope | None:
+        if path not in self._scopes:
+            self._scopes[path] = self._read(path)
+        return self._scopes[path]
+
+    def _read(self, path: str) -> ModuleScope | None:
+        try:
+            data = self.tree.read(path, MAX_MODULE_BYTES)
+            return None if data is None else read_scope(ast.parse(data), path)
+        except (InputError, SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+    def dumps(self, nodes: Iterable[ast.AST]) -> str:
+        found = []
+        for node in nodes:
+            text = self._dumps.get(id(node))
+            if text is None:
+                text = self._dumps[id(node)] = dump(node)
+            found.append(text)
+        return "\n".join(found)
+
+    def module_file(self, importer: str, level: int, dotted: str) -> str | None:
+        """The file an import in `importer` loads: relative to its package, or found from
+        its folder up to the root (where pytest's rootdir insertion would find it)."""
+        folder = importer.rpartition("/")[0]
+        if level:
+            for _ in range(level - 1):
+                folder = folder.rpartition("/")[0]
+            bases = [folder]
+        else:
+            bases = [folder]
+            while folder:
+                folder = folder.rpartition("/")[0]
+                bases.append(folder)
+        tail = dotted.replace(".", "/")
+        for base in bases:
+            stem = "/".join(part for part in (base, tail) if part)
+            for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+                if stem and self.scope(candidate) is not None:
+                    return candidate
+        return None
+
+
+def followable(path: str, test_module: str) -> bool:
+    """Whether a module a test imports is test code to follow, not the code under test."""
+    top = test_module.partition("/")[0] if "/" in test_module else ""
+    return is_test_code(path) or (bool(top) and path.startswith(top + "/"))
+
+
+def _class_prints(sources: Sources, classes: Sequence[ast.ClassDef]) -> Prints:
+    prints = {}
+    for node in classes:
+        header = [*node.decorator_list, *node.bases, *node.keywords]
+        members = [
+            s
+            for s in node.body
+            if not (
+                isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name.startswith("test")
+            )
+            and not (isinstance(s, ast.ClassDef) and s.name.startswith("Test"))
+        ]
+        prints[f"its class {node.name}"] = sources.dumps([*header, *members])
+    return prints
+
+
+def _imported(
+    sources: Sources, scope: ModuleScope, statement: ast.stmt, name: str, test_module: str
+) -> str | None:
+    """The module file a name's import binds it to, when it is test code to follow."""
+    if isinstance(statement, ast.Import):
+        for alias in statement.names:
+            if bound_name(alias, False) == name:
+                dotted = alias.name if alias.asname else name
+                found = sources.module_file(scope.path, 0, dotted)
+                return found if found and followable(found, test_module) else None
+    return None
+
+
+class Follow:
+    """The names a test reaches, module by module, and what each is bound to."""
+
+    def __init__(self, sources: Sources, test_module: str) -> None:
+        self.sources = sources
+        self.test_module = test_module
+        self.prints: Prints = {}
+        self.pending: list[tuple[str, str, str | None]] = []
+        self.seen: set[tuple[str, str, str | None]] = set()
+
+    def uses(self, path: str, nodes: Iterable[ast.AST]) -> None:
+        for node in nodes:
+            names, attributes = used_names(node)
+            self.pending += [(path, name, None) for name in names]
+            self.pending += [(path, name, attribute) for name, attribute in attributes]
+
+    def run(self) -> Prints:
+        while self.pending:
+            item = self.pending.pop()
+            if item not in self.seen:
+                self.seen.add(item)
+                self.follow(*item)
+        return self.prints
+
+    def follow(self, path: str, name: str, attribute: str | None) -> None:
+        scope = self.sources.scope(path)
+        statements = None if scope is None else scope.bindings.get(name)
+        if scope is None or not statements:
+            return  # a builtin, a local, or a name bound elsewhere
+        if attribute is None:
+            self.prints[binding_key(name, path)] = bound_to(self.sources, statements, name)
+        for statement in statements:
+            if isinstance(statement, ast.ImportFrom):
+                self.from_import(scope, statement, name, attribute)
+            elif isinstance(statement, ast.Import):
+                module = _imported(self.sources, scope, statement, name, self.test_module)
+                if module is not None and attribute is not None:
+                    self.pending.append((module, attribute, None))
+                elif attribute is None:
+                    self.dotted_imports(scope, statement, name)
+            elif attribute is None:
+                self.uses(path, [statement])
+
+    def dotted_imports(self, scope: ModuleScope, statement: ast.Import, name: str) -> None:
+        """`import tests.helpers` binds `tests`: the module it names is followed whole."""
+        for alias in statement.names:
+            if alias.asname or "." not in alias.name or alias.name.partition(".")[0] != name:
+                continue
+            module = self.sources.module_file(scope.path, 0, alias.name)
+            inner = None if module is None else self.sources.scope(module)
+            if module is not None and inner is not None and followable(module, self.test_module):
+                self.prints[f"module {module}"] = self.sources.dumps(inner.body)
+
+    def from_import(
+        self, scope: ModuleScope, statement: ast.ImportFrom, name: str, attribute: str | None
+    ) -> None:
+        for alias in statement.names:
+            if bound_name(alias, True) != name:
+                continue
+            dotted = statement.module or ""
+            module = self.sources.module_file(scope.path, statement.level, dotted)
+            if module is not None and followable(module, self.test_module):
+                inner = self.sources.scope(module)
+                if inner is not None and alias.name in inner.bindings:
+                    self.pending.append((module, alias.name, attribute))
+                    continue
+            # `from tests import helpers`: the name is a module of its own.
+            submodule = self.sources.module_file(
+                scope.path, statement.level, ".".join(p for p in (dotted, alias.name) if p)
+            )
+            if submodule is not None and followable(submodule, self.test_module) and attribute:
+                self.pending.append((submodule, attribute, None))
+
+
+BINDING_KEY = re.compile(r"`(.+)` in (.+)\Z", re.DOTALL)
+
+
+def binding_key(name: str, path: str) -> str:
+    return f"`{name}` in {path}"
+
+
+def bound_name(alias: ast.alias, from_import: bool) -> str:
+    """The name an import's alias binds: `import a.b` binds `a`, `from a import b` `b`."""
+    if alias.asname:
+        return alias.asname
+    return alias.name if from_import else alias.name.partition(".")[0]
+
+
+def bound_to(sources: Sources, statements: Sequence[ast.stmt], name: str) -> str:
+    """What the statements bind `name` to: an import says only its own alias, so that a
+    name added to the same import line leaves this one as it was."""
+    parts = []
+    for statement in statements:
+        if isinstance(statement, ast.ImportFrom):
+            source = "." * statement.level + (statement.module or "")
+            parts += [
+                f"from {source} import {alias.name} as {alias.asname}"
+                for alias in statement.names
+                if bound_name(alias, True) == name
+            ]
+        elif isinstance(statement, ast.Import):
+            parts += [
+                f"import {alias.name} as {alias.asname}"
+                for alias in statement.names
+                if bound_name(alias, False) == name
+            ]
+        else:
+            parts.append(sources.dumps([statement]))
+    return "\n".join(parts)
+
+
+def fingerprint(sources: Sources, test_id: str) -> Prints:
+    """What a test's outcome depends on in its module and the test code it reaches."""
+    path, _, rest = test_id.partition("::")
+    scope = sources.scope(path)
+    if scope is None:
+        return {f"module {path}": "absent or not Python"}
+    found = scope.definition(PARAMETERS.sub("", rest).split("::"))
+    if found is None:  # made at run time, say by module code: any edit of the module counts
+        return {f"module {path}, where its definition cannot be found": sources.dumps(scope.body)}
+    classes, function = found
+    body: list[ast.AST] = [function]
+    if not isinstance(function, ast.ClassDef):
+        body = [function.args, *function.body]
+    prints = {
+        "its decorators": sources.dumps(function.decorator_list),
+        "its body": sources.dumps(body),
+        **_class_prints(sources, classes),
+    }
+    if scope.opaque:
+        prints[f"module code of {path} that cannot be followed"] = sources.dumps(scope.opaque)
+    follow = Follow(sources, path)
+    follow.uses(path, [function, *classes])
+    follow.pending.append((path, "pytestmark", None))
+    prints.update(follow.run())
+    return prints
+
+
+def _bound_in(sources: Sources, key: str) -> str | None:
+    """A name's binding in a tree where the test did not reach it, to compare it with."""
+    match = BINDING_KEY.match(key)
+    scope = None if match is None else sources.scope(match[2])
+    if match is None or scope is None or match[1] not in scope.bindings:
+        return None
+    return bound_to(sources, scope.bindings[match[1]], match[1])
+
+
+def differences(trusted: Sources, before: Prints, head: Sources, after: Prints) -> tuple[str, ...]:
+    """What changed, in words: each part whose syntax tree differs, added or removed. A
+    name only one side's test reaches is compared with its binding on the other side:
+    a new mark that uses `pytest` adds no edit of `pytest`."""
+    found = []
+    for key in sorted(before.keys() | after.keys()):
+        old = before[key] if key in before else _bound_in(trusted, key)
+        new = after[key] if key in after else _bound_in(head, key)
+        if old == new:
+            continue
+        found.append(
+            key
+            if old is not None and new is not None
+            else f"{key} ({'added' if old is None else 'removed'})"
+        )
+    return tuple(found)
+
+
+def edited_tests(committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each registered test id the change's commit edited, with what changed."""
+    changed = committed.changed
+    changed_code = sorted(path for path in changed if path.endswith(".py"))
+    trusted, head = Sources(committed.trusted), Sources(committed.head)
+    reachable: dict[str, bool] = {}
+    edited: dict[str, tuple[str, ...]] = {}
+    for test_id in test_ids:
+        path = test_id.partition("::")[0]
+        if not path.endswith(".py"):
+            if path in changed:
+                edited[test_id] = ("its file changed",)
+            continue
+        if path not in reachable:
+            reachable[path] = path in changed or any(followable(c, path) for c in changed_code)
+        if not reachable[path]:
+            continue
+        found = differences(
+            trusted, fingerprint(trusted, test_id), head, fingerprint(head, test_id)
+        )
+        if found:
+            edited[test_id] = found
+    return edited

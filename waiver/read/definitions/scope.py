@@ -1,0 +1,103 @@
+"""A test module as Python reads it: its module-level bindings, the code that cannot be
+followed, and the definition of each test, from the syntax tree alone.
+
+Comments and layout are not in the tree, so they are no edit. What a name is bound to is
+kept statement by statement (`def`, `class`, an assignment, an import), so that a new test
+and the import it needs leave every other binding as it was.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+# A name a test module binds at module level: the statements that bind it, in order.
+Bindings = dict[str, list[ast.stmt]]
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass
+class ModuleScope:
+    """One module's top level."""
+
+    path: str
+    bindings: Bindings = field(default_factory=dict)
+    # Statements that run at import and cannot be followed by name (a call, a loop, a
+    # star import, an assignment to another object's attribute): part of every test.
+    opaque: list[ast.stmt] = field(default_factory=list)
+    body: list[ast.stmt] = field(default_factory=list)
+
+    def definition(self, names: list[str]) -> tuple[list[ast.ClassDef], Definition] | None:
+        """The classes on the way to a test and its function, by the parts of its id."""
+        found: list[ast.stmt] = self.body
+        classes: list[ast.ClassDef] = []
+        for depth, name in enumerate(names):
+            match: list[Definition] = [
+                s for s in found if isinstance(s, DEFINITIONS) and s.name == name
+            ]
+            if not match:
+                return None
+            node = match[-1]  # the last binding is the one pytest collects
+            if depth == len(names) - 1:
+                return classes, node
+            if not isinstance(node, ast.ClassDef):
+                return None
+            classes.append(node)
+            found = node.body
+        return None
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+
+
+def _bind(scope: ModuleScope, target: ast.expr, statement: ast.stmt) -> None:
+    if isinstance(target, ast.Name):
+        scope.bindings.setdefault(target.id, []).append(statement)
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            _bind(scope, element.value if isinstance(element, ast.Starred) else element, statement)
+    else:  # `other.name = …`, `table[key] = …`: rebinds what another object holds
+        scope.opaque.append(statement)
+
+
+def read_scope(module: ast.Module, path: str) -> ModuleScope:
+    scope = ModuleScope(path, body=module.body)
+    for statement in module.body:
+        if isinstance(statement, DEFINITIONS):
+            scope.bindings.setdefault(statement.name, []).append(statement)
+        elif isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                _bind(scope, target, statement)
+        elif isinstance(statement, ast.AnnAssign | ast.AugAssign):
+            _bind(scope, statement.target, statement)
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                name = alias.asname or alias.name.partition(".")[0]
+                scope.bindings.setdefault(name, []).append(statement)
+        elif isinstance(statement, ast.ImportFrom) and all(a.name != "*" for a in statement.names):
+            for alias in statement.names:
+                scope.bindings.setdefault(alias.asname or alias.name, []).append(statement)
+        elif not _is_docstring(statement):
+            scope.opaque.append(statement)
+    return scope
+
+
+def used_names(node: ast.AST) -> tuple[set[str], set[tuple[str, str]]]:
+    """The names `node` reads, and the attributes it reads of a name (`helpers.same`)."""
+    names: set[str] = set()
+    attributes: set[tuple[str, str]] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            names.add(inner.id)
+        elif isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
+            attributes.add((inner.value.id, inner.attr))
+        elif isinstance(inner, ast.arg):
+            names.add(inner.arg)  # a test's argument names the fixture it gets
+    return names, attributes
+
+
+def dump(node: ast.AST) -> str:
+    """The node as the syntax tree holds it: no positions, so layout is no edit."""
+    return ast.dump(node, annotate_fields=False, include_attributes=False)
