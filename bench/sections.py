@@ -12,7 +12,8 @@ WORKFLOW = "## Reusable workflow under act"
 START_UP = "## Action start-up"
 FREEZE = "## Freeze commands on a large report"
 HARNESS = "## Harness resolution by plugin count"
-SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS)
+EDITED = "## Edited-test detection on a large suite"
+SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED)
 
 
 def section_of(document: str, heading: str) -> str:

@@ -130,6 +130,22 @@ def test_the_harness_benchmark_writes_a_row_per_plugin_count(tmp_path: Path) -> 
     assert rows == [("40", "6"), ("80", "10")]
 
 
+def test_the_edited_test_benchmark_writes_a_row_per_gate_run(tmp_path: Path) -> None:
+    out = tmp_path / "RESULTS.md"
+    out.write_text("# Benchmark\n\ntable\n")
+    completed = subprocess.run(
+        [sys.executable, "bench/edited.py", "--tests", "2000", "--repeat", "1",
+         "--out", str(out), "--data", str(tmp_path / "data")],
+        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    written = out.read_text()
+    assert written.startswith("# Benchmark\n\ntable\n\n## Edited-test detection on a large suite\n")
+    ratios = re.findall(r"^\| [^|]+ \| [0-9.]+ \| [0-9.-]+ \| ([0-9.]+) \|", written, re.MULTILINE)
+    assert len(ratios) == 4 and ratios[0] == "1.00"
+    assert re.search(r"in the worst case: [0-9.]+x, (pass|fail)\.", written)
+
+
 def test_the_workflow_bench_reads_each_replay_job_s_set_up_from_act_s_log() -> None:
     sys.path.insert(0, str(REPO / "bench"))
     try:

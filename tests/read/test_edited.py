@@ -9,6 +9,7 @@ from dulwich.repo import Repo
 
 from support import git, write_tree
 from waiver.read.definitions.edited import edited_tests
+from waiver.read.definitions.reach import module_stem, reached_modules
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import CommitTree
 
@@ -178,3 +179,21 @@ def test_an_id_of_another_producer_is_edited_when_its_file_changed(tmp_path: Pat
     assert edited_tests(committed(tmp_path, change), ids) == {
         "web/app.test.js::x": ("its file changed",)
     }
+
+
+def test_a_module_is_parsed_only_where_a_changed_module_is_named_on_the_way(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "tests/helpers.py": "def same(got, want):\n    assert got == want\n",
+        "tests/base.py": "from tests.helpers import same\n",
+        "tests/test_a.py": "from tests.base import same\n\n\ndef test_a():\n    same(1, 1)\n",
+        "tests/test_b.py": "def test_b():\n    assert True\n",
+    }
+    tree = committed(tmp_path, {"tests/helpers.py": "def same(got, want):\n    pass\n"}, files)
+    modules = {"tests/test_a.py", "tests/test_b.py"}
+    assert reached_modules(tree.head, tree.changed, modules) == {"tests/test_a.py"}
+    assert edited_tests(tree, ["tests/test_a.py::test_a", "tests/test_b.py::test_b"]) == {
+        "tests/test_a.py::test_a": ("`same` in tests/helpers.py",)
+    }
+    assert module_stem("tests/helpers/__init__.py") == "helpers"

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from waiver.errors import InputError
+from waiver.read.definitions.reach import reached_modules
 from waiver.read.definitions.scope import ModuleScope, dump, read_scope, used_names
 from waiver.read.harness.reach_in import is_test_code
 from waiver.read.trusted.protected import Committed
@@ -284,23 +285,31 @@ def differences(trusted: Sources, before: Prints, head: Sources, after: Prints) 
 def edited_tests(committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """Each registered test id the change's commit edited, with what changed."""
     changed = committed.changed
-    changed_code = sorted(path for path in changed if path.endswith(".py"))
-    trusted, head = Sources(committed.trusted), Sources(committed.head)
-    reachable: dict[str, bool] = {}
+    ids = list(test_ids)
     edited: dict[str, tuple[str, ...]] = {}
-    for test_id in test_ids:
+    python_ids = []
+    for test_id in ids:
         path = test_id.partition("::")[0]
-        if not path.endswith(".py"):
-            if path in changed:
-                edited[test_id] = ("its file changed",)
+        if path.endswith(".py"):
+            python_ids.append(test_id)
+        elif path in changed:
+            edited[test_id] = ("its file changed",)
+    if not any(path.endswith(".py") for path in changed):
+        return edited
+    modules = {test_id.partition("::")[0] for test_id in python_ids}
+    reached = reached_modules(committed.head, changed, modules)
+    reached |= reached_modules(committed.trusted, changed, modules)
+    trusted, head = Sources(committed.trusted), Sources(committed.head)
+    # Parametrized ids share one definition: each is compared once.
+    compared: dict[str, tuple[str, ...]] = {}
+    for test_id in python_ids:
+        if test_id.partition("::")[0] not in reached:
             continue
-        if path not in reachable:
-            reachable[path] = path in changed or any(followable(c, path) for c in changed_code)
-        if not reachable[path]:
-            continue
-        found = differences(
-            trusted, fingerprint(trusted, test_id), head, fingerprint(head, test_id)
-        )
-        if found:
-            edited[test_id] = found
+        definition = PARAMETERS.sub("", test_id)
+        if definition not in compared:
+            compared[definition] = differences(
+                trusted, fingerprint(trusted, definition), head, fingerprint(head, definition)
+            )
+        if compared[definition]:
+            edited[test_id] = compared[definition]
     return edited

@@ -1,0 +1,64 @@
+"""Which test modules a change can reach: the ones it edits, and the ones whose text names a
+module it edits, followed through the test code that names those in turn.
+
+Edited-test detection parses a test module on both commits only when the change can have
+edited a definition in it. A module can only use another module's names by naming it, so
+a test module whose text names no changed module, directly or through test code that does,
+needs no parsing: a change that edits no test code costs a listing of the tree and no more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from waiver.errors import InputError
+from waiver.read.harness.listing import walk
+from waiver.read.harness.reach_in import is_test_code
+from waiver.read.trusted.trees import FileTree
+
+MAX_MODULE_BYTES = 16 << 20
+
+
+def module_stem(path: str) -> str:
+    """The last part of the name a module is imported by: `tests/helpers/__init__.py` is
+    `helpers`, `tests/test_x.py` is `test_x`."""
+    folder, _, name = path.rpartition("/")
+    return folder.rpartition("/")[2] if name == "__init__.py" else name.removesuffix(".py")
+
+
+def _text(tree: FileTree, path: str) -> bytes:
+    try:
+        return tree.read(path, MAX_MODULE_BYTES) or b""
+    except InputError:
+        return b""
+
+
+def reached_modules(
+    tree: FileTree, changed: Iterable[str], test_modules: Iterable[str]
+) -> set[str]:
+    """The test modules (of `test_modules`) whose definitions a change of `changed` can
+    reach in the commit `tree`."""
+    modules = set(test_modules)
+    tops = {module.partition("/")[0] for module in modules if "/" in module}
+    code = [
+        path
+        for path in walk(tree).paths()
+        if path.endswith(".py") and (is_test_code(path) or path.partition("/")[0] in tops)
+    ]
+    changed_code = {path for path in changed if path.endswith(".py")}
+    stems = {module_stem(path) for path in changed_code}
+    affected = set(changed_code)
+    pending = [path for path in code if path not in affected]
+    while stems:
+        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(s.encode()) for s in stems) + rb")\b")
+        stems = set()
+        still = []
+        for path in pending:
+            if pattern.search(_text(tree, path)):
+                affected.add(path)
+                stems.add(module_stem(path))
+            else:
+                still.append(path)
+        pending = still
+    return modules & affected
