@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from waiver import __version__
 from waiver.commands import (
+    approvals,
     baseline,
     check_lock,
     classify,
@@ -42,6 +43,7 @@ COMMANDS = (
     restore_harness,
     check_lock,
     freeze,
+    approvals,
 )
 # The commands whose --out is a verdict: a run that fails leaves none behind.
 REPORT_COMMANDS = ("gate", "classify")

@@ -13,6 +13,7 @@ from fnmatch import fnmatchcase
 from itertools import repeat
 from operator import itemgetter
 
+from waiver.approval import ReviewFacts, admits
 from waiver.errors import UsageError
 from waiver.model import (
     BLOCKING_CLASSES,
@@ -48,6 +49,8 @@ FREEZE_FIELDS = (
 
 
 DUPLICATE = "another record for this test id is already active"
+# The classes a counted approval can admit a row of (see `waiver.approval.admits`).
+REVIEWABLE = frozenset({TestClass.UNKNOWN_TEST, TestClass.FIXTURE_DRIFT})
 
 
 def check_policy(policy: Policy) -> None:
@@ -241,8 +244,27 @@ def check_freezes(
     return active, void
 
 
+def _reviewed(
+    case: Case, finding: Finding, review: ReviewFacts, min_replays: int
+) -> list[tuple[str, Finding, FreezeProposal | None]]:
+    """The case's rows, each admitted where the approval admits it."""
+    admitted = replace(finding, admitted_by=review.approval)
+    return [
+        (
+            test_id,
+            admitted
+            if admits(
+                review, test_id, finding.test_class, finding.unknown, case.evidence, min_replays
+            )
+            else finding,
+            None,
+        )
+        for test_id in case.test_ids
+    ]
+
+
 def _rows(
-    cases: Iterable[Case], policy: Policy, now: datetime
+    cases: Iterable[Case], policy: Policy, now: datetime, review: ReviewFacts | None = None
 ) -> tuple[list[tuple[str, Finding, FreezeProposal | None]], dict[TestClass, int]]:
     """(test id, finding, proposal) per test id, unsorted, and the count of each class.
 
@@ -268,6 +290,9 @@ def _rows(
             unknown_reason(evidence) if test_class is TestClass.UNKNOWN_TEST else None,
             base,
         )
+        if review is not None and test_class in REVIEWABLE:
+            rows.extend(_reviewed(case, finding, review, policy.min_replays))
+            continue
         # Under a strict pattern or the block policy an unstable row gets no proposal.
         proposable = test_class is TestClass.UNSTABLE_ASSERTION and not (base and base.blocks)
         if not policy.strict and not proposable:
@@ -285,19 +310,36 @@ def _rows(
     return rows, counts
 
 
+def _unadmitted(
+    counts: dict[TestClass, int],
+    found: list[tuple[str, Finding, FreezeProposal | None]],
+    review: ReviewFacts | None,
+) -> dict[TestClass, int]:
+    """Rows per class that no approval admitted."""
+    left = dict(counts)
+    if review is not None:
+        for _, finding, _ in found:
+            if finding.admitted_by is not None:
+                left[finding.test_class] -= 1
+    return left
+
+
 def decide(
     cases: Iterable[Case],
     policy: Policy,
     now: datetime,
     freeze_records: Iterable[FreezeRecord] = (),
+    review: ReviewFacts | None = None,
 ) -> Decision:
     """Classify every case, attach proposals and valid stored freezes, and reach the verdict.
 
     Freezes are attached after classification and never feed back into it: an active
-    record leaves its row unstable_assertion and `blocked` exactly as it was.
+    record leaves its row unstable_assertion and `blocked` exactly as it was. A counted
+    approval (`review`) admits the rows that block only for review; they keep their class,
+    no longer block, and keep the verdict from `clean`.
     """
     check_policy(policy)
-    found, counts = _rows(cases, policy, now)
+    found, counts = _rows(cases, policy, now, review)
     found.sort(key=itemgetter(0))
     rows = Rows(
         tuple(test_id for test_id, _, _ in found),
@@ -320,7 +362,8 @@ def decide(
         )
     # A closed or unknown row blocks, and so does an unstable row under a strict pattern
     # or one whose instability the policy blocks as introduced by the change.
-    blocked = any(counts[test_class] for test_class in BLOCKING_CLASSES) or (
+    unadmitted = _unadmitted(counts, found, review)
+    blocked = any(unadmitted[test_class] for test_class in BLOCKING_CLASSES) or (
         bool(policy.strict or policy.introduced_instability == "block")
         and any(
             finding.test_class is TestClass.UNSTABLE_ASSERTION

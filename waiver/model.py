@@ -157,6 +157,16 @@ class VoidFreeze:
 
 
 @dataclass(frozen=True, slots=True)
+class Admission:
+    """A human's counted approval of the pull request's head commit, which admits the rows
+    that block only for review; the row keeps its class."""
+
+    login: str
+    review_id: int
+    commit: str
+
+
+@dataclass(frozen=True, slots=True)
 class Row:
     test_id: str
     test_class: TestClass
@@ -169,6 +179,7 @@ class Row:
     active_freeze: FreezeRecord | None
     unknown: UnknownReason | None = None
     base: BaseFinding | None = None
+    admitted_by: Admission | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +194,7 @@ class Finding:
     strict: bool
     unknown: UnknownReason | None = None  # set exactly when test_class is unknown_test
     base: BaseFinding | None = None
+    admitted_by: Admission | None = None  # a counted approval admitted the row
 
     def row(
         self,
@@ -202,6 +214,7 @@ class Finding:
             active_freeze,
             self.unknown,
             self.base,
+            self.admitted_by,
         )
 
 

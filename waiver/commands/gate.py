@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         shards=args.shards,
         base_reports=args.base_reports,
         base_replays=args.base_replays,
+        approvals=args.approvals,
+        environment=os.environ,
     )
     protected: ProtectedFiles = (
         FromWorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
@@ -150,6 +152,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="size cap of one JUnit file (default 512 MiB); a larger one is unreadable",
     )
     parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
+    parser.add_argument(
+        "--approvals",
+        metavar="github|FILE",
+        help="count the pull request's approvals: `github` reads them from the REST API "
+        "($GITHUB_API_URL, $GITHUB_TOKEN, $GITHUB_EVENT_PATH), FILE is what `waiver "
+        "approvals` wrote; a counted approval admits what blocks only for review",
+    )
     parser.add_argument(
         "--trusted-ref",
         metavar="COMMIT",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from waiver.read.policy.settings import Flags
@@ -24,3 +25,6 @@ class GateOptions:
     shards: int | None = None
     base_reports: str | None = None
     base_replays: int | None = None
+    approvals: str | None = None  # "github", or the file `waiver approvals` wrote
+    # The environment `--approvals github` reads GitHub's API, token and event from.
+    environment: Mapping[str, str] = field(default_factory=dict)

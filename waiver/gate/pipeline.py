@@ -25,6 +25,7 @@ from waiver.gate.replay_inputs import (
     read_json,
     replays_json,
 )
+from waiver.gate.review import review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Decision, FreezeRecord, Verdict
 from waiver.read.definitions.edited import edited_tests
@@ -58,6 +59,7 @@ class Classified:
     replays_skipped: Skip | None = None  # why no replay was read, when none was needed
     # Registered tests the change edited, with what changed; only with a trusted revision.
     edited: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    approvals: Json | None = None  # what the report says of the reviews, when asked for
 
 
 def classify_replays(
@@ -103,13 +105,15 @@ def classify_replays(
     cases = build_cases(replays, registry, property_ok, fixtures, skipped, base, frozenset(edited))
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
+    review, approvals = review_facts(options, settings, protected, fixtures, options.environment)
     return Classified(
-        decision=decide(cases, settings.policy, now, records),
+        decision=decide(cases, settings.policy, now, records, review),
         replays=replays_json(replays, skip),
         skipped=skipped,
         base=None if base is None else {"reports": options.base_reports, **read_json(base)},
         replays_skipped=None if replays.replay_count else skip,
         edited=edited,
+        approvals=approvals,
     )
 
 
@@ -163,6 +167,7 @@ def _gate(
         trusted_revision=protected.revision,
         run_blockers=run_blockers,
         base=classified.base,
+        approvals=classified.approvals,
     )
     return report_json(decision, settings, context, now)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from waiver import __version__
 from waiver.model import (
+    Admission,
     BaseFinding,
     BaseMeaning,
     Decision,
@@ -43,6 +44,7 @@ class Context:
     skipped: Sequence[str] = field(default=())
     run_blockers: Sequence[str] = field(default=())  # what blocks the run, apart from rows
     base: Json | None = None  # the base replays, only when they were given
+    approvals: Json | None = None  # the reviews, only when the run was asked to read them
 
 
 def timestamp(moment: datetime) -> str:
@@ -95,6 +97,15 @@ def row_json(row: Row) -> Json:
         "freeze": proposal_json(row.freeze) if row.freeze else None,
         "active_freeze": record_json(row.active_freeze) if row.active_freeze else None,
         **({"base": base_json(row.base)} if row.base is not None else {}),
+        **({"admitted_by": admission_json(row.admitted_by)} if row.admitted_by else {}),
+    }
+
+
+def admission_json(admission: Admission) -> Json:
+    return {
+        "login": admission.login,
+        "review_id": admission.review_id,
+        "commit": admission.commit,
     }
 
 
@@ -154,6 +165,7 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
             "void": [{**record_json(v.record), "reason": v.reason} for v in decision.void],
         },
         "error": None,
+        **({"approvals": context.approvals} if context.approvals is not None else {}),
         # Present only when base replays were given: without them the report is as before.
         **(
             {"base": {**context.base, "meanings": base_counts(decision.rows)}}

@@ -55,6 +55,7 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
         if bindings is None
         else tuple(Binding(tuple(b["tests"]), tuple(b["fixtures"])) for b in bindings),
         harness=_tuple(document.get("harness")),
+        approvers=_tuple(document.get("approvers")),
         registry=NO_REGISTRY
         if document.get("registry") == NO_REGISTRY
         else _relative(document, "registry", source),

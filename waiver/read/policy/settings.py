@@ -41,6 +41,7 @@ class PolicyFile:
     fixtures: tuple[str, ...] | None = None
     bindings: tuple[Binding, ...] | None = None
     harness: tuple[str, ...] | None = None
+    approvers: tuple[str, ...] | None = None
     registry: str | None = None  # NO_REGISTRY when the file says there is none, on purpose
     freezes: str | None = None
     max_report_bytes: int | None = None
@@ -67,6 +68,7 @@ class Settings:
     fixtures: tuple[str, ...] = ()  # empty: every regular file under the fixtures folder
     bindings: tuple[Binding, ...] = ()
     harness: tuple[str, ...] = ()  # globs added to the built-in harness files, never removing one
+    approvers: tuple[str, ...] | None = None  # None: any user with write permission counts
     registry: str | None = None
     # The policy file says `registry: none`: the run goes without one on purpose, so its
     # absence does not block.
@@ -121,6 +123,7 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
         fixtures=pick("fixtures", flags.fixtures, given.fixtures, ()),
         bindings=pick("bindings", None, given.bindings, ()),
         harness=pick("harness", None, given.harness, ()),
+        approvers=pick("approvers", None, given.approvers, None),
         registry=registry if registry != NO_REGISTRY else None,
         registry_none=registry == NO_REGISTRY,
         freezes=pick("freezes", flags.freezes, in_root(given.freezes), None),

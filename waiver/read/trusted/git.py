@@ -69,6 +69,7 @@ class GitRevision:
         self._root = root
         self._ref = ref
         self._read: dict[str, bytes] = {}
+        self._committed: Committed | None = None
 
     @functools.cached_property
     def _repository(self) -> Repo:
@@ -185,7 +186,13 @@ class GitRevision:
         raise InputError(path, f"{repository_path} does not exist {where}")
 
     def committed(self) -> Committed:
-        """The change's commit (HEAD of the clone) beside the trusted revision."""
+        """The change's commit (HEAD of the clone) beside the trusted revision, compared
+        once however many readers ask."""
+        if self._committed is None:
+            self._committed = self._compare()
+        return self._committed
+
+    def _compare(self) -> Committed:
         repository = self._repository
         head = head_commit(repository, self._root)
         store = repository.object_store
@@ -205,6 +212,7 @@ class GitRevision:
             CommitTree(repository, self._commit.tree, self._prefix),
             CommitTree(repository, head.tree, self._prefix),
             frozenset(changed),
+            head.id.decode("ascii"),
         )
 
     def changes(self) -> dict[str, str]:

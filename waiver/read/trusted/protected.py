@@ -21,6 +21,7 @@ class Committed:
     trusted: FileTree
     head: FileTree
     changed: frozenset[str]
+    head_commit: str | None = None  # the change's commit id
 
 
 class ProtectedFiles(Protocol):

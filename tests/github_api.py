@@ -1,0 +1,108 @@
+"""A local stand-in for the GitHub REST API endpoints the gate reads reviews from, on
+127.0.0.1: a pull request's reviews and commits (paginated with `Link` headers, as the API
+does) and a collaborator's permission. Tests set what it answers and read what it was
+asked."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Answers:
+    reviews: list[dict[str, Any]] = field(default_factory=list)
+    commits: list[dict[str, Any]] = field(default_factory=list)
+    permissions: dict[str, str] = field(default_factory=dict)  # login: permission; else 404
+    per_page: int = 2  # small, so that every test crosses pages
+    status: int = 200  # answered to every request when not 200
+    raw_body: bytes | None = None  # answered instead of JSON when set
+    next_host: str | None = None  # a `next` link to another host, when set
+    asked: list[tuple[str, str | None]] = field(default_factory=list)  # (path, Authorization)
+
+
+def review(
+    review_id: int, login: str, state: str, commit: str, bot: bool = False
+) -> dict[str, Any]:
+    return {
+        "id": review_id,
+        "user": {"login": login, "type": "Bot" if bot else "User"},
+        "state": state,
+        "commit_id": commit,
+        "submitted_at": f"2026-12-01T00:00:{review_id:02d}Z",
+    }
+
+
+def commit(author: str | None, committer: str | None) -> dict[str, Any]:
+    def person(login: str | None) -> dict[str, str] | None:
+        return None if login is None else {"login": login}
+
+    return {"sha": "c" * 40, "author": person(author), "committer": person(committer)}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    answers: Answers
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass  # quiet
+
+    def _send(self, status: int, body: bytes, link: str | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if link:
+            self.send_header("Link", link)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        answers = self.answers
+        parts = urllib.parse.urlsplit(self.path)
+        answers.asked.append((parts.path, self.headers.get("Authorization")))
+        if answers.status != 200:
+            self._send(answers.status, b'{"message": "no"}')
+            return
+        if answers.raw_body is not None:
+            self._send(200, answers.raw_body)
+            return
+        segments = parts.path.strip("/").split("/")
+        if segments[-1] == "permission":
+            permission = answers.permissions.get(segments[-2])
+            if permission is None:
+                self._send(404, b'{"message": "Not Found"}')
+            else:
+                body = {"permission": permission, "role_name": permission}
+                self._send(200, json.dumps(body).encode())
+            return
+        items = {"reviews": answers.reviews, "commits": answers.commits}.get(segments[-1])
+        if items is None:
+            self._send(404, b'{"message": "Not Found"}')
+            return
+        page = int(urllib.parse.parse_qs(parts.query).get("page", ["1"])[0])
+        size = answers.per_page
+        chunk = items[(page - 1) * size : page * size]
+        link = None
+        if page * size < len(items):
+            host = answers.next_host or f"127.0.0.1:{self.server.server_address[1]}"
+            link = f'<http://{host}{parts.path}?per_page=100&page={page + 1}>; rel="next"'
+        self._send(200, json.dumps(chunk).encode(), link)
+
+
+@contextmanager
+def github_api(answers: Answers) -> Iterator[str]:
+    """The stand-in's base URL, serving `answers` while the block runs."""
+    handler = type("Handler", (_Handler,), {"answers": answers})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,126 @@
+"""Human review the gate can see: which approval of the pull request counts, and which rows
+it admits. Pure functions over data read elsewhere; no I/O.
+
+An approval counts when it is the latest review of its user that approves, requests changes
+or is dismissed, and it approves; it is of the pull request's head commit; the user has
+write, maintain or admin permission; and the user is no bot, not the pull request's author,
+and not the author or committer of any of its commits (and, when the policy names
+`approvers`, one of them). A counted approval admits the rows that block only for review —
+an edited test or a new one that passed every replay (a new one only when the change's own
+registry lists it), a vanished test that the change's registry drops, and the drift of a
+fixture update made as a change of its own — and nothing else. An admitted row keeps its
+class and records who admitted it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from waiver.model import Admission, Evidence, TestClass, UnknownReason
+
+DECIDING_STATES = frozenset({"APPROVED", "CHANGES_REQUESTED", "DISMISSED"})
+WRITE_ROLES = frozenset({"admin", "maintain", "write"})
+
+
+@dataclass(frozen=True)
+class Review:
+    review_id: int
+    login: str
+    is_bot: bool
+    state: str
+    commit_id: str | None
+
+
+@dataclass(frozen=True)
+class ReviewData:
+    """A pull request's reviews and what judging them needs, as read from GitHub."""
+
+    number: int
+    author: str
+    head_sha: str
+    reviews: tuple[Review, ...]
+    commit_people: frozenset[str]  # logins of the authors and committers of its commits
+    roles: dict[str, str]  # login (case-folded) to its permission or role name
+
+
+@dataclass(frozen=True)
+class Refusal:
+    login: str
+    reason: str
+
+
+def _refusal(review: Review, data: ReviewData, approvers: Sequence[str] | None) -> str | None:
+    login = review.login.casefold()
+    if review.state != "APPROVED":
+        return (
+            "their latest review requests changes"
+            if review.state == "CHANGES_REQUESTED"
+            else ("their approval was dismissed")
+        )
+    if review.commit_id != data.head_sha:
+        return f"approved commit {review.commit_id}, not the head {data.head_sha}"
+    if review.is_bot or login.endswith("[bot]"):
+        return "a bot"
+    if login == data.author.casefold():
+        return "the pull request's author"
+    if login in data.commit_people:
+        return "an author or committer of a commit of the pull request"
+    role = data.roles.get(login, "none")
+    if role not in WRITE_ROLES:
+        return f"has {role} permission, not write, maintain or admin"
+    if approvers is not None and login not in {name.casefold() for name in approvers}:
+        return "not one of the policy's approvers"
+    return None
+
+
+def count_approvals(
+    data: ReviewData, approvers: Sequence[str] | None
+) -> tuple[tuple[Admission, ...], tuple[Refusal, ...]]:
+    """The approvals that count, in review order, and why each other reviewer's does not."""
+    latest: dict[str, Review] = {}
+    for review in sorted(data.reviews, key=lambda r: r.review_id):
+        if review.state in DECIDING_STATES:  # a later comment withdraws nothing
+            latest[review.login.casefold()] = review
+    counted, refused = [], []
+    for review in sorted(latest.values(), key=lambda r: r.review_id):
+        reason = _refusal(review, data, approvers)
+        if reason is None:
+            counted.append(Admission(review.login, review.review_id, data.head_sha))
+        else:
+            refused.append(Refusal(review.login, reason))
+    return tuple(counted), tuple(refused)
+
+
+@dataclass(frozen=True)
+class ReviewFacts:
+    """What the gate knows beside the approval: the change's own registry (None when it
+    has none) and whether the change is a fixture update of its own."""
+
+    approval: Admission
+    change_registry: Collection[str] | None
+    fixture_update: bool
+
+
+def admits(
+    facts: ReviewFacts,
+    test_id: str,
+    test_class: TestClass,
+    unknown: UnknownReason | None,
+    evidence: Evidence,
+    min_replays: int,
+) -> bool:
+    """Whether the approval admits this row: only what blocks for review alone."""
+    passed = len(evidence.outcomes) >= min_replays and all(evidence.outcomes)
+    if test_class is TestClass.FIXTURE_DRIFT:
+        return facts.fixture_update and evidence.property_ok
+    if test_class is not TestClass.UNKNOWN_TEST or evidence.unreadable_replays:
+        return False
+    registry = facts.change_registry
+    if unknown is UnknownReason.EDITED:
+        return passed
+    if unknown is UnknownReason.NEW:
+        return passed and registry is not None and test_id in registry
+    if unknown is UnknownReason.VANISHED:
+        return registry is not None and test_id not in registry
+    return False

@@ -1,0 +1,41 @@
+"""`waiver approvals`: the pull request's reviews, read from GitHub's REST API into a file
+that `waiver gate --approvals FILE` judges.
+
+It runs where the token is, in a step of its own, so that the gate's container needs no
+network and no token. A failure to read the reviews is written into the file (the gate
+then admits nothing and says why) and is no failure of this step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from waiver.errors import EXIT_CLEAR, InputError
+from waiver.github.reviews import ReviewsUnavailable, fetch_reviews
+from waiver.write.atomic import write_atomic
+from waiver.write.escape import log_line
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        document: dict[str, object] = fetch_reviews(os.environ)
+        said = "the reviews, commits and approvers' permissions"
+    except ReviewsUnavailable as error:
+        document = {"error": str(error)}
+        said = f"no reviews: {error}"
+    try:
+        write_atomic(args.out, json.dumps(document, ensure_ascii=True, sort_keys=True))
+    except OSError as error:
+        raise InputError(args.out, f"cannot write the reviews: {error.strerror}") from None
+    print(log_line(f"waiver: approvals: {said}; written to {args.out}"))
+    return EXIT_CLEAR
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "approvals", help="read the pull request's reviews from GitHub into a file"
+    )
+    parser.add_argument("--out", required=True, metavar="FILE", help="where to write them")
+    parser.set_defaults(handler=run)
