@@ -40,7 +40,7 @@ RENDER_BINDING = """\
     fixtures: ["fixtures/render/*"]
 """
 KEYS = (
-    "bindings, fixtures, freeze_hours, freezes, harness, introduced_instability, limits, "
+    "approvers, bindings, fixtures, freeze_hours, freezes, harness, introduced_instability, limits, "
     "max_freeze_hours, min_replays, registry, strict"
 )
 
@@ -371,6 +371,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "fixtures": [],
         "bindings": [],
         "harness": [],
+        "approvers": None,
         "registry": str(root / "known-tests.txt"),
         "freezes": None,
         "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 50},
@@ -384,6 +385,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
             "fixtures": "default",
             "bindings": "default",
             "harness": "default",
+            "approvers": "default",
             "registry": "file",
             "freezes": "default",
             "limits.max_report_bytes": "default",
@@ -463,6 +465,7 @@ def test_policy_check_prints_the_effective_values(
         "fixtures": [],
         "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
         "harness": [],
+        "approvers": None,
         "registry": None,
         "freezes": "ci/freezes.json",
         "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 10_000},
@@ -476,6 +479,7 @@ def test_policy_check_prints_the_effective_values(
             "fixtures": "default",
             "bindings": "file",
             "harness": "default",
+            "approvers": "default",
             "registry": "default",
             "freezes": "file",
             "limits.max_report_bytes": "default",
@@ -492,7 +496,7 @@ def test_the_documented_example_is_valid_and_sets_every_key(
     config = write_policy(tmp_path, example)
     assert main(["policy", "--check", str(config)]) == 0
     sources = json.loads(capsys.readouterr().out)["sources"]
-    assert len(sources) == 12
+    assert len(sources) == 13
     assert set(sources.values()) == {"file"}
 
 
