@@ -1,0 +1,248 @@
+"""The shape of waiver.json as the renderers read it, mirroring
+waiver/schemas/waiver-report.schema.json key for key.
+
+These types hold only for a schema-valid document: one the gate has just built (every
+report the tests write is checked against the schema), or one read back from disk
+through `waiver.read.waiver_json.read_report`, which validates it against the schema
+before anything reads it. A report from disk is hostile data until then; nothing else
+may turn a document into a `Report`. `report_of` is the one place where a document
+becomes the type.
+
+The maps keyed by name (counts per class, rows per base meaning, the policy's sources,
+a stored freeze record) stay mappings: the renderers look them up by enum member.
+"""
+
+# No `from __future__ import annotations`: on Python 3.11 a TypedDict sees `NotRequired`
+# only in an evaluated annotation, and the keys must be right for the schema test.
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, NotRequired, TypedDict, cast
+
+ClassName = Literal[
+    "property_violation",
+    "fixture_drift",
+    "unknown_test",
+    "stable_pass",
+    "unstable_assertion",
+    "stable_assertion_fail",
+]
+Part = Literal["fixtures", "harness"]
+MeaningName = Literal[
+    "introduced",
+    "already_flaky",
+    "broken",
+    "already_failing",
+    "not_on_base",
+    "base_unknown",
+    "none",
+]
+
+
+class Tool(TypedDict):
+    name: Literal["waiver"]
+    version: str
+
+
+class PolicyBinding(TypedDict):
+    tests: Sequence[str]
+    fixtures: Sequence[str]
+
+
+class Limits(TypedDict):
+    max_report_bytes: int
+    max_files_per_replay: int
+
+
+class Policy(TypedDict):
+    min_replays: int
+    freeze_hours: int
+    max_freeze_hours: int
+    strict: Sequence[str]
+    introduced_instability: Literal["review", "block"]
+    fixtures: Sequence[str]
+    bindings: Sequence[PolicyBinding]
+    harness: Sequence[str]
+    registry: str | None
+    freezes: str | None
+    limits: Limits
+    config: str | None
+    sources: Mapping[str, Literal["default", "file", "flag"]]
+
+
+class RowBase(TypedDict):
+    """A row's replays on the base revision and what the pair means."""
+
+    replay_pass: int
+    replay_total: int
+    meaning: MeaningName
+    blocks: bool
+
+
+# The keys named `class` need the functional form.
+Proposal = TypedDict(
+    "Proposal",
+    {
+        "test_id": str,
+        "class": Literal["unstable_assertion"],
+        "fixture_hash": str,
+        "replay_pass": int,
+        "replay_total": int,
+        "counts_as_pass": Literal[False],
+        "scope": Literal["single_test_id"],
+        "issued_at": str,
+        "expires_at": str,
+        "base_replay_pass": NotRequired[int],
+        "base_replay_total": NotRequired[int],
+    },
+)
+
+
+class Stored(TypedDict):
+    """A freeze record of the store, by its place in it; its fields are as stored."""
+
+    index: int
+    record: Mapping[str, object]
+
+
+class VoidRecord(Stored):
+    reason: str
+
+
+Row = TypedDict(
+    "Row",
+    {
+        "test_id": str,
+        "class": ClassName,
+        "unknown": Literal["new", "vanished", "short"] | None,
+        "replay_pass": int,
+        "replay_total": int,
+        "retries": int,
+        "fixture_hash": str,
+        "strict": bool,
+        "freeze": Proposal | None,
+        "active_freeze": Stored | None,
+        "base": NotRequired[RowBase],
+    },
+)
+
+
+class Drift(TypedDict):
+    path: str
+    kind: Literal["changed", "missing", "not_in_lock"]
+    part: Part
+    table: NotRequired[str]
+
+
+class FixtureBinding(TypedDict):
+    tests: Sequence[str]
+    fixtures: Sequence[str]
+    files: int
+    lock_digest: str
+    tree_digest: str
+
+
+class ProtectedChange(TypedDict):
+    file: Literal["lock", "known-tests", "freezes", "config"]
+    path: str
+    change: Literal["modified", "deleted", "not a regular file"]
+
+
+class CommittedChange(TypedDict):
+    path: str
+    change: Literal["added", "edited", "deleted"]
+    part: Part
+    table: NotRequired[str]
+
+
+class RunnerReach(TypedDict):
+    path: str
+    line: int
+    what: str
+
+
+class Fixtures(TypedDict):
+    lock: str
+    lock_source: str
+    lock_digest: str
+    tree_digest: str
+    files: int
+    drift: Sequence[Drift]
+    bindings: Sequence[FixtureBinding]
+    working_tree_lock_differs: NotRequired[bool]
+    protected_changes: NotRequired[Sequence[ProtectedChange]]
+    committed_changes: NotRequired[Sequence[CommittedChange]]
+    runner_reach: NotRequired[Sequence[RunnerReach]]
+
+
+class Properties(TypedDict):
+    report: str
+    cases: int
+    failed: Sequence[str]
+    skipped: Sequence[str]
+
+
+class ReplayError(TypedDict):
+    replay: int
+    source: str
+    problem: str
+
+
+class Replays(TypedDict):
+    count: int
+    read: int
+    errors: Sequence[ReplayError]
+    skipped: NotRequired[Literal["property_violation", "fixture_drift"]]
+    reason: NotRequired[str]
+
+
+class Registry(TypedDict):
+    used: bool
+    path: str | None
+
+
+class Freezes(TypedDict):
+    active: Sequence[Stored]
+    void: Sequence[VoidRecord]
+
+
+class Error(TypedDict):
+    source: str
+    problem: str
+
+
+class Base(TypedDict):
+    """The base revision's replays, only when they were given."""
+
+    reports: str
+    count: int
+    read: int
+    errors: Sequence[ReplayError]
+    meanings: Mapping[str, int]
+
+
+class Report(TypedDict):
+    schema_version: Literal[2]
+    tool: Tool
+    generated_at: str
+    verdict: Literal["blocked", "review", "clean"]
+    blocked: bool
+    min_replays: int
+    policy: Policy
+    run_blockers: Sequence[str]
+    counts: Mapping[str, int]
+    # A list when read back; the gate's own report streams them (`ReportRows`).
+    rows: Iterable[Row]
+    skipped: Sequence[str]
+    fixtures: Fixtures | None
+    properties: Properties | None
+    replays: Replays | None
+    registry: Registry | None
+    trusted_revision: str | None
+    freezes: Freezes
+    error: Error | None
+    base: NotRequired[Base]
+
+
+def report_of(document: Mapping[str, object]) -> Report:
+    """A schema-valid report document as the type the renderers read (see above)."""
+    return cast(Report, document)
