@@ -22,6 +22,7 @@ from waiver.model import CLOSED_CLASSES, TestClass
 from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
 from waiver.write.report import split_rows
+from waiver.write.report_types import report_of
 from waiver.write.summary import ORDER, render_summary
 from waiver.write.why import class_label, expected_replays
 
@@ -239,7 +240,7 @@ def write_outputs(env: Mapping[str, str], values: Mapping[str, str]) -> None:
 def append_summary(env: Mapping[str, str], report: Mapping[str, Any]) -> None:
     path = env.get("GITHUB_STEP_SUMMARY", "")
     if path:
-        _append(path, render_summary(report))
+        _append(path, render_summary(report_of(report)))
 
 
 def _same_file(first: str | None, second: str) -> bool:

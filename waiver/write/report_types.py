@@ -18,24 +18,14 @@ a stored freeze record) stay mappings: the renderers look them up by enum member
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NotRequired, TypedDict, cast
 
-ClassName = Literal[
-    "property_violation",
-    "fixture_drift",
-    "unknown_test",
-    "stable_pass",
-    "unstable_assertion",
-    "stable_assertion_fail",
-]
+# The values of the model's enums, which the schema's enums list: typed as the strings
+# they are, so that the writer can fill them from an enum member and a reader can
+# compare them with one.
+ClassName = str  # a waiver.model.TestClass value
+UnknownName = str  # a waiver.model.UnknownReason value
+MeaningName = str  # a waiver.model.BaseMeaning value
+VerdictName = str  # a waiver.model.Verdict value
 Part = Literal["fixtures", "harness"]
-MeaningName = Literal[
-    "introduced",
-    "already_flaky",
-    "broken",
-    "already_failing",
-    "not_on_base",
-    "base_unknown",
-    "none",
-]
 
 
 class Tool(TypedDict):
@@ -83,7 +73,7 @@ Proposal = TypedDict(
     "Proposal",
     {
         "test_id": str,
-        "class": Literal["unstable_assertion"],
+        "class": ClassName,  # always unstable_assertion
         "fixture_hash": str,
         "replay_pass": int,
         "replay_total": int,
@@ -113,7 +103,7 @@ Row = TypedDict(
     {
         "test_id": str,
         "class": ClassName,
-        "unknown": Literal["new", "vanished", "short"] | None,
+        "unknown": UnknownName | None,
         "replay_pass": int,
         "replay_total": int,
         "retries": int,
@@ -224,7 +214,7 @@ class Report(TypedDict):
     schema_version: Literal[2]
     tool: Tool
     generated_at: str
-    verdict: Literal["blocked", "review", "clean"]
+    verdict: VerdictName
     blocked: bool
     min_replays: int
     policy: Policy
