@@ -123,12 +123,16 @@ def _headline(out: Budget, facts: Facts) -> int:
 
 
 def _input_error(out: Budget, facts: Facts) -> int:
-    error = facts.report["error"]
+    """The error, then the trusted revision as it was given, since the error may be that
+    revision, and a reader needs to know which revision the run was about either way."""
+    error, revision = facts.report["error"], facts.report["trusted_revision"]
     if error is None:
         return 0
     out.add(f"**Input error** in {md_code(error['source'])}: {md_code(error['problem'])}")
     out.add("")
     out.add("Nothing was classified; the gate fails closed.")
+    if revision is not None:
+        _paragraph(out, f"Trusted revision given: {md_code(revision)}.")
     return 0
 
 
