@@ -4,9 +4,10 @@ waiver/schemas/waiver-report.schema.json key for key.
 These types hold only for a schema-valid document: one the gate has just built (every
 report the tests write is checked against the schema), or one read back from disk
 through `waiver.read.waiver_json.read_report`, which validates it against the schema
-before anything reads it. A report from disk is hostile data until then; nothing else
-may turn a document into a `Report`. `report_of` is the one place where a document
-becomes the type.
+before anything reads it. A report from disk is hostile data until then, and no other
+document may be taken for a `Report`. `report_of` is the one place where a document
+becomes the type; it is called where a document enters the renderers from the gate's
+driver or a command (`write_report`, `publish`, `render_terminal`).
 
 The maps keyed by name (counts per class, rows per base meaning, the policy's sources,
 a stored freeze record) stay mappings: the renderers look them up by enum member.
