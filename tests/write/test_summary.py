@@ -1,4 +1,5 @@
-"""The job summary of big suites: passes are a count, the budget never cuts markup in half."""
+"""The job summary of big suites: passes are a count, the budget never cuts markup in half;
+and the summary of a run that ended in an input error."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from support import gate_args, load_report, report_document, write_big_run
+from support import REPO, check_golden, gate_args, git, load_report, report_document, write_big_run
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.write.budget import LIST_CAP
@@ -109,3 +110,31 @@ def test_a_clean_64000_test_summary_is_a_few_kilobytes() -> None:
     check_balanced(summary)
     assert len(summary.encode("utf-8")) < 5_000
     assert "- … and 880 more, listed in waiver.json" in summary
+
+
+def test_an_input_error_summary_names_the_trusted_revision_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A commit of fixed bytes and dates, so that its id, and the golden file, stay the same.
+    for name in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.setenv(name, "2026-11-30T12:00:00+00:00")
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "--quiet")
+    (tmp_path / "fixture.lock").write_text("")
+    git(tmp_path, "add", "fixture.lock")
+    git(tmp_path, "commit", "--quiet", "-m", "base")
+    revision = git(tmp_path, "rev-parse", "HEAD")
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "properties.xml").write_text("<testsuite><testcase")
+
+    code = main(gate_args(Path("."), "--trusted-ref", revision, "--summary", "summary.md"))
+
+    report = load_report(tmp_path / "waiver.json")
+    assert (code, report["error"]["source"], report["trusted_revision"]) == (
+        2,
+        "properties.xml",
+        revision,
+    )
+    summary = (tmp_path / "summary.md").read_text()
+    assert f"Trusted revision given: `{revision}`." in summary
+    check_golden(REPO / "tests" / "golden" / "summary" / "input-error-trusted.md", summary)

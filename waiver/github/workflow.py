@@ -15,13 +15,14 @@ import os
 import posixpath
 import secrets
 from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from typing import TextIO
 
 from waiver.errors import InputError
 from waiver.model import CLOSED_CLASSES, TestClass
 from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
 from waiver.write.report import split_rows
+from waiver.write.report_types import Report, Row, report_of
 from waiver.write.summary import ORDER, render_summary
 from waiver.write.why import class_label, expected_replays
 
@@ -105,17 +106,15 @@ def repository_file(test_id: str, root: str, workspace: str) -> str | None:
     return None if path.startswith("..") else path.replace(os.sep, "/")
 
 
-def _row_annotation(
-    row: Mapping[str, Any], root: str, workspace: str, expected: int
-) -> tuple[str, str]:
+def _row_annotation(row: Row, root: str, workspace: str, expected: int) -> tuple[str, str]:
     test_class = TestClass(row["class"])
     # Every row that blocks is an error: the closed classes, unknown_test, an unstable row
     # under a strict pattern, and one the policy blocks as not flipping on the base. Only
     # an unstable row that does not block is a warning.
     unstable = test_class is TestClass.UNSTABLE_ASSERTION
-    strict = unstable and bool(row["strict"])
+    strict = unstable and row["strict"]
     base = row.get("base")
-    base_blocks = unstable and not strict and base is not None and bool(base["blocks"])
+    base_blocks = unstable and not strict and base is not None and base["blocks"]
     blocking = (
         test_class in CLOSED_CLASSES
         or test_class is TestClass.UNKNOWN_TEST
@@ -136,7 +135,7 @@ def _row_annotation(
     return kind, command(kind, properties, message)
 
 
-def render_annotations(report: Mapping[str, Any], root: str, workspace: str) -> str:
+def render_annotations(report: Report, root: str, workspace: str) -> str:
     """`::error` for every blocking row and for what blocks the run apart from its rows (a
     missing registry), `::warning` for unstable rows that do not block, capped.
 
@@ -175,7 +174,7 @@ def render_annotations(report: Mapping[str, Any], root: str, workspace: str) -> 
     return "".join(line + "\n" for line in lines)
 
 
-def render_log(report: Mapping[str, Any]) -> str:
+def render_log(report: Report) -> str:
     """The rows that are not a pass, one line each, as plain text for the job log."""
     rows = split_rows(report["rows"])[1]
     rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
@@ -190,7 +189,7 @@ def render_log(report: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def error_line(report: Mapping[str, Any]) -> str:
+def error_line(report: Report) -> str:
     """The input error of a report as one line, every control character spelled out."""
     error = report["error"]
     if error is None:
@@ -198,10 +197,10 @@ def error_line(report: Mapping[str, Any]) -> str:
     return f"{visible_text(error['source'])}: {visible_text(error['problem'], 2000)}"
 
 
-def output_values(report: Mapping[str, Any], report_path: str) -> dict[str, str]:
+def output_values(report: Report, report_path: str) -> dict[str, str]:
     values = {
         "blocked": "true" if report["blocked"] else "false",
-        "verdict": str(report["verdict"]),
+        "verdict": report["verdict"],
         "waiver-json": report_path,
         "error": error_line(report),
     }
@@ -236,7 +235,7 @@ def write_outputs(env: Mapping[str, str], values: Mapping[str, str]) -> None:
         _append(path, render_outputs(values))
 
 
-def append_summary(env: Mapping[str, str], report: Mapping[str, Any]) -> None:
+def append_summary(env: Mapping[str, str], report: Report) -> None:
     path = env.get("GITHUB_STEP_SUMMARY", "")
     if path:
         _append(path, render_summary(report))
@@ -253,7 +252,7 @@ def is_step_summary(env: Mapping[str, str], path: str | None) -> bool:
 
 def publish(
     env: Mapping[str, str],
-    report: Mapping[str, Any],
+    document: Mapping[str, object],
     *,
     report_path: str,
     root: str,
@@ -262,6 +261,7 @@ def publish(
 ) -> None:
     """After waiver.json is written: annotations and the row list to the log, then the
     step outputs and the job summary (unless `--summary` already wrote to that file)."""
+    report = report_of(document)
     workspace = env.get("GITHUB_WORKSPACE") or os.getcwd()
     stream.write(render_annotations(report, root, workspace))
     listing = render_log(report)

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from waiver.read.lock.drift import Fixtures
 from waiver.write.escape import log_line
-from waiver.write.why import drift_name
+from waiver.write.why import locked_name
 
 
 def drift_lines(fixtures: Fixtures) -> list[str]:
     """`<path>: <kind> (<part>)` for every drifted file, in the lock check's order."""
+    part = fixtures.locked_set.part
     return [
-        log_line(
-            f"  {drift_name({'path': d.path, 'table': d.table})}: {d.kind} "
-            f"({fixtures.locked_set.part(d.path)})"
-        )
+        log_line(f"  {locked_name(d.path, d.table)}: {d.kind} ({part(d.path)})")
         for d in fixtures.state.drift
     ]
 

@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from itertools import compress, islice, repeat
 from json.encoder import encode_basestring_ascii
 from operator import attrgetter, is_, not_
-from typing import Any
 
 from waiver import __version__
 from waiver.model import (
@@ -27,6 +26,7 @@ from waiver.model import (
     Verdict,
 )
 from waiver.read.policy.settings import NO_REGISTRY, Settings
+from waiver.write import report_types
 
 SCHEMA_VERSION = 2
 Json = dict[str, object]
@@ -51,9 +51,9 @@ def timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def proposal_json(proposal: FreezeProposal) -> Json:
+def proposal_json(proposal: FreezeProposal) -> report_types.Proposal:
     base = proposal.base
-    return {
+    document: report_types.Proposal = {
         "test_id": proposal.test_id,
         "class": TestClass.UNSTABLE_ASSERTION.value,
         "fixture_hash": proposal.fixture_hash,
@@ -63,15 +63,14 @@ def proposal_json(proposal: FreezeProposal) -> Json:
         "scope": "single_test_id",
         "issued_at": timestamp(proposal.issued_at),
         "expires_at": timestamp(proposal.expires_at),
-        **(
-            {"base_replay_pass": base.replay_pass, "base_replay_total": base.replay_total}
-            if base is not None
-            else {}
-        ),
     }
+    if base is not None:
+        document["base_replay_pass"] = base.replay_pass
+        document["base_replay_total"] = base.replay_total
+    return document
 
 
-def base_json(base: BaseFinding) -> Json:
+def base_json(base: BaseFinding) -> report_types.RowBase:
     return {
         "replay_pass": base.replay_pass,
         "replay_total": base.replay_total,
@@ -80,12 +79,12 @@ def base_json(base: BaseFinding) -> Json:
     }
 
 
-def record_json(record: FreezeRecord) -> Json:
+def record_json(record: FreezeRecord) -> report_types.Stored:
     return {"index": record.index, "record": dict(record.fields)}
 
 
-def row_json(row: Row) -> Json:
-    return {
+def row_json(row: Row) -> report_types.Row:
+    document: report_types.Row = {
         "test_id": row.test_id,
         "class": row.test_class.value,
         "unknown": row.unknown.value if row.unknown is not None else None,
@@ -96,12 +95,15 @@ def row_json(row: Row) -> Json:
         "strict": row.strict,
         "freeze": proposal_json(row.freeze) if row.freeze else None,
         "active_freeze": record_json(row.active_freeze) if row.active_freeze else None,
-        **({"base": base_json(row.base)} if row.base is not None else {}),
-        **({"admitted_by": admission_json(row.admitted_by)} if row.admitted_by else {}),
     }
+    if row.base is not None:
+        document["base"] = base_json(row.base)
+    if row.admitted_by is not None:
+        document["admitted_by"] = admission_json(row.admitted_by)
+    return document
 
 
-def admission_json(admission: Admission) -> Json:
+def admission_json(admission: Admission) -> report_types.AdmittedBy:
     return {
         "login": admission.login,
         "review_id": admission.review_id,
@@ -235,7 +237,7 @@ class ReportRows:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __iter__(self) -> Iterator[Json]:
+    def __iter__(self) -> Iterator[report_types.Row]:
         return map(row_json, self.rows)
 
     def lines(self) -> Iterator[str]:
@@ -260,14 +262,14 @@ class ReportRows:
                 yield _ROW_ENCODER.encode(row_json(rows[number]))
             start = number + 1
 
-    def split(self) -> tuple[list[str], list[Mapping[str, Any]]]:
+    def split(self) -> tuple[list[str], list[report_types.Row]]:
         """The ids of the stable passes, in order, and `row_json` of every other row."""
         rows = self.rows
         passing = list(
             map(is_, map(attrgetter("test_class"), rows.findings), repeat(TestClass.STABLE_PASS))
         )
         passes = list(compress(rows.test_ids, passing))
-        others: list[Mapping[str, Any]] = [
+        others = [
             row_json(rows[number]) for number in compress(range(len(rows)), map(not_, passing))
         ]
         return passes, others
@@ -278,15 +280,17 @@ def _rest(finding: Finding) -> str:
     return _ROW_ENCODER.encode(row_json(finding.row("")))[len(_ROW_START) + len('""') :]
 
 
-def split_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[list[str], list[Mapping[str, Any]]]:
+def split_rows(
+    rows: Iterable[report_types.Row],
+) -> tuple[list[str], list[report_types.Row]]:
     """The ids of the stable passes, in order, and every other row, of a report's rows."""
     if isinstance(rows, ReportRows):
         return rows.split()
     passes: list[str] = []
-    others: list[Mapping[str, Any]] = []
+    others: list[report_types.Row] = []
     for row in rows:
         if row["class"] == TestClass.STABLE_PASS:
-            passes.append(str(row["test_id"]))
+            passes.append(row["test_id"])
         else:
             others.append(row)
     return passes, others

@@ -9,6 +9,7 @@ import os
 from waiver.errors import InputError, UsageError
 from waiver.write.atomic import write_atomic
 from waiver.write.report import Json, json_chunks
+from waiver.write.report_types import report_of
 from waiver.write.summary import render_summary
 
 
@@ -22,7 +23,7 @@ def write_report(
     is the runner's step summary (`summary_appends`), which other steps share.
     """
     if summary is not None:
-        text = render_summary(document)
+        text = render_summary(report_of(document))
         try:
             if summary_appends:
                 with open(summary, "a", encoding="utf-8") as stream:

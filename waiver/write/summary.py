@@ -3,19 +3,33 @@
 Verdict first, then counts with their admission effect, then what is not a pass (closed
 classes first), then the evidence. Every piece of untrusted text goes through `md_code`,
 and the whole stays under GitHub's 1 MiB step-summary limit, saying what it left out.
+
+Each section is a function of its own over the facts that `Facts.of` works out once
+from the report; `render_summary` only runs the sections in order. A section adds its
+lines to the budget and returns how many rows the size limit left out of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from waiver.model import BASE_WORDS, BLOCKING_CLASSES, CLOSED_CLASSES, BaseMeaning, TestClass
+from waiver.model import BASE_WORDS, BLOCKING_CLASSES, BaseMeaning, TestClass
 from waiver.read.policy.settings import NO_REGISTRY
-from waiver.write.budget import Budget, folded_list, table
+from waiver.write.budget import Budget, folded_list
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
-from waiver.write.why import drift_name, expected_replays, run_cause, unknown_note
+from waiver.write.report_types import Report, Row
+from waiver.write.summary_tables import (
+    CAUSE_TABLES,
+    base_blocked_line,
+    base_blocks,
+    changed_files_tables,
+    is_unstable,
+    rows_table,
+    void_freezes_table,
+)
+from waiver.write.why import RunCause, expected_replays, run_cause
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
 RESERVE = 4_000  # room kept for the closing line
@@ -40,44 +54,166 @@ ORDER = [
     TestClass.UNKNOWN_TEST,
     TestClass.UNSTABLE_ASSERTION,
 ]
+RANK = {test_class: number for number, test_class in enumerate(ORDER)}
 
 
-def _base_blocks(row: Mapping[str, Any]) -> bool:
-    base = row.get("base")
-    return base is not None and bool(base["blocks"])
+@dataclass(frozen=True)
+class Facts:
+    """What more than one section needs, worked out once from the report."""
+
+    report: Report
+    passes: Sequence[str]  # the ids of the stable passes, in the report's order
+    rows: Sequence[Row]  # every other row, closed classes first, then by id
+    strict: Sequence[Row]  # the unstable rows under a strict pattern, in the report's order
+    # The unstable rows the policy blocks as not flipping on the base. A strict row blocks
+    # whatever its base says, so it is counted once, as strict.
+    introduced: Sequence[Row]
+    cause: RunCause | None  # the run-level cause behind every row, if there is one
+
+    @classmethod
+    def of(cls, report: Report) -> Facts:
+        passes, rows = split_rows(report["rows"])
+        return cls(
+            report=report,
+            passes=passes,
+            rows=sorted(rows, key=lambda row: (RANK[TestClass(row["class"])], row["test_id"])),
+            strict=[row for row in rows if row["strict"] and is_unstable(row)],
+            introduced=[
+                row for row in rows if base_blocks(row) and not row["strict"] and is_unstable(row)
+            ],
+            cause=run_cause(report),
+        )
 
 
-def _base_words(base: Mapping[str, Any]) -> str:
-    return BASE_WORDS[BaseMeaning(base["meaning"])]
+Section = Callable[[Budget, Facts], int]
 
 
-def _base_cell(row: Mapping[str, Any]) -> str:
-    """The row's base replays and what the pair means: "5/5, introduced by this change"."""
-    base = row.get("base")
-    if base is None:
-        return "—"
-    if base["meaning"] == BaseMeaning.NOT_ON_BASE:
-        return "not on base"
-    words = _base_words(base)
-    counts = f"{base['replay_pass']}/{base['replay_total']}"
-    return f"{counts}, {words}" if words else counts
+def _blockers(facts: Facts) -> str:
+    """What blocks admission, in words: "1 `stable_assertion_fail` and 2 `unknown_test`"."""
+    counts = facts.report["counts"]
+    parts = [
+        f"{counts[test_class]} `{test_class.value}`"
+        for test_class in ORDER
+        if test_class in BLOCKING_CLASSES and counts[test_class]
+    ]
+    if facts.strict:
+        parts.append(f"{len(facts.strict)} strict `unstable_assertion`")
+    if facts.introduced:
+        parts.append(f"{len(facts.introduced)} `unstable_assertion` not shown flipping on the base")
+    if len(parts) < 2:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _base_blocked_line(row: Mapping[str, Any]) -> str:
-    """Why the policy blocks this unstable row, in the words a reviewer would use."""
-    base = row["base"]
-    counts = (
-        f"base {base['replay_pass']}/{base['replay_total']}, "
-        f"change {row['replay_pass']}/{row['replay_total']}"
+def _paragraph(out: Budget, *lines: str) -> int:
+    """A paragraph after a blank line; for the notes that are a line or two of prose."""
+    out.add("")
+    for line in lines:
+        out.add(line)
+    return 0
+
+
+# --- the sections, in the order the summary shows them --------------------------------
+
+
+def _headline(out: Budget, facts: Facts) -> int:
+    out.add(HEADLINES[facts.report["verdict"]])
+    out.add("")
+    return 0
+
+
+def _input_error(out: Budget, facts: Facts) -> int:
+    """The error, then the trusted revision as it was given, since the error may be that
+    revision, and a reader needs to know which revision the run was about either way."""
+    error, revision = facts.report["error"], facts.report["trusted_revision"]
+    if error is None:
+        return 0
+    out.add(f"**Input error** in {md_code(error['source'])}: {md_code(error['problem'])}")
+    out.add("")
+    out.add("Nothing was classified; the gate fails closed.")
+    if revision is not None:
+        _paragraph(out, f"Trusted revision given: {md_code(revision)}.")
+    return 0
+
+
+def _what_blocks(out: Budget, facts: Facts) -> int:
+    blockers = _blockers(facts)
+    if blockers:
+        out.add(f"Blocked by {blockers}.")
+        out.add("")
+    for reason in facts.report.get("run_blockers", []):
+        out.add(f"**Blocked:** {reason}.")
+        out.add("")
+    replays = facts.report["replays"]
+    if replays is not None and replays.get("skipped"):
+        out.add(f"**The replays were skipped:** {replays['reason']}.")
+        out.add("")
+    return 0
+
+
+def _run_cause(out: Budget, facts: Facts) -> int:
+    cause = facts.cause
+    if cause is None:
+        return 0
+    out.add(
+        f"**Every test ({len(facts.passes) + len(facts.rows)}) is "
+        f"`{cause.test_class.value}`: {cause.headline}.**"
     )
-    if base["meaning"] == BaseMeaning.INTRODUCED:
-        return f"- this change made {md_code(row['test_id'])} flip: {counts}"
-    why = _base_words(base) or "the base does not show it flipping"
-    return f"- {md_code(row['test_id'])} flips, {why}: {counts}"
+    left_out = CAUSE_TABLES[cause.test_class](out, facts.report)
+    out.add("")
+    return left_out
 
 
-def _introduced(out: Budget, rows: Sequence[Mapping[str, Any]]) -> int:
+def _counts(out: Budget, facts: Facts) -> int:
+    counts = facts.report["counts"]
+    # Only the classes present: a row of zeros for each absent class is noise.
+    present = [test_class for test_class in TestClass if counts[test_class]]
+    if present:
+        out.add_all(
+            [
+                "| class | tests | admission |",
+                "|---|---|---|",
+                *(
+                    f"| `{test_class.value}` | {counts[test_class]} | {ADMISSION[test_class]} |"
+                    for test_class in present
+                ),
+            ]
+        )
+    out.add("")
+    out.add(f"Replays required per test: {facts.report['min_replays']}.")
+    return 0
+
+
+def _strict(out: Budget, facts: Facts) -> int:
+    if not facts.strict:
+        return 0
+    return _paragraph(
+        out,
+        f"**{len(facts.strict)} unstable test(s) match a `strict` pattern of the policy:** a "
+        "strict test gets no freeze proposal, and an unstable one blocks admission.",
+    )
+
+
+def _base_replays(out: Budget, facts: Facts) -> int:
+    base = facts.report.get("base")
+    if base is None:
+        return 0
+    meanings = ", ".join(
+        f"{number} {BASE_WORDS[BaseMeaning(meaning)]}"
+        for meaning, number in base["meanings"].items()
+        if number and BASE_WORDS[BaseMeaning(meaning)]
+    )
+    return _paragraph(
+        out,
+        f"Base replays ({base['read']} of {base['count']} read): "
+        f"{meanings or 'no test introduced, broken, already flaky or already failing'}. "
+        "They never change a class.",
+    )
+
+
+def _introduced(out: Budget, facts: Facts) -> int:
     """Names each unstable row the policy blocks; returns how many did not fit."""
+    rows = facts.introduced
     if not rows:
         return 0
     out.add("")
@@ -86,288 +222,140 @@ def _introduced(out: Budget, rows: Sequence[Mapping[str, Any]]) -> int:
         "only a test that the base replays show flipping too gets a freeze proposal."
     )
     for number, row in enumerate(rows):
-        if not out.add(_base_blocked_line(row)):
+        if not out.add(base_blocked_line(row)):
             return len(rows) - number
     return 0
 
 
-def _freeze_cell(row: Mapping[str, Any]) -> str:
-    if row["active_freeze"] is not None:
-        expires = row["active_freeze"]["record"].get("expires_at")
-        return f"active until {md_code(str(expires))}"
-    if row["freeze"] is not None:
-        return f"proposed, expires {row['freeze']['expires_at']}"
-    if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION:
-        return "none: matches a strict pattern (blocks)"
-    if _base_blocks(row):
-        return f"none: {_base_words(row['base']) or 'not flipping on the base'} (blocks)"
-    return "—"
-
-
-def _rows_table(out: Budget, rows: list[Mapping[str, Any]], expected: int, with_base: bool) -> int:
-    """The rows that are not a pass; the retries column only when some row has retries, the
-    base column only when base replays were given."""
-    retries = any(row["retries"] for row in rows)
-    return table(
-        out,
-        f"Not a pass ({len(rows)})",
-        [
-            "class",
-            "test id",
-            "replays passed",
-            *(["base"] if with_base else []),
-            *(["in-replay retries"] if retries else []),
-            "freeze",
-        ],
-        [
-            [
-                f"`{row['class']}`"
-                + (f" ({unknown_note(row, expected)})" if row.get("unknown") else "")
-                + (" ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else ""),
-                md_code(row["test_id"]),
-                f"{row['replay_pass']}/{row['replay_total']}",
-                *([_base_cell(row)] if with_base else []),
-                *([str(row["retries"])] if retries else []),
-                _freeze_cell(row),
-            ]
-            for row in rows
-        ],
-    )
-
-
-def _drift_table(out: Budget, report: Mapping[str, Any]) -> int:
-    fixtures = report["fixtures"]
-    if fixtures is None:
+def _registry(out: Budget, facts: Facts) -> int:
+    registry = facts.report["registry"]
+    if registry is None or registry["used"]:
         return 0
-    return table(
-        out,
-        "Drifted fixtures and harness files",
-        ["file", "part", "drift"],
-        [[md_code(drift_name(d)), d["part"], d["kind"]] for d in fixtures["drift"]],
+    if facts.report["policy"]["registry"] == NO_REGISTRY:
+        return _paragraph(
+            out,
+            "**The policy file says `registry: none`: new and vanished tests are not detected.**",
+        )
+    return _paragraph(
+        out, "**No known-tests registry was given: new and vanished tests are not detected.**"
     )
 
 
-def _properties_table(out: Budget, report: Mapping[str, Any]) -> int:
-    properties = report["properties"]
-    if properties is None:
+def _working_tree(out: Budget, facts: Facts) -> int:
+    fixtures = facts.report["fixtures"]
+    if fixtures is None or fixtures["lock_source"] != "working tree":
         return 0
-    return table(
-        out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
-    ) + table(
+    return _paragraph(
         out,
-        "Skipped properties (not run, so they prove nothing)",
-        ["property"],
-        [[md_code(p)] for p in properties.get("skipped", [])],
+        "**The lock, registry and freeze store were read from the working tree, which the "
+        "change itself can edit.** Pass a trusted revision to read them from the base commit.",
     )
 
 
-def _replays_table(out: Budget, report: Mapping[str, Any]) -> int:
-    replays = report["replays"]
-    if replays is None:
+def _trusted_revision(out: Budget, facts: Facts) -> int:
+    revision = facts.report["trusted_revision"]
+    if revision is None:
         return 0
-    return table(
+    return _paragraph(
         out,
-        "Replays that could not be read",
-        ["replay", "file", "problem"],
-        [
-            [str(e["replay"]), md_code(e["source"]), md_code(e["problem"])]
-            for e in replays["errors"]
-        ],
+        "The protected files (lock, registry, freeze store, policy file) were read from "
+        f"trusted revision {md_code(revision)}, not from this change.",
     )
 
 
-# The evidence of each run-level cause, in the order the summary lists it; the table of
-# the cause behind every row leads the summary instead.
-CAUSE_TABLES: dict[TestClass, Callable[[Budget, Mapping[str, Any]], int]] = {
-    TestClass.FIXTURE_DRIFT: _drift_table,
-    TestClass.PROPERTY_VIOLATION: _properties_table,
-    TestClass.UNKNOWN_TEST: _replays_table,
-}
-
-
-def _blockers(report: Mapping[str, Any], strict: int, introduced: int) -> str:
-    """What blocks admission, in words: "1 `stable_assertion_fail` and 2 `unknown_test`"."""
-    parts = [
-        f"{report['counts'][test_class]} `{test_class.value}`"
-        for test_class in ORDER
-        if test_class in BLOCKING_CLASSES and report["counts"][test_class]
-    ]
-    if strict:
-        parts.append(f"{strict} strict `unstable_assertion`")
-    if introduced:
-        parts.append(f"{introduced} `unstable_assertion` not shown flipping on the base")
-    if len(parts) < 2:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def render_summary(report: Mapping[str, Any], limit: int = LIMIT) -> str:
-    out = Budget(limit - RESERVE)
-    out.add(HEADLINES[report["verdict"]])
-    out.add("")
-    error = report["error"]
-    if error is not None:
-        out.add(f"**Input error** in {md_code(error['source'])}: {md_code(error['problem'])}")
-        out.add("")
-        out.add("Nothing was classified; the gate fails closed.")
-        return "\n".join(out.lines) + "\n"
-
-    left_out = 0
-    passes, rows = split_rows(report["rows"])
-    strict = [row for row in rows if row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION]
-    # A strict row blocks whatever its base says, so it is counted once, as strict.
-    introduced = [
-        row
-        for row in rows
-        if _base_blocks(row) and not row["strict"] and row["class"] == TestClass.UNSTABLE_ASSERTION
-    ]
-    blockers = _blockers(report, len(strict), len(introduced))
-    if blockers:
-        out.add(f"Blocked by {blockers}.")
-        out.add("")
-    for reason in report.get("run_blockers", []):
-        out.add(f"**Blocked:** {reason}.")
-        out.add("")
-    replays = report["replays"]
-    if replays is not None and replays.get("skipped"):
-        out.add(f"**The replays were skipped:** {replays['reason']}.")
-        out.add("")
-    cause = run_cause(report)
-    if cause is not None:
-        out.add(
-            f"**Every test ({len(passes) + len(rows)}) is `{cause.test_class.value}`: "
-            f"{cause.headline}.**"
-        )
-        left_out += CAUSE_TABLES[cause.test_class](out, report)
-        out.add("")
-    # Only the classes present: a row of zeros for each absent class is noise.
-    present = [test_class for test_class in TestClass if report["counts"][test_class]]
-    if present:
-        out.add_all(
-            [
-                "| class | tests | admission |",
-                "|---|---|---|",
-                *(
-                    f"| `{test_class.value}` | {report['counts'][test_class]} | "
-                    f"{ADMISSION[test_class]} |"
-                    for test_class in present
-                ),
-            ]
-        )
-    out.add("")
-    out.add(f"Replays required per test: {report['min_replays']}.")
-    if strict:
-        out.add("")
-        out.add(
-            f"**{len(strict)} unstable test(s) match a `strict` pattern of the policy:** a strict "
-            "test gets no freeze proposal, and an unstable one blocks admission."
-        )
-    base = report.get("base")
-    if base is not None:
-        meanings = ", ".join(
-            f"{number} {BASE_WORDS[BaseMeaning(meaning)]}"
-            for meaning, number in base["meanings"].items()
-            if number and BASE_WORDS[BaseMeaning(meaning)]
-        )
-        out.add("")
-        out.add(
-            f"Base replays ({base['read']} of {base['count']} read): "
-            f"{meanings or 'no test introduced, broken, already flaky or already failing'}. "
-            "They never change a class."
-        )
-    left_out += _introduced(out, introduced)
-    registry = report["registry"]
-    if registry is not None and not registry["used"]:
-        out.add("")
-        if report["policy"]["registry"] == NO_REGISTRY:
-            out.add(
-                "**The policy file says `registry: none`: new and vanished tests are not "
-                "detected.**"
-            )
-        else:
-            out.add(
-                "**No known-tests registry was given: new and vanished tests are not detected.**"
-            )
-    fixtures = report["fixtures"]
-    if fixtures is not None and fixtures["lock_source"] == "working tree":
-        out.add("")
-        out.add(
-            "**The lock, registry and freeze store were read from the working tree, which the "
-            "change itself can edit.** Pass a trusted revision to read them from the base commit."
-        )
-    if report["trusted_revision"] is not None and error is not None:
-        out.add("")
-        out.add(f"Trusted revision given: {md_code(report['trusted_revision'])}.")
-    elif report["trusted_revision"] is not None:
-        out.add("")
-        out.add(
-            "The protected files (lock, registry, freeze store, policy file) were read from "
-            f"trusted revision {md_code(report['trusted_revision'])}, not from this change."
-        )
+def _harness(out: Budget, facts: Facts) -> int:
+    fixtures = facts.report["fixtures"]
     harness = [d for d in fixtures["drift"] if d["part"] == "harness"] if fixtures else []
-    if harness:
-        out.add("")
-        out.add(
-            f"**The change edits the test harness** ({len(harness)} file"
-            f"{'' if len(harness) == 1 else 's'}: conftest.py, pytest configuration or "
-            "property-suite modules), so its replays cannot be trusted and every test is "
-            "`fixture_drift`. Updating the harness is a separate, reviewed change."
-        )
-    if fixtures is not None and fixtures.get("working_tree_lock_differs"):
-        out.add("")
-        out.add(
-            "**This change edits the fixture lock.** The trusted lock was used; updating it is "
-            "a separate human edit with its own review."
-        )
-
-    rank = {test_class.value: number for number, test_class in enumerate(ORDER)}
-    rows.sort(key=lambda row: (rank[row["class"]], row["test_id"]))
-    collapsed: list[tuple[str, list[str]]] = []
-    if cause is not None:
-        # Every row has the cause's class for the same reason: only the ids differ.
-        collapsed.append(
-            (f"{len(rows)} `{cause.test_class.value}`", [row["test_id"] for row in rows])
-        )
-    else:
-        left_out += _rows_table(out, rows, expected_replays(report), base is not None)
-    for test_class, cause_table in CAUSE_TABLES.items():
-        if cause is None or cause.test_class is not test_class:
-            left_out += cause_table(out, report)
-    if fixtures is not None:
-        left_out += table(
-            out,
-            "Protected files this change edits",
-            ["file", "path", "change"],
-            [
-                [f"`{c['file']}`", md_code(c["path"]), c["change"]]
-                for c in fixtures.get("protected_changes", [])
-            ],
-        )
-        left_out += table(
-            out,
-            "Locked and harness files this change's commit adds, edits or deletes",
-            ["file", "part", "change"],
-            [
-                [md_code(drift_name(c)), c["part"], c["change"]]
-                for c in fixtures.get("committed_changes", [])
-            ],
-        )
-    left_out += table(
+    if not harness:
+        return 0
+    return _paragraph(
         out,
-        "Void freeze records",
-        ["record", "test id", "reason"],
-        [
-            [str(v["index"]), md_code(str(v["record"].get("test_id", ""))), md_code(v["reason"])]
-            for v in report["freezes"]["void"]
-        ],
+        f"**The change edits the test harness** ({len(harness)} file"
+        f"{'' if len(harness) == 1 else 's'}: conftest.py, pytest configuration or "
+        "property-suite modules), so its replays cannot be trusted and every test is "
+        "`fixture_drift`. Updating the harness is a separate, reviewed change.",
     )
-    skipped = report["skipped"]
-    for title, ids in (
-        *collapsed,
+
+
+def _lock_edited(out: Budget, facts: Facts) -> int:
+    fixtures = facts.report["fixtures"]
+    if fixtures is None or not fixtures.get("working_tree_lock_differs"):
+        return 0
+    return _paragraph(
+        out,
+        "**This change edits the fixture lock.** The trusted lock was used; updating it is "
+        "a separate human edit with its own review.",
+    )
+
+
+def _not_a_pass(out: Budget, facts: Facts) -> int:
+    """The table of the rows that are not a pass. With a run-level cause every row has its
+    class for the same reason, so only their ids are listed, folded, at the end."""
+    if facts.cause is not None:
+        return 0
+    with_base = facts.report.get("base") is not None
+    return rows_table(out, facts.rows, expected_replays(facts.report), with_base)
+
+
+def _other_causes(out: Budget, facts: Facts) -> int:
+    """The evidence of every run-level cause but the one that leads the summary."""
+    return sum(
+        cause_table(out, facts.report)
+        for test_class, cause_table in CAUSE_TABLES.items()
+        if facts.cause is None or facts.cause.test_class is not test_class
+    )
+
+
+def _changed_files(out: Budget, facts: Facts) -> int:
+    fixtures = facts.report["fixtures"]
+    return 0 if fixtures is None else changed_files_tables(out, fixtures)
+
+
+def _void_freezes(out: Budget, facts: Facts) -> int:
+    return void_freezes_table(out, facts.report["freezes"]["void"])
+
+
+def _folded(out: Budget, facts: Facts) -> int:
+    """Folded lists of ids: every row of the run-level cause, the passes, the skipped."""
+    passes, skipped = facts.passes, facts.report["skipped"]
+    lists = [
         (f"{len(passes)} stable pass{'' if len(passes) == 1 else 'es'}", passes),
         (f"{len(skipped)} skipped", skipped),
-    ):
-        left_out += folded_list(out, title, ids)
+    ]
+    if facts.cause is not None:
+        ids = [row["test_id"] for row in facts.rows]
+        lists.insert(0, (f"{len(ids)} `{facts.cause.test_class.value}`", ids))
+    return sum(folded_list(out, title, ids) for title, ids in lists)
+
+
+INPUT_ERROR: Sequence[Section] = (_headline, _input_error)
+SECTIONS: Sequence[Section] = (
+    _headline,
+    _what_blocks,
+    _run_cause,
+    _counts,
+    _strict,
+    _base_replays,
+    _introduced,
+    _registry,
+    _working_tree,
+    _trusted_revision,
+    _harness,
+    _lock_edited,
+    _not_a_pass,
+    _other_causes,
+    _changed_files,
+    _void_freezes,
+    _folded,
+)
+
+
+def render_summary(report: Report, limit: int = LIMIT) -> str:
+    out = Budget(limit - RESERVE)
+    facts = Facts.of(report)
+    left_out = sum(
+        section(out, facts) for section in (SECTIONS if report["error"] is None else INPUT_ERROR)
+    )
     if left_out:
         out.force("")
         out.force(

@@ -10,11 +10,11 @@ start no log command.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from waiver.model import BLOCKING_CLASSES, TestClass
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
+from waiver.write.report_types import Report, Row, report_of
 from waiver.write.summary import ORDER
 from waiver.write.why import class_label, expected_replays, run_cause
 
@@ -31,10 +31,10 @@ def _inert(text: str) -> str:
     return log_line(text, MAX_CELL)
 
 
-def _blocks(row: Mapping[str, Any]) -> bool:
+def _blocks(row: Row) -> bool:
     test_class = TestClass(row["class"])
     return test_class in BLOCKING_CLASSES or (
-        test_class is TestClass.UNSTABLE_ASSERTION and bool(row["strict"])
+        test_class is TestClass.UNSTABLE_ASSERTION and row["strict"]
     )
 
 
@@ -44,7 +44,7 @@ def _capped(lines: list[str], what: str) -> list[str]:
     return [*lines[:MAX_LINES], f"  … and {len(lines) - MAX_LINES} more {what} in waiver.json"]
 
 
-def _why_blocked(report: Mapping[str, Any]) -> list[str]:
+def _why_blocked(report: Report) -> list[str]:
     cause = run_cause(report)
     if cause is not None:
         rows = sum(report["counts"].values())
@@ -69,15 +69,16 @@ def _why_blocked(report: Mapping[str, Any]) -> list[str]:
     return [f"blocking tests ({len(blocking)}):", *_capped(lines, "blocking tests")]
 
 
-def _skipped_replays(report: Mapping[str, Any]) -> list[str]:
+def _skipped_replays(report: Report) -> list[str]:
     replays = report["replays"]
     if replays is None or not replays.get("skipped"):
         return []
     return [f"the replays were skipped: {replays['reason']}"]
 
 
-def render_terminal(report: Mapping[str, Any]) -> str:
+def render_terminal(document: Mapping[str, object]) -> str:
     """The lines after the verdict; empty for a run that is not blocked and was trusted."""
+    report = report_of(document)
     lines = []
     if report["blocked"] and report["error"] is None:
         lines = [f"blocked: {reason}" for reason in report["run_blockers"]]

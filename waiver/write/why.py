@@ -2,39 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from waiver.model import TestClass, UnknownReason
+from waiver.write.report_types import CommittedChange, Drift, Report, Row
 
 
-def expected_replays(report: Mapping[str, Any]) -> int:
+def expected_replays(report: Report) -> int:
     """The replay outcomes a test should have had: every replay run, and at least min_replays."""
     replays = report["replays"]
-    return max(int(report["min_replays"]), replays["count"] if replays is not None else 0)
+    return max(report["min_replays"], replays["count"] if replays is not None else 0)
 
 
-def unknown_note(row: Mapping[str, Any], expected: int) -> str:
+def unknown_note(row: Row, expected: int) -> str:
     """Which question an unknown_test row asks: `new`, `vanished` or `short: k of N replays`."""
     reason = row.get("unknown")
     if reason is None:
         return ""
     if reason == UnknownReason.SHORT:
         return f"short: {row['replay_total']} of {expected} replays"
-    return str(reason)
+    return reason
 
 
-def class_label(row: Mapping[str, Any], expected: int) -> str:
+def class_label(row: Row, expected: int) -> str:
     """The row's class, with the reason of an unknown_test row: `unknown_test (new)`."""
     note = unknown_note(row, expected)
-    return f"{row['class']} ({note})" if note else str(row["class"])
+    return f"{row['class']} ({note})" if note else row["class"]
 
 
-def drift_name(drift: Mapping[str, Any]) -> str:
-    """A drifted file's path, with the table when one table of it is locked."""
-    table = drift.get("table")
-    return f"{drift['path']} [{table}]" if table else str(drift["path"])
+def locked_name(path: str, table: str | None) -> str:
+    """A locked file's path, with the table when one table of it is locked."""
+    return f"{path} [{table}]" if table else path
+
+
+def drift_name(drift: Drift | CommittedChange) -> str:
+    """A drifted or committed file of the report, named as `locked_name` names it."""
+    return locked_name(drift["path"], drift.get("table"))
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ def _plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-def run_cause(report: Mapping[str, Any]) -> RunCause | None:
+def run_cause(report: Report) -> RunCause | None:
     """The run-level cause (failed properties, drifted fixtures, lost replays) behind every
     row, when every row has the class that cause gives; None when rows differ."""
     counts = report["counts"]

@@ -1,0 +1,89 @@
+"""The renderers' report types name exactly the keys of the shipped schema, required
+where the schema requires them, so the two cannot drift apart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from support import SCHEMA
+from waiver.model import BaseMeaning, TestClass
+from waiver.write import report_types
+
+# Each type, and the place of its object in the schema.
+PLACES: dict[str, str] = {
+    "Report": "",
+    "Tool": "/properties/tool",
+    "Policy": "/properties/policy",
+    "PolicyBinding": "/properties/policy/properties/bindings/items",
+    "Limits": "/properties/policy/properties/limits",
+    "Row": "/$defs/row",
+    "RowBase": "/$defs/base",
+    "Proposal": "/$defs/proposal",
+    "Stored": "/$defs/stored",
+    "VoidRecord": "/properties/freezes/properties/void/items",
+    "Freezes": "/properties/freezes",
+    "Fixtures": "/properties/fixtures",
+    "Drift": "/properties/fixtures/properties/drift/items",
+    "FixtureBinding": "/properties/fixtures/properties/bindings/items",
+    "ProtectedChange": "/properties/fixtures/properties/protected_changes/items",
+    "CommittedChange": "/properties/fixtures/properties/committed_changes/items",
+    "RunnerReach": "/properties/fixtures/properties/runner_reach/items",
+    "Properties": "/properties/properties",
+    "Replays": "/properties/replays",
+    "ReplayError": "/properties/replays/properties/errors/items",
+    "Registry": "/properties/registry",
+    "EditedTest": "/properties/registry/properties/edited/items",
+    "Approvals": "/properties/approvals",
+    "Refused": "/properties/approvals/properties/refused/items",
+    "AdmittedBy": "/$defs/admission",
+    "Error": "/properties/error",
+    "Base": "/properties/base",
+}
+
+
+def at(pointer: str) -> dict[str, Any]:
+    node: dict[str, Any] = SCHEMA
+    for part in filter(None, pointer.split("/")):
+        node = node[part]
+    return node
+
+
+def keys(node: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """(required, every) key of a schema object, through `$ref` and `allOf`."""
+    if "$ref" in node:
+        return keys(at(node["$ref"].removeprefix("#")))
+    required, every = set(node.get("required", [])), set(node.get("properties", {}))
+    for part in node.get("allOf", []):
+        if "$ref" in part:
+            more_required, more = keys(part)
+            required |= more_required
+            every |= more
+    return required, every
+
+
+@pytest.mark.parametrize("name", sorted(PLACES))
+def test_each_type_has_the_keys_of_its_schema_object(name: str) -> None:
+    typed = getattr(report_types, name)
+    required, every = keys(at(PLACES[name]))
+
+    assert set(typed.__required_keys__) == required
+    assert set(typed.__required_keys__ | typed.__optional_keys__) == every
+
+
+def test_every_type_of_the_module_is_checked() -> None:
+    typed_dicts = {
+        name
+        for name, value in vars(report_types).items()
+        if isinstance(value, type) and hasattr(value, "__required_keys__")
+    }
+
+    assert typed_dicts == set(PLACES)
+
+
+def test_the_maps_by_name_have_the_names_the_renderers_look_up() -> None:
+    assert set(at("/properties/counts")["required"]) == {c.value for c in TestClass}
+    assert set(at("/properties/base/properties/meanings")["required"]) == {
+        m.value for m in BaseMeaning
+    }

@@ -1,0 +1,270 @@
+"""The shape of waiver.json as the renderers read it, mirroring
+waiver/schemas/waiver-report.schema.json key for key.
+
+These types hold only for a schema-valid document: one the gate has just built (every
+report the tests write is checked against the schema), or one read back from disk
+through `waiver.read.waiver_json.read_report`, which validates it against the schema
+before anything reads it. A report from disk is hostile data until then, and no other
+document may be taken for a `Report`. `report_of` is the one place where a document
+becomes the type; it is called where a document enters the renderers from the gate's
+driver or a command (`write_report`, `publish`, `render_terminal`).
+
+The maps keyed by name (counts per class, rows per base meaning, the policy's sources,
+a stored freeze record) stay mappings: the renderers look them up by enum member.
+"""
+
+# No `from __future__ import annotations`: on Python 3.11 a TypedDict sees `NotRequired`
+# only in an evaluated annotation, and the keys must be right for the schema test.
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, NotRequired, TypedDict, cast
+
+# The values of the model's enums, which the schema's enums list: typed as the strings
+# they are, so that the writer can fill them from an enum member and a reader can
+# compare them with one.
+ClassName = str  # a waiver.model.TestClass value
+UnknownName = str  # a waiver.model.UnknownReason value
+MeaningName = str  # a waiver.model.BaseMeaning value
+VerdictName = str  # a waiver.model.Verdict value
+Part = Literal["fixtures", "harness"]
+
+
+class Tool(TypedDict):
+    name: Literal["waiver"]
+    version: str
+
+
+class PolicyBinding(TypedDict):
+    tests: Sequence[str]
+    fixtures: Sequence[str]
+
+
+class Limits(TypedDict):
+    max_report_bytes: int
+    max_files_per_replay: int
+
+
+class Policy(TypedDict):
+    min_replays: int
+    freeze_hours: int
+    max_freeze_hours: int
+    strict: Sequence[str]
+    introduced_instability: Literal["review", "block"]
+    fixtures: Sequence[str]
+    bindings: Sequence[PolicyBinding]
+    harness: Sequence[str]
+    approvers: Sequence[str] | None
+    registry: str | None
+    freezes: str | None
+    limits: Limits
+    config: str | None
+    sources: Mapping[str, Literal["default", "file", "flag"]]
+
+
+class RowBase(TypedDict):
+    """A row's replays on the base revision and what the pair means."""
+
+    replay_pass: int
+    replay_total: int
+    meaning: MeaningName
+    blocks: bool
+
+
+class AdmittedBy(TypedDict):
+    """A counted approval: the reviewer, their review, and the head commit it approved."""
+
+    login: str
+    review_id: int
+    commit: str
+
+
+# The keys named `class` need the functional form.
+Proposal = TypedDict(
+    "Proposal",
+    {
+        "test_id": str,
+        "class": ClassName,  # always unstable_assertion
+        "fixture_hash": str,
+        "replay_pass": int,
+        "replay_total": int,
+        "counts_as_pass": Literal[False],
+        "scope": Literal["single_test_id"],
+        "issued_at": str,
+        "expires_at": str,
+        "base_replay_pass": NotRequired[int],
+        "base_replay_total": NotRequired[int],
+    },
+)
+
+
+class Stored(TypedDict):
+    """A freeze record of the store, by its place in it; its fields are as stored."""
+
+    index: int
+    record: Mapping[str, object]
+
+
+class VoidRecord(Stored):
+    reason: str
+
+
+Row = TypedDict(
+    "Row",
+    {
+        "test_id": str,
+        "class": ClassName,
+        "unknown": UnknownName | None,
+        "replay_pass": int,
+        "replay_total": int,
+        "retries": int,
+        "fixture_hash": str,
+        "strict": bool,
+        "freeze": Proposal | None,
+        "active_freeze": Stored | None,
+        "base": NotRequired[RowBase],
+        "admitted_by": NotRequired[AdmittedBy],
+    },
+)
+
+
+class Drift(TypedDict):
+    path: str
+    kind: Literal["changed", "missing", "not_in_lock"]
+    part: Part
+    table: NotRequired[str]
+
+
+class FixtureBinding(TypedDict):
+    tests: Sequence[str]
+    fixtures: Sequence[str]
+    files: int
+    lock_digest: str
+    tree_digest: str
+
+
+class ProtectedChange(TypedDict):
+    file: Literal["lock", "known-tests", "freezes", "config"]
+    path: str
+    change: Literal["modified", "deleted", "not a regular file"]
+
+
+class CommittedChange(TypedDict):
+    path: str
+    change: Literal["added", "edited", "deleted"]
+    part: Part
+    table: NotRequired[str]
+
+
+class RunnerReach(TypedDict):
+    path: str
+    line: int
+    what: str
+
+
+class Fixtures(TypedDict):
+    lock: str
+    lock_source: str
+    lock_digest: str
+    tree_digest: str
+    files: int
+    drift: Sequence[Drift]
+    bindings: Sequence[FixtureBinding]
+    working_tree_lock_differs: NotRequired[bool]
+    protected_changes: NotRequired[Sequence[ProtectedChange]]
+    committed_changes: NotRequired[Sequence[CommittedChange]]
+    runner_reach: NotRequired[Sequence[RunnerReach]]
+
+
+class Properties(TypedDict):
+    report: str
+    cases: int
+    failed: Sequence[str]
+    skipped: Sequence[str]
+
+
+class ReplayError(TypedDict):
+    replay: int
+    source: str
+    problem: str
+
+
+class Replays(TypedDict):
+    count: int
+    read: int
+    errors: Sequence[ReplayError]
+    skipped: NotRequired[Literal["property_violation", "fixture_drift"]]
+    reason: NotRequired[str]
+
+
+class EditedTest(TypedDict):
+    test_id: str
+    changes: Sequence[str]
+
+
+class Registry(TypedDict):
+    used: bool
+    path: str | None
+    edited: NotRequired[Sequence[EditedTest]]
+
+
+class Refused(TypedDict):
+    login: str
+    reason: str
+
+
+class Approvals(TypedDict):
+    source: str
+    pull_request: NotRequired[int]
+    head: NotRequired[str]
+    counted: Sequence[AdmittedBy]
+    refused: Sequence[Refused]
+    problem: str | None
+
+
+class Freezes(TypedDict):
+    active: Sequence[Stored]
+    void: Sequence[VoidRecord]
+
+
+class Error(TypedDict):
+    source: str
+    problem: str
+
+
+class Base(TypedDict):
+    """The base revision's replays, only when they were given."""
+
+    reports: str
+    count: int
+    read: int
+    errors: Sequence[ReplayError]
+    meanings: Mapping[str, int]
+
+
+class Report(TypedDict):
+    schema_version: Literal[2]
+    tool: Tool
+    generated_at: str
+    verdict: VerdictName
+    blocked: bool
+    min_replays: int
+    policy: Policy
+    run_blockers: Sequence[str]
+    counts: Mapping[str, int]
+    # A list when read back; the gate's own report streams them (`ReportRows`).
+    rows: Iterable[Row]
+    skipped: Sequence[str]
+    fixtures: Fixtures | None
+    properties: Properties | None
+    replays: Replays | None
+    registry: Registry | None
+    trusted_revision: str | None
+    freezes: Freezes
+    error: Error | None
+    approvals: NotRequired[Approvals]
+    base: NotRequired[Base]
+
+
+def report_of(document: Mapping[str, object]) -> Report:
+    """A schema-valid report document as the type the renderers read (see above)."""
+    return cast(Report, document)

@@ -1,0 +1,188 @@
+"""The tables of the job summary, and the cells of its rows that are not a pass.
+
+Each table returns how many of its rows the size limit left out. Untrusted text (ids,
+paths, problems) goes through `md_code` in every cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from waiver.model import BASE_WORDS, CLOSED_CLASSES, BaseMeaning, TestClass
+from waiver.write.budget import Budget, table
+from waiver.write.escape import md_code
+from waiver.write.report_types import Fixtures, Report, Row, RowBase, VoidRecord
+from waiver.write.why import drift_name, unknown_note
+
+
+def is_unstable(row: Row) -> bool:
+    return TestClass(row["class"]) is TestClass.UNSTABLE_ASSERTION
+
+
+def base_blocks(row: Row) -> bool:
+    base = row.get("base")
+    return base is not None and base["blocks"]
+
+
+def _base_words(base: RowBase) -> str:
+    return BASE_WORDS[BaseMeaning(base["meaning"])]
+
+
+def _base_cell(row: Row) -> str:
+    """The row's base replays and what the pair means: "5/5, introduced by this change"."""
+    base = row.get("base")
+    if base is None:
+        return "—"
+    if BaseMeaning(base["meaning"]) is BaseMeaning.NOT_ON_BASE:
+        return "not on base"
+    words = _base_words(base)
+    counts = f"{base['replay_pass']}/{base['replay_total']}"
+    return f"{counts}, {words}" if words else counts
+
+
+def base_blocked_line(row: Row) -> str:
+    """Why the policy blocks this unstable row, in the words a reviewer would use."""
+    base = row["base"]
+    counts = (
+        f"base {base['replay_pass']}/{base['replay_total']}, "
+        f"change {row['replay_pass']}/{row['replay_total']}"
+    )
+    if BaseMeaning(base["meaning"]) is BaseMeaning.INTRODUCED:
+        return f"- this change made {md_code(row['test_id'])} flip: {counts}"
+    why = _base_words(base) or "the base does not show it flipping"
+    return f"- {md_code(row['test_id'])} flips, {why}: {counts}"
+
+
+def _freeze_cell(row: Row) -> str:
+    active, proposal = row["active_freeze"], row["freeze"]
+    if active is not None:
+        return f"active until {md_code(str(active['record'].get('expires_at')))}"
+    if proposal is not None:
+        return f"proposed, expires {proposal['expires_at']}"
+    if row["strict"] and is_unstable(row):
+        return "none: matches a strict pattern (blocks)"
+    if base_blocks(row):
+        return f"none: {_base_words(row['base']) or 'not flipping on the base'} (blocks)"
+    return "—"
+
+
+def _class_cell(row: Row, expected: int) -> str:
+    """`unknown_test` (new), and ⛔ after a closed class."""
+    return (
+        f"`{row['class']}`"
+        + (f" ({unknown_note(row, expected)})" if row.get("unknown") else "")
+        + (" ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else "")
+    )
+
+
+def rows_table(out: Budget, rows: Sequence[Row], expected: int, with_base: bool) -> int:
+    """The rows that are not a pass; the retries column only when some row has retries, the
+    base column only when base replays were given."""
+    retries = any(row["retries"] for row in rows)
+    return table(
+        out,
+        f"Not a pass ({len(rows)})",
+        [
+            "class",
+            "test id",
+            "replays passed",
+            *(["base"] if with_base else []),
+            *(["in-replay retries"] if retries else []),
+            "freeze",
+        ],
+        [
+            [
+                _class_cell(row, expected),
+                md_code(row["test_id"]),
+                f"{row['replay_pass']}/{row['replay_total']}",
+                *([_base_cell(row)] if with_base else []),
+                *([str(row["retries"])] if retries else []),
+                _freeze_cell(row),
+            ]
+            for row in rows
+        ],
+    )
+
+
+def _drift_table(out: Budget, report: Report) -> int:
+    fixtures = report["fixtures"]
+    if fixtures is None:
+        return 0
+    return table(
+        out,
+        "Drifted fixtures and harness files",
+        ["file", "part", "drift"],
+        [[md_code(drift_name(d)), d["part"], d["kind"]] for d in fixtures["drift"]],
+    )
+
+
+def _properties_table(out: Budget, report: Report) -> int:
+    properties = report["properties"]
+    if properties is None:
+        return 0
+    return table(
+        out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
+    ) + table(
+        out,
+        "Skipped properties (not run, so they prove nothing)",
+        ["property"],
+        [[md_code(p)] for p in properties.get("skipped", [])],
+    )
+
+
+def _replays_table(out: Budget, report: Report) -> int:
+    replays = report["replays"]
+    if replays is None:
+        return 0
+    return table(
+        out,
+        "Replays that could not be read",
+        ["replay", "file", "problem"],
+        [
+            [str(e["replay"]), md_code(e["source"]), md_code(e["problem"])]
+            for e in replays["errors"]
+        ],
+    )
+
+
+# The evidence of each run-level cause, in the order the summary lists it; the table of
+# the cause behind every row leads the summary instead.
+CAUSE_TABLES: dict[TestClass, Callable[[Budget, Report], int]] = {
+    TestClass.FIXTURE_DRIFT: _drift_table,
+    TestClass.PROPERTY_VIOLATION: _properties_table,
+    TestClass.UNKNOWN_TEST: _replays_table,
+}
+
+
+def changed_files_tables(out: Budget, fixtures: Fixtures) -> int:
+    """The protected files the change edits, and the locked and harness files its commit
+    changes: both only with a trusted revision."""
+    return table(
+        out,
+        "Protected files this change edits",
+        ["file", "path", "change"],
+        [
+            [f"`{c['file']}`", md_code(c["path"]), c["change"]]
+            for c in fixtures.get("protected_changes", [])
+        ],
+    ) + table(
+        out,
+        "Locked and harness files this change's commit adds, edits or deletes",
+        ["file", "part", "change"],
+        [
+            [md_code(drift_name(c)), c["part"], c["change"]]
+            for c in fixtures.get("committed_changes", [])
+        ],
+    )
+
+
+def void_freezes_table(out: Budget, void: Sequence[VoidRecord]) -> int:
+    return table(
+        out,
+        "Void freeze records",
+        ["record", "test id", "reason"],
+        [
+            [str(v["index"]), md_code(str(v["record"].get("test_id", ""))), md_code(v["reason"])]
+            for v in void
+        ],
+    )
