@@ -11,12 +11,23 @@ import pytest
 
 from change_support import commit_base, commit_change, fix_slugify, replay_and_gate
 from github_api import Answers, commit, github_api, review
-from support import EMPTY, KNOWN, gate_args, git, load_report
+from support import (
+    EMPTY,
+    KNOWN,
+    REPO,
+    check_golden,
+    gate_args,
+    git,
+    load_report,
+    report_document,
+)
 from waiver.approval import Refusal, count_approvals
 from waiver.cli import main
 from waiver.github.reviews import ReviewsUnavailable, fetch_reviews
 from waiver.model import Admission
 from waiver.read.approvals import Unusable, review_data
+from waiver.write.summary import render_summary
+from waiver.write.terminal import render_terminal
 
 HEAD = "a" * 40
 OLD = "b" * 40
@@ -244,3 +255,48 @@ def test_a_closed_class_is_never_admitted(tmp_path: Path) -> None:
         next(r for r in report["rows"] if r["test_id"] == NEW)["admitted_by"]["login"]
         == "maintainer"
     )
+
+
+def review_report() -> dict[str, Any]:
+    """A report in which an approval admitted an edited and a new test, and one reviewer's
+    approval did not count; untrusted text in every field the renderers show."""
+    document = report_document(
+        [(KNOWN, "unknown_test"), (NEW, "unknown_test"), (EMPTY, "stable_pass")]
+    )
+    by = {"login": "maintainer", "review_id": 11, "commit": HEAD}
+    for row, unknown in zip(document["rows"][:2], ["edited", "new"], strict=True):
+        row.update(unknown=unknown, replay_pass=5, admitted_by=by)
+    document["verdict"], document["blocked"] = "review", False
+    document["registry"] = {
+        "used": True,
+        "path": "known-tests.txt",
+        "edited": [{"test_id": KNOWN, "changes": ["its body", "`check` in tests/h.py | @x"]}],
+    }
+    document["approvals"] = {
+        "source": "github",
+        "pull_request": 7,
+        "head": HEAD,
+        "counted": [by],
+        "refused": [{"login": "agent", "reason": "the pull request's author"}],
+        "problem": None,
+    }
+    return document
+
+
+def test_the_summary_names_the_reviewer_what_they_admitted_and_what_was_edited() -> None:
+    summary = render_summary(review_report())
+    check_golden(REPO / "tests" / "golden" / "summary" / "approved.md", summary)
+    assert "Blocked by" not in summary
+
+
+def test_the_terminal_names_the_edits_and_the_reviews() -> None:
+    document = review_report()
+    document["approvals"]["problem"] = "no approval is counted: GITHUB_TOKEN is not set"
+    document["blocked"], document["run_blockers"] = True, []  # it explains a blocked run
+    lines = render_terminal(document).splitlines()
+    assert lines[-4:] == [
+        "tests this change edits (1), no evidence about it:",
+        f"  {KNOWN}: its body; `check` in tests/h.py | @x",
+        "approvals: no approval is counted: GITHUB_TOKEN is not set",
+        "  not counted: agent: the pull request's author",
+    ]

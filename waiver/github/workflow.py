@@ -31,7 +31,7 @@ MAX_LOGGED_ROWS = 100
 EXPLANATIONS = {
     TestClass.PROPERTY_VIOLATION: "a property case failed, so no test result can be trusted",
     TestClass.FIXTURE_DRIFT: "a fixture or test-harness file differs from the lock",
-    TestClass.UNKNOWN_TEST: "new, vanished, or too few replay outcomes; needs human review",
+    TestClass.UNKNOWN_TEST: "new, edited, vanished, or too few replay outcomes; needs human review",
     TestClass.UNSTABLE_ASSERTION: "flips between replays; a freeze proposal is not a pass",
     TestClass.STABLE_ASSERTION_FAIL: "failed in every replay",
 }
@@ -109,13 +109,13 @@ def repository_file(test_id: str, root: str, workspace: str) -> str | None:
 def _row_annotation(row: Row, root: str, workspace: str, expected: int) -> tuple[str, str]:
     test_class = TestClass(row["class"])
     # Every row that blocks is an error: the closed classes, unknown_test, an unstable row
-    # under a strict pattern, and one the policy blocks as not flipping on the base. Only
-    # an unstable row that does not block is a warning.
+    # under a strict pattern, and one the policy blocks as not flipping on the base. An
+    # unstable row that does not block, and a row an approval admitted, is a warning.
     unstable = test_class is TestClass.UNSTABLE_ASSERTION
     strict = unstable and row["strict"]
     base = row.get("base")
     base_blocks = unstable and not strict and base is not None and base["blocks"]
-    blocking = (
+    blocking = "admitted_by" not in row and (
         test_class in CLOSED_CLASSES
         or test_class is TestClass.UNKNOWN_TEST
         or strict

@@ -11,6 +11,7 @@ lines to the budget and returns how many rows the size limit left out of it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -22,10 +23,13 @@ from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row
 from waiver.write.summary_tables import (
     CAUSE_TABLES,
+    approvals_lines,
     base_blocked_line,
     base_blocks,
     changed_files_tables,
+    edited_tests_table,
     is_unstable,
+    refused_table,
     rows_table,
     void_freezes_table,
 )
@@ -91,10 +95,12 @@ Section = Callable[[Budget, Facts], int]
 def _blockers(facts: Facts) -> str:
     """What blocks admission, in words: "1 `stable_assertion_fail` and 2 `unknown_test`"."""
     counts = facts.report["counts"]
+    admitted = Counter(row["class"] for row in facts.rows if "admitted_by" in row)
+    left = {test_class: counts[test_class] - admitted[test_class] for test_class in ORDER}
     parts = [
-        f"{counts[test_class]} `{test_class.value}`"
+        f"{left[test_class]} `{test_class.value}`"
         for test_class in ORDER
-        if test_class in BLOCKING_CLASSES and counts[test_class]
+        if test_class in BLOCKING_CLASSES and left[test_class]
     ]
     if facts.strict:
         parts.append(f"{len(facts.strict)} strict `unstable_assertion`")
@@ -164,8 +170,15 @@ def _run_cause(out: Budget, facts: Facts) -> int:
     return left_out
 
 
+def _admission(test_class: TestClass, admitted: int) -> str:
+    if not admitted:
+        return ADMISSION[test_class]
+    return f"{ADMISSION[test_class]}; {admitted} admitted by an approval"
+
+
 def _counts(out: Budget, facts: Facts) -> int:
     counts = facts.report["counts"]
+    admitted = Counter(row["class"] for row in facts.rows if "admitted_by" in row)
     # Only the classes present: a row of zeros for each absent class is noise.
     present = [test_class for test_class in TestClass if counts[test_class]]
     if present:
@@ -174,7 +187,8 @@ def _counts(out: Budget, facts: Facts) -> int:
                 "| class | tests | admission |",
                 "|---|---|---|",
                 *(
-                    f"| `{test_class.value}` | {counts[test_class]} | {ADMISSION[test_class]} |"
+                    f"| `{test_class.value}` | {counts[test_class]} "
+                    f"| {_admission(test_class, admitted[test_class])} |"
                     for test_class in present
                 ),
             ]
@@ -225,6 +239,17 @@ def _introduced(out: Budget, facts: Facts) -> int:
         if not out.add(base_blocked_line(row)):
             return len(rows) - number
     return 0
+
+
+def _review(out: Budget, facts: Facts) -> int:
+    """The human review: what the approvals came to, who was refused, what was edited."""
+    approvals = facts.report.get("approvals")
+    left_out = edited_tests_table(out, facts.report["registry"])
+    if approvals is None:
+        return left_out
+    admitted = sum(1 for row in facts.rows if "admitted_by" in row)
+    _paragraph(out, *approvals_lines(approvals, admitted))
+    return left_out + refused_table(out, approvals)
 
 
 def _registry(out: Budget, facts: Facts) -> int:
@@ -337,6 +362,7 @@ SECTIONS: Sequence[Section] = (
     _strict,
     _base_replays,
     _introduced,
+    _review,
     _registry,
     _working_tree,
     _trusted_revision,

@@ -11,7 +11,15 @@ from collections.abc import Callable, Sequence
 from waiver.model import BASE_WORDS, CLOSED_CLASSES, BaseMeaning, TestClass
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code
-from waiver.write.report_types import Fixtures, Report, Row, RowBase, VoidRecord
+from waiver.write.report_types import (
+    Approvals,
+    Fixtures,
+    Registry,
+    Report,
+    Row,
+    RowBase,
+    VoidRecord,
+)
 from waiver.write.why import drift_name, unknown_note
 
 
@@ -67,11 +75,16 @@ def _freeze_cell(row: Row) -> str:
 
 
 def _class_cell(row: Row, expected: int) -> str:
-    """`unknown_test` (new), and ⛔ after a closed class."""
+    """`unknown_test` (new), ⛔ after a closed class, and who admitted an admitted row."""
+    admitted = row.get("admitted_by")
+    if admitted is not None:
+        note = f" — admitted by {md_code(admitted['login'])}"
+    else:
+        note = " ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else ""
     return (
         f"`{row['class']}`"
         + (f" ({unknown_note(row, expected)})" if row.get("unknown") else "")
-        + (" ⛔" if TestClass(row["class"]) in CLOSED_CLASSES else "")
+        + note
     )
 
 
@@ -185,4 +198,43 @@ def void_freezes_table(out: Budget, void: Sequence[VoidRecord]) -> int:
             [str(v["index"]), md_code(str(v["record"].get("test_id", ""))), md_code(v["reason"])]
             for v in void
         ],
+    )
+
+
+def edited_tests_table(out: Budget, registry: Registry | None) -> int:
+    """The registered tests the change edited, with what changed: their replays are no
+    evidence about the change."""
+    edited = [] if registry is None else registry.get("edited", [])
+    return table(
+        out,
+        f"Tests this change edits ({len(edited)}): their replays say nothing about it",
+        ["test id", "what changed"],
+        [
+            [md_code(e["test_id"]), "; ".join(md_code(change) for change in e["changes"])]
+            for e in edited
+        ],
+    )
+
+
+def approvals_lines(approvals: Approvals, admitted: int) -> list[str]:
+    """What the reviews came to, in a sentence or two."""
+    counted, problem = approvals["counted"], approvals["problem"]
+    if problem is not None:
+        return [f"**No approval admits anything:** {md_code(problem)}"]
+    if not counted:
+        return ["**No approval counts**: see who was refused and why below."]
+    first = counted[0]
+    return [
+        f"**Approved by {md_code(first['login'])}** (review {first['review_id']}) of commit "
+        f"{md_code(first['commit'])}: {admitted} row{'' if admitted == 1 else 's'} admitted. "
+        "Admitted rows keep their class and do not block."
+    ]
+
+
+def refused_table(out: Budget, approvals: Approvals) -> int:
+    return table(
+        out,
+        "Reviews that do not count",
+        ["reviewer", "why"],
+        [[md_code(r["login"]), md_code(r["reason"])] for r in approvals["refused"]],
     )

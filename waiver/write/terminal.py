@@ -33,6 +33,8 @@ def _inert(text: str) -> str:
 
 def _blocks(row: Row) -> bool:
     test_class = TestClass(row["class"])
+    if "admitted_by" in row:
+        return False
     return test_class in BLOCKING_CLASSES or (
         test_class is TestClass.UNSTABLE_ASSERTION and row["strict"]
     )
@@ -76,6 +78,38 @@ def _skipped_replays(report: Report) -> list[str]:
     return [f"the replays were skipped: {replays['reason']}"]
 
 
+def _review(report: Report) -> list[str]:
+    """The tests the change edited, and what the approvals came to."""
+    registry = report["registry"]
+    edited = [] if registry is None else registry.get("edited", [])
+    lines = []
+    if edited:
+        lines.append(f"tests this change edits ({len(edited)}), no evidence about it:")
+        lines += _capped(
+            [f"  {_inert(e['test_id'])}: {_inert('; '.join(e['changes']))}" for e in edited],
+            "edited tests",
+        )
+    approvals = report.get("approvals")
+    if approvals is None:
+        return lines
+    if approvals["problem"] is not None:
+        lines.append(f"approvals: {_inert(approvals['problem'])}")
+    elif approvals["counted"]:
+        first = approvals["counted"][0]
+        lines.append(
+            f"approvals: admitted by {_inert(first['login'])} (review {first['review_id']})"
+            f" of {_inert(first['commit'])}"
+        )
+    lines += _capped(
+        [
+            f"  not counted: {_inert(r['login'])}: {_inert(r['reason'])}"
+            for r in approvals["refused"]
+        ],
+        "reviews",
+    )
+    return lines
+
+
 def render_terminal(document: Mapping[str, object]) -> str:
     """The lines after the verdict; empty for a run that is not blocked and was trusted."""
     report = report_of(document)
@@ -84,6 +118,8 @@ def render_terminal(document: Mapping[str, object]) -> str:
         lines = [f"blocked: {reason}" for reason in report["run_blockers"]]
         lines.extend(_why_blocked(report))
         lines.extend(_skipped_replays(report))
+    if report["error"] is None:
+        lines.extend(_review(report))
     fixtures = report["fixtures"]
     if fixtures is not None and fixtures["lock_source"] == "working tree":
         lines.append(WORKING_TREE)
