@@ -8,10 +8,12 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
+from waiver.approval import ReviewFacts
 from waiver.decide import classify, decide
 from waiver.model import (
     BLOCKING_CLASSES,
     CLOSED_CLASSES,
+    Admission,
     BaseEvidence,
     BaseMeaning,
     Case,
@@ -48,6 +50,7 @@ evidence = st.builds(
     retries=st.integers(0, 3),
     unreadable_replays=st.integers(0, 1),
     base=base_evidence,
+    edited=st.booleans(),
 )
 # A case holds every test id that shares its evidence: one to three here.
 cases = st.builds(
@@ -208,6 +211,8 @@ def test_exactly_the_unknown_rows_say_why_and_new_wins(
             assert row.unknown is None
         elif not evidence.known_test:
             assert row.unknown is UnknownReason.NEW
+        elif evidence.edited:
+            assert row.unknown is UnknownReason.EDITED
         elif not evidence.outcomes:
             assert row.unknown is UnknownReason.VANISHED
         else:
@@ -262,3 +267,33 @@ def test_under_the_block_policy_only_an_instability_the_base_shares_gets_a_propo
         assert row.base.blocks is not shared
         if row.freeze is not None:
             assert row.freeze.base == row.base
+
+
+reviews = st.builds(
+    ReviewFacts,
+    approval=st.just(Admission("reviewer", 1, "c" * 40)),
+    change_registry=st.one_of(st.none(), st.frozensets(IDS, max_size=4)),
+    fixture_update=st.booleans(),
+)
+
+
+@given(case_lists(), policies, reviews)
+def test_an_approval_admits_only_what_blocks_for_review_and_moves_no_class(
+    case_list: list[Case], policy: Policy, review: ReviewFacts
+) -> None:
+    plain = decide(case_list, policy, NOW)
+    reviewed = decide(case_list, policy, NOW, review=review)
+    assert [row.test_class for row in reviewed.rows] == [row.test_class for row in plain.rows]
+    admitted = [row for row in reviewed.rows if row.admitted_by is not None]
+    for row in admitted:
+        assert row.test_class in (TestClass.UNKNOWN_TEST, TestClass.FIXTURE_DRIFT)
+        assert row.unknown is not UnknownReason.SHORT
+        assert row.test_class is not TestClass.FIXTURE_DRIFT or review.fixture_update
+        if row.unknown in (UnknownReason.NEW, UnknownReason.EDITED):
+            assert row.replay_pass == row.replay_total >= policy.min_replays
+    # A closed row is never admitted, so it keeps the run blocked; an approval never blocks.
+    if any(row.test_class in CLOSED_CLASSES - {TestClass.FIXTURE_DRIFT} for row in plain.rows):
+        assert reviewed.blocked
+    assert reviewed.blocked <= plain.blocked
+    if admitted:
+        assert reviewed.verdict is not Verdict.CLEAN
