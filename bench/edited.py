@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from run import BENCH, Run, ensure_set, gate_command, measure, warm_page_cache
+from run import BENCH, Run, ensure_set, gate_command, measure, ratio_table, warm_page_cache
 from sections import EDITED, write_section
 
 TARGET = 2.0  # within twice the gate's time without detection (issue 33)
@@ -131,18 +131,7 @@ def measure_edited(data: Path, tests: int, repeat: int) -> dict[str, list[Run]]:
 def section(runs: dict[str, list[Run]], tests: int, repeat: int) -> tuple[str, float]:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     plain = statistics.median(run.seconds for run in runs["plain"])
-    lines = [
-        "| gate run | wall median (s) | min-max (s) | x no trusted revision | peak RSS (MB) |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for name, label in SCENARIOS.items():
-        seconds = [run.seconds for run in runs[name]]
-        median = statistics.median(seconds)
-        rss = max(run.max_rss_kib for run in runs[name]) / 1024
-        lines.append(
-            f"| {label} | {median:.3f} | {min(seconds):.3f}-{max(seconds):.3f} "
-            f"| {median / plain:.2f} | {rss:.0f} |"
-        )
+    lines = ratio_table(runs, SCENARIOS, "plain", ("gate run", "x no trusted revision"))
     worst = statistics.median(run.seconds for run in runs["helper"]) / plain
     verdict = "pass" if worst <= TARGET else "fail"
     text = "\n".join(

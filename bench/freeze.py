@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from run import BENCH, Run, ensure_set, gate_command, measure, warm_page_cache
+from run import BENCH, Run, ensure_set, gate_command, measure, ratio_table, warm_page_cache
 from sections import FREEZE, write_section
 
 TARGET = 2.0  # freeze accept within twice the gate's time (issue 25)
@@ -81,18 +81,7 @@ def section(
         "accept": "`waiver freeze accept` of one unstable test",
         "refuse": "`waiver freeze accept` of a stable failure (refused, exit 2)",
     }
-    lines = [
-        "| command | wall median (s) | min-max (s) | x gate | peak RSS (MB) |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for name, label in names.items():
-        seconds = [run.seconds for run in runs[name]]
-        median = statistics.median(seconds)
-        rss = max(run.max_rss_kib for run in runs[name]) / 1024
-        lines.append(
-            f"| {label} | {median:.3f} | {min(seconds):.3f}-{max(seconds):.3f} "
-            f"| {median / gate:.2f} | {rss:.0f} |"
-        )
+    lines = ratio_table(runs, names, "gate", ("command", "x gate"))
     ratio = statistics.median(run.seconds for run in runs["accept"]) / gate
     verdict = "pass" if ratio <= TARGET else "fail"
     text = "\n".join(

@@ -117,6 +117,27 @@ def measure(command: Sequence[str], cwd: Path, logs: Path) -> Run:
     )
 
 
+def ratio_table(
+    runs: dict[str, list[Run]], labels: dict[str, str], baseline: str, headers: tuple[str, str]
+) -> list[str]:
+    """A Markdown table of each labelled command's wall times and peak RSS, with the ratio
+    of its median to the `baseline`'s; `headers` name the first and the ratio columns."""
+    base = statistics.median(run.seconds for run in runs[baseline])
+    lines = [
+        f"| {headers[0]} | wall median (s) | min-max (s) | {headers[1]} | peak RSS (MB) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, label in labels.items():
+        seconds = [run.seconds for run in runs[name]]
+        median = statistics.median(seconds)
+        rss = max(run.max_rss_kib for run in runs[name]) / 1024
+        lines.append(
+            f"| {label} | {median:.3f} | {min(seconds):.3f}-{max(seconds):.3f} "
+            f"| {median / base:.2f} | {rss:.0f} |"
+        )
+    return lines
+
+
 def ensure_set(root: Path, tests: int) -> dict[str, object]:
     """The manifest of the set for T, generating the set when absent or stale."""
     manifest = read_manifest(root)

@@ -94,16 +94,29 @@ def test_each_separately_measured_section_is_replaced_on_its_own_and_kept_by_the
     assert separate_sections(out.read_text()) == f"{START_UP}\n\nsecond\n\n{FREEZE}\n\nratio\n"
 
 
-def test_the_freeze_benchmark_writes_its_section_with_a_ratio_per_command(tmp_path: Path) -> None:
+def run_bench(tmp_path: Path, script: str, *args: str) -> str:
+    """A benchmark script run on a results file holding one table: the file it leaves."""
     out = tmp_path / "RESULTS.md"
     out.write_text("# Benchmark\n\ntable\n")
     completed = subprocess.run(
-        [sys.executable, "bench/freeze.py", "--tests", "2000", "--repeat", "1",
-         "--out", str(out), "--data", str(tmp_path / "data")],
+        [sys.executable, script, *args, "--out", str(out)],
         cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
-    written = out.read_text()
+    return out.read_text()
+
+
+def test_the_freeze_benchmark_writes_its_section_with_a_ratio_per_command(tmp_path: Path) -> None:
+    written = run_bench(
+        tmp_path,
+        "bench/freeze.py",
+        "--tests",
+        "2000",
+        "--repeat",
+        "1",
+        "--data",
+        str(tmp_path / "data"),
+    )
     assert written.startswith("# Benchmark\n\ntable\n\n## Freeze commands on a large report\n")
     ratios = re.findall(
         r"^\| `waiver (?:gate|freeze accept)[^|]*\|[^|]*\|[^|]*\| ([0-9.]+) \|",
@@ -115,15 +128,7 @@ def test_the_freeze_benchmark_writes_its_section_with_a_ratio_per_command(tmp_pa
 
 
 def test_the_harness_benchmark_writes_a_row_per_plugin_count(tmp_path: Path) -> None:
-    out = tmp_path / "RESULTS.md"
-    out.write_text("# Benchmark\n\ntable\n")
-    completed = subprocess.run(
-        [sys.executable, "bench/harness.py", "--names", "40", "80", "--repeat", "1",
-         "--out", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert completed.returncode == 0, completed.stderr
-    written = out.read_text()
+    written = run_bench(tmp_path, "bench/harness.py", "--names", "40", "80", "--repeat", "1")
     assert written.startswith("# Benchmark\n\ntable\n\n## Harness resolution by plugin count\n")
     rows = re.findall(r"^\| ([0-9,]+) \| ([0-9,]+) \| [0-9.]+ \|", written, re.MULTILINE)
     # Every tenth name resolves to a module in the tree, beside pytest.ini and conftest.py.
@@ -131,15 +136,16 @@ def test_the_harness_benchmark_writes_a_row_per_plugin_count(tmp_path: Path) -> 
 
 
 def test_the_edited_test_benchmark_writes_a_row_per_gate_run(tmp_path: Path) -> None:
-    out = tmp_path / "RESULTS.md"
-    out.write_text("# Benchmark\n\ntable\n")
-    completed = subprocess.run(
-        [sys.executable, "bench/edited.py", "--tests", "2000", "--repeat", "1",
-         "--out", str(out), "--data", str(tmp_path / "data")],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert completed.returncode == 0, completed.stderr
-    written = out.read_text()
+    written = run_bench(
+        tmp_path,
+        "bench/edited.py",
+        "--tests",
+        "2000",
+        "--repeat",
+        "1",
+        "--data",
+        str(tmp_path / "data"),
+    )
     assert written.startswith("# Benchmark\n\ntable\n\n## Edited-test detection on a large suite\n")
     ratios = re.findall(r"^\| [^|]+ \| [0-9.]+ \| [0-9.-]+ \| ([0-9.]+) \|", written, re.MULTILINE)
     assert len(ratios) == 4 and ratios[0] == "1.00"

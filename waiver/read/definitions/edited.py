@@ -34,10 +34,13 @@ Prints = dict[str, str]
 class Sources:
     """The parsed modules of one tree, each read and parsed once."""
 
-    def __init__(self, tree: FileTree) -> None:
+    def __init__(self, tree: FileTree, changed: frozenset[str]) -> None:
         self.tree = tree
+        self.changed = changed
         self._scopes: dict[str, ModuleScope | None] = {}
         self._dumps: dict[int, str] = {}
+        self._names: dict[int, tuple[set[str], set[tuple[str, str]]]] = {}
+        self._reached: dict[tuple[str, frozenset[tuple[str, str, str | None]]], Prints] = {}
 
     def scope(self, path: str) -> ModuleScope | None:
         if path not in self._scopes:
@@ -50,6 +53,28 @@ class Sources:
             return None if data is None else read_scope(ast.parse(data), path)
         except (InputError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
+
+    def reached(self, follow: Follow) -> Prints:
+        """What a test's names reach: the tests of a module mostly use the same names, so
+        each set of starting names is followed once."""
+        key = (follow.test_module, frozenset(follow.pending))
+        found = self._reached.get(key)
+        if found is None:
+            found = self._reached[key] = follow.run()
+        return found
+
+    def names_in(self, node: ast.AST) -> tuple[set[str], set[tuple[str, str]]]:
+        """`used_names` of a node, worked out once: every test that reaches a helper walks
+        the same statements."""
+        found = self._names.get(id(node))
+        if found is None:
+            found = self._names[id(node)] = used_names(node)
+        return found
+
+    def dumps_in(self, path: str, nodes: Iterable[ast.AST]) -> str:
+        """`dumps` of nodes of the module at `path`; a module the change did not touch has
+        the same syntax tree on both commits, so its nodes need no dump to be compared."""
+        return self.dumps(nodes) if path in self.changed else "unchanged"
 
     def dumps(self, nodes: Iterable[ast.AST]) -> str:
         found = []
@@ -88,20 +113,20 @@ def followable(path: str, test_module: str) -> bool:
     return is_test_code(path) or (bool(top) and path.startswith(top + "/"))
 
 
-def _class_prints(sources: Sources, classes: Sequence[ast.ClassDef]) -> Prints:
-    prints = {}
-    for node in classes:
-        header = [*node.decorator_list, *node.bases, *node.keywords]
-        members = [
-            s
-            for s in node.body
-            if not (
-                isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name.startswith("test")
-            )
-            and not (isinstance(s, ast.ClassDef) and s.name.startswith("Test"))
-        ]
-        prints[f"its class {node.name}"] = sources.dumps([*header, *members])
-    return prints
+def class_parts(node: ast.ClassDef) -> list[ast.AST]:
+    """What of a test's class is part of the test: its header and every member that is not
+    another test (`setup_method`, class attributes)."""
+    members = [
+        s
+        for s in node.body
+        if not (isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name.startswith("test"))
+        and not (isinstance(s, ast.ClassDef) and s.name.startswith("Test"))
+    ]
+    return [*node.decorator_list, *node.bases, *node.keywords, *members]
+
+
+def _class_prints(sources: Sources, path: str, classes: Sequence[ast.ClassDef]) -> Prints:
+    return {f"its class {node.name}": sources.dumps_in(path, class_parts(node)) for node in classes}
 
 
 def _imported(
@@ -129,7 +154,7 @@ class Follow:
 
     def uses(self, path: str, nodes: Iterable[ast.AST]) -> None:
         for node in nodes:
-            names, attributes = used_names(node)
+            names, attributes = self.sources.names_in(node)
             self.pending += [(path, name, None) for name in names]
             self.pending += [(path, name, attribute) for name, attribute in attributes]
 
@@ -147,7 +172,7 @@ class Follow:
         if scope is None or not statements:
             return  # a builtin, a local, or a name bound elsewhere
         if attribute is None:
-            self.prints[binding_key(name, path)] = bound_to(self.sources, statements, name)
+            self.prints[binding_key(name, path)] = bound_to(self.sources, path, statements, name)
         for statement in statements:
             if isinstance(statement, ast.ImportFrom):
                 self.from_import(scope, statement, name, attribute)
@@ -168,7 +193,7 @@ class Follow:
             module = self.sources.module_file(scope.path, 0, alias.name)
             inner = None if module is None else self.sources.scope(module)
             if module is not None and inner is not None and followable(module, self.test_module):
-                self.prints[f"module {module}"] = self.sources.dumps(inner.body)
+                self.prints[f"module {module}"] = self.sources.dumps_in(module, inner.body)
 
     def from_import(
         self, scope: ModuleScope, statement: ast.ImportFrom, name: str, attribute: str | None
@@ -205,7 +230,7 @@ def bound_name(alias: ast.alias, from_import: bool) -> str:
     return alias.name if from_import else alias.name.partition(".")[0]
 
 
-def bound_to(sources: Sources, statements: Sequence[ast.stmt], name: str) -> str:
+def bound_to(sources: Sources, path: str, statements: Sequence[ast.stmt], name: str) -> str:
     """What the statements bind `name` to: an import says only its own alias, so that a
     name added to the same import line leaves this one as it was."""
     parts = []
@@ -224,7 +249,7 @@ def bound_to(sources: Sources, statements: Sequence[ast.stmt], name: str) -> str
                 if bound_name(alias, False) == name
             ]
         else:
-            parts.append(sources.dumps([statement]))
+            parts.append(sources.dumps_in(path, [statement]))
     return "\n".join(parts)
 
 
@@ -236,22 +261,25 @@ def fingerprint(sources: Sources, test_id: str) -> Prints:
         return {f"module {path}": "absent or not Python"}
     found = scope.definition(PARAMETERS.sub("", rest).split("::"))
     if found is None:  # made at run time, say by module code: any edit of the module counts
-        return {f"module {path}, where its definition cannot be found": sources.dumps(scope.body)}
+        key = f"module {path}, where its definition cannot be found"
+        return {key: sources.dumps_in(path, scope.body)}
     classes, function = found
     body: list[ast.AST] = [function]
     if not isinstance(function, ast.ClassDef):
         body = [function.args, *function.body]
     prints = {
-        "its decorators": sources.dumps(function.decorator_list),
-        "its body": sources.dumps(body),
-        **_class_prints(sources, classes),
+        "its decorators": sources.dumps_in(path, function.decorator_list),
+        "its body": sources.dumps_in(path, body),
+        **_class_prints(sources, path, classes),
     }
     if scope.opaque:
-        prints[f"module code of {path} that cannot be followed"] = sources.dumps(scope.opaque)
+        prints[f"module code of {path} that cannot be followed"] = sources.dumps_in(
+            path, scope.opaque
+        )
     follow = Follow(sources, path)
-    follow.uses(path, [function, *classes])
+    follow.uses(path, [function, *(part for node in classes for part in class_parts(node))])
     follow.pending.append((path, "pytestmark", None))
-    prints.update(follow.run())
+    prints.update(sources.reached(follow))
     return prints
 
 
@@ -261,7 +289,7 @@ def _bound_in(sources: Sources, key: str) -> str | None:
     scope = None if match is None else sources.scope(match[2])
     if match is None or scope is None or match[1] not in scope.bindings:
         return None
-    return bound_to(sources, scope.bindings[match[1]], match[1])
+    return bound_to(sources, match[2], scope.bindings[match[1]], match[1])
 
 
 def differences(trusted: Sources, before: Prints, head: Sources, after: Prints) -> tuple[str, ...]:
@@ -299,7 +327,7 @@ def edited_tests(committed: Committed, test_ids: Iterable[str]) -> dict[str, tup
     modules = {test_id.partition("::")[0] for test_id in python_ids}
     reached = reached_modules(committed.head, changed, modules)
     reached |= reached_modules(committed.trusted, changed, modules)
-    trusted, head = Sources(committed.trusted), Sources(committed.head)
+    trusted, head = Sources(committed.trusted, changed), Sources(committed.head, changed)
     # Parametrized ids share one definition: each is compared once.
     compared: dict[str, tuple[str, ...]] = {}
     for test_id in python_ids:
