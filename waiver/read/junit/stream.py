@@ -169,13 +169,15 @@ def expat_input(chunks: Iterable[bytes], source: str) -> tuple[str, Iterable[byt
 
 @dataclass(slots=True, eq=False)
 class _Handlers:
-    """The parse state of one document, and one method per expat event it listens to.
+    """The parse state of one document, and its expat handlers: `root` for the first
+    element, which hands the parser on to `start` for every later one, and `end`.
 
     Character data has no handler: text is never copied into Python. `start` and `end`
     run once per element of a report that may hold millions, so the state lives in slots
-    and each reads an attribute it uses twice into a local first.
+    and the testcase path does no more than it must (bench/: the gate stays at the floor).
     """
 
+    parser: expat.XMLParserType
     sink: CaseSink
     started: Started | None
     depth: int = 0
@@ -188,13 +190,19 @@ class _Handlers:
     retries: int = 0
     count: int = 0
 
+    def root(self, tag: str, attrs: dict[str, str]) -> None:
+        """The document's first element, then `start` for every element after it."""
+        if tag not in ROOTS:
+            raise RefusedReport(f"not a JUnit report: the root element is <{tag}>")
+        self.parser.StartElementHandler = self.start
+        self.start(tag, attrs)
+
     def start(self, tag: str, attrs: dict[str, str]) -> None:
         self.depth = depth = self.depth + 1
         if depth > MAX_DEPTH:
             raise RefusedReport(f"elements nested deeper than {MAX_DEPTH}")
-        case_depth = self.case_depth
-        if case_depth:
-            if depth == case_depth + 1:
+        if self.case_depth:
+            if depth == self.case_depth + 1:
                 if tag in FAIL_TAGS:
                     self.outcome = FAIL
                     if tag in RETRY_TAGS:
@@ -207,27 +215,28 @@ class _Handlers:
         if tag != "testcase":
             self._outside_case(tag, attrs, depth)
             return
-        if depth == 1:
-            raise RefusedReport("not a JUnit report: the root element is <testcase>")
         self.case_depth = depth
-        self.classname = classname = attrs.get("classname", "")
-        self.name = name = attrs.get("name", "")
+        try:  # subscripts, cheaper than .get, for what nearly every testcase carries
+            classname = attrs["classname"]
+            name = attrs["name"]
+        except KeyError:
+            classname = attrs.get("classname", "")
+            name = attrs.get("name", "")
+        self.classname = classname
+        self.name = name
         if len(classname or self.suite) + len(name) > MAX_ID_CHARS:
             raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
+        self.retries = 0
         outcome = PASS
-        status = attrs.get("status")
-        if status is not None:
-            outcome = STATUS_OUTCOMES.get(status.lower(), PASS)
-        if outcome == PASS:
-            result = attrs.get("result")
-            if result is not None and result in SKIP_RESULT:
-                outcome = SKIP
+        # `in` before a look-up: most testcases carry neither of these.
+        if "status" in attrs:
+            outcome = STATUS_OUTCOMES.get(attrs["status"].lower(), PASS)
+        if "result" in attrs and outcome == PASS and attrs["result"] in SKIP_RESULT:
+            outcome = SKIP
         self.outcome = outcome
 
     def _outside_case(self, tag: str, attrs: dict[str, str], depth: int) -> None:
         """An element that opens outside any testcase: a root, a suite, a suite's failure."""
-        if depth == 1 and tag not in ROOTS:
-            raise RefusedReport(f"not a JUnit report: the root element is <{tag}>")
         if self.started is not None and tag in ROOTS:
             timestamp = attrs.get("timestamp")
             if timestamp is not None:
@@ -241,15 +250,11 @@ class _Handlers:
 
     def end(self, tag: str) -> None:
         depth = self.depth
-        case_depth = self.case_depth
-        if depth == case_depth:
+        if depth == self.case_depth:
             self.case_depth = 0
             self.count += 1
-            retries = self.retries
-            self.sink(self.suite, self.classname, self.name, self.outcome, retries)
-            if retries:  # reset here, not per testcase: most never see a retry
-                self.retries = 0
-        elif not case_depth and tag == "testsuite":
+            self.sink(self.suite, self.classname, self.name, self.outcome, self.retries)
+        elif not self.case_depth and tag == "testsuite":
             suites = self.suites
             closed = suites.pop()
             if closed.failed:
@@ -267,8 +272,8 @@ def read_junit(
     """
     encoding, body = expat_input(chunks, source)
     parser = hardened_parser(encoding)
-    handlers = _Handlers(sink, started)
-    parser.StartElementHandler = handlers.start
+    handlers = _Handlers(parser, sink, started)
+    parser.StartElementHandler = handlers.root
     parser.EndElementHandler = handlers.end
     try:
         for chunk in body:
