@@ -258,7 +258,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("freeze", help="accept, prune or list freeze-store records")
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = parser.add_subparsers(required=True, metavar="ACTION")
     accept = actions.add_parser(
         "accept", help="copy the freeze proposals of these tests from a report into the store"
     )
