@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.read.junit.replay import Limits, read_single
@@ -14,22 +15,33 @@ from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 
 
+@dataclass(frozen=True)
+class BaselineOptions:
+    reports: str
+    out: str
+    root: str
+    properties: str | None  # the property report, whose cases are registered too
+
+
 def run(args: argparse.Namespace) -> int:
+    options = BaselineOptions(
+        reports=args.reports, out=args.out, root=args.root, properties=args.properties
+    )
     # The property report and its log, as `waiver replay --properties-first` leaves them.
-    others = report_and_log(args.reports, os.path.join(args.reports, PROPERTY_REPORT))
-    if args.properties is not None:
-        others |= report_and_log(args.reports, args.properties)
-    replays = read_replays(args.reports, TestIdRule(args.root), Limits(), others=others)
+    others = report_and_log(options.reports, os.path.join(options.reports, PROPERTY_REPORT))
+    if options.properties is not None:
+        others |= report_and_log(options.reports, options.properties)
+    replays = read_replays(options.reports, TestIdRule(options.root), Limits(), others=others)
     if replays.errors:
         first = replays.errors[0]
         raise InputError(first.source, first.problem)
     ran = [test_id for _, test_id, outcomes in replays.tally.all_outcomes() if outcomes]
-    if args.properties is not None:
+    if options.properties is not None:
         # Registered property ids must run and pass in every gate after this one.
-        properties = read_single(args.properties, TestIdRule(args.root), Limits())
+        properties = read_single(options.properties, TestIdRule(options.root), Limits())
         ran += [test_id for _, test_id, outcomes in properties.all_outcomes() if outcomes]
-    write_atomic(args.out, format_registry(ran))
-    print(log_line(f"waiver: {len(ran)} test ids written to {args.out}"))
+    write_atomic(options.out, format_registry(ran))
+    print(log_line(f"waiver: {len(ran)} test ids written to {options.out}"))
     return EXIT_CLEAR
 
 

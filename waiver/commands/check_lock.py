@@ -56,16 +56,6 @@ def check_lock(check: LockCheck) -> tuple[Fixtures, ProtectedFiles]:
     return read_fixtures(check.paths, settings, protected, modules), protected
 
 
-def lock_check_of(args: argparse.Namespace, properties: str | None = None) -> LockCheck:
-    return LockCheck(
-        paths=LockPaths(args.root, args.fixtures, args.lock),
-        patterns=tuple(args.pattern),
-        config=args.config,
-        trusted_ref=args.trusted_ref,
-        properties=properties,
-    )
-
-
 def print_lock_check(fixtures: Fixtures, protected: ProtectedFiles, stream: TextIO) -> None:
     print(render_lock_check(fixtures, protected.description), end="", file=stream)
     if protected.revision is None:
@@ -73,7 +63,14 @@ def print_lock_check(fixtures: Fixtures, protected: ProtectedFiles, stream: Text
 
 
 def run(args: argparse.Namespace) -> int:
-    fixtures, protected = check_lock(lock_check_of(args, args.properties))
+    options = LockCheck(
+        paths=LockPaths(args.root, args.fixtures, args.lock),
+        patterns=tuple(args.pattern),
+        config=args.config,
+        trusted_ref=args.trusted_ref,
+        properties=args.properties,
+    )
+    fixtures, protected = check_lock(options)
     print_lock_check(fixtures, protected, sys.stdout)
     return EXIT_BLOCKED if fixtures.drifted else EXIT_CLEAR
 

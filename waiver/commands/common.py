@@ -10,7 +10,6 @@ from typing import Any
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR
 from waiver.github.workflow import on_github
 from waiver.model import BASE_WORDS, BaseMeaning
-from waiver.read.policy.settings import Flags
 from waiver.write.escape import log_line
 from waiver.write.terminal import render_terminal
 
@@ -25,20 +24,16 @@ def moment(text: str) -> datetime:
     return moment
 
 
-def now_of(args: argparse.Namespace) -> datetime:
-    now: datetime | None = args.now
+def now_of(given: datetime | None) -> datetime:
+    """The time --now gave, else the present."""
     # Whole seconds: reports and freeze expiries are read by people.
-    return now if now is not None else datetime.now(UTC).replace(microsecond=0)
+    return given if given is not None else datetime.now(UTC).replace(microsecond=0)
 
 
-def policy_flags(args: argparse.Namespace) -> Flags:
-    """The policy flags as given; None where absent, so a policy file or default applies."""
-    return Flags(min_replays=args.min_replays, freeze_hours=args.freeze_hours)
-
-
-def print_verdict(args: argparse.Namespace, document: dict[str, Any]) -> int:
+def print_verdict(out: str, document: dict[str, Any]) -> int:
+    """The verdict line (and off a runner, the table), for the report written to `out`."""
     blocked = bool(document["blocked"])
-    print(log_line(f"waiver: {document['verdict']}; report written to {args.out}"))
+    print(log_line(f"waiver: {document['verdict']}; report written to {out}"))
     base = document.get("base")
     if base is not None:
         said = [

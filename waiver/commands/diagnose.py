@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         log_line(
             f"waiver: commentary on {len(notes)} unstable rows ({kept} kept) written to "
-            f"{args.out}; the report is unchanged"
+            f"{options.out}; the report is unchanged"
         )
     )
     return EXIT_CLEAR

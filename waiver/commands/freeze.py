@@ -12,7 +12,7 @@ import argparse
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -209,23 +209,56 @@ def list_store(store: str, policy: Policy, now: datetime) -> list[str]:
     return lines or [f"{store} holds no records"]
 
 
-def run(args: argparse.Namespace) -> int:
-    policy = judging_policy(args.config)
-    now = now_of(args)
-    if args.action == "accept":
-        lines = accept(args.report, args.test_ids, args.store, policy, now)
-    elif args.action == "prune":
-        lines = prune(args.store, policy, now)
-    else:
-        lines = list_store(args.store, policy, now)
+@dataclass(frozen=True)
+class FreezeStoreOptions:
+    """What `prune` and `list` are given, and `accept` too: the store, the policy file
+    that judges its records, and the time they are judged at."""
+
+    store: str
+    config: str | None
+    now: datetime | None  # None: the present
+
+
+@dataclass(frozen=True)
+class FreezeAcceptOptions(FreezeStoreOptions):
+    report: str
+    test_ids: tuple[str, ...]
+
+
+def _say(lines: list[str]) -> int:
     for line in lines:
         print(f"waiver: {line}")
     return EXIT_CLEAR
 
 
+def run_accept(args: argparse.Namespace) -> int:
+    options = FreezeAcceptOptions(
+        store=args.store,
+        config=args.config,
+        now=args.now,
+        report=args.report,
+        test_ids=tuple(args.test_ids),
+    )
+    policy = judging_policy(options.config)
+    now = now_of(options.now)
+    return _say(accept(options.report, options.test_ids, options.store, policy, now))
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    options = FreezeStoreOptions(store=args.store, config=args.config, now=args.now)
+    policy = judging_policy(options.config)
+    return _say(prune(options.store, policy, now_of(options.now)))
+
+
+def run_list(args: argparse.Namespace) -> int:
+    options = FreezeStoreOptions(store=args.store, config=args.config, now=args.now)
+    policy = judging_policy(options.config)
+    return _say(list_store(options.store, policy, now_of(options.now)))
+
+
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("freeze", help="accept, prune or list freeze-store records")
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = parser.add_subparsers(required=True, metavar="ACTION")
     accept = actions.add_parser(
         "accept", help="copy the freeze proposals of these tests from a report into the store"
     )
@@ -235,7 +268,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     prune = actions.add_parser("prune", help="remove expired and void records, saying why")
     listing = actions.add_parser("list", help="show each record and whether it is void")
-    for action in (accept, prune, listing):
+    for action, handler in ((accept, run_accept), (prune, run_prune), (listing, run_list)):
         action.add_argument(
             "--store", required=True, metavar="FILE", help="the freeze store (freezes.json)"
         )
@@ -250,4 +283,4 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             metavar="TIME",
             help="judge expiry at this time (ISO 8601 with zone)",
         )
-        action.set_defaults(handler=run)
+        action.set_defaults(handler=handler)

@@ -7,14 +7,14 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import replace
 from datetime import datetime
 
-from waiver.commands.common import add_policy_flags, now_of, policy_flags, print_verdict
+from waiver.commands.common import add_policy_flags, now_of, print_verdict
 from waiver.errors import InputError, UsageError
 from waiver.gate.options import GateOptions
 from waiver.gate.pipeline import error_json, flag_settings, run_gate
 from waiver.github.workflow import is_step_summary, on_github, publish
+from waiver.read.policy.settings import Flags
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import FromWorkingTree, ProtectedFiles
 
@@ -27,8 +27,9 @@ def run(args: argparse.Namespace) -> int:
         lock=args.lock,
         out=args.out,
         root=args.root,
-        flags=replace(
-            policy_flags(args),
+        flags=Flags(
+            min_replays=args.min_replays,
+            freeze_hours=args.freeze_hours,
             registry=args.known_tests,
             freezes=args.freezes,
             fixtures=tuple(args.pattern) or None,
@@ -47,16 +48,16 @@ def run(args: argparse.Namespace) -> int:
     protected: ProtectedFiles = (
         FromWorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
     )
-    now = now_of(args)
+    now = now_of(args.now)
     if not on_github(os.environ):
-        return print_verdict(args, run_gate(options, protected, now))
+        return print_verdict(options.out, run_gate(options, protected, now))
     try:
         document = run_gate(options, protected, now)
     except (InputError, UsageError) as error:
-        _publish(args, _failure_report(options, protected, error, now))
+        _publish(options, _failure_report(options, protected, error, now))
         raise
-    _publish(args, document)
-    return print_verdict(args, document)
+    _publish(options, document)
+    return print_verdict(options.out, document)
 
 
 def _failure_report(
@@ -71,14 +72,14 @@ def _failure_report(
     return document
 
 
-def _publish(args: argparse.Namespace, document: dict[str, object]) -> None:
+def _publish(options: GateOptions, document: dict[str, object]) -> None:
     """On a GitHub runner: annotations, step outputs and the job summary."""
     publish(
         os.environ,
         document,
-        report_path=args.out,
-        root=args.root,
-        summary_written_to=args.summary,
+        report_path=options.out,
+        root=options.root,
+        summary_written_to=options.summary,
         stream=sys.stdout,
     )
 

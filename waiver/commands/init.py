@@ -50,6 +50,18 @@ NO_SUITE = (
 
 
 @dataclass(frozen=True)
+class InitOptions:
+    fixtures: tuple[str, ...]  # the folders --fixtures named; empty: the ones found
+    property_suites: tuple[str, ...]  # the folders --property-suite named; empty: found
+    test_command: str | None
+    property_command: str | None
+    waiver_repository: str | None
+    waiver_ref: str | None
+    force: bool
+    dry_run: bool
+
+
+@dataclass(frozen=True)
 class Planned:
     """A file init writes: its text, what it is for, and how to write it again."""
 
@@ -77,11 +89,11 @@ def installed_source() -> tuple[str | None, str | None]:
     return (match.group(1) if match else None), (commit if isinstance(commit, str) else None)
 
 
-def waiver_source(args: argparse.Namespace) -> tuple[str, str]:
+def waiver_source(options: InitOptions) -> tuple[str, str]:
     """The waiver repository and commit the workflow pins: the flags, else the install's."""
     found_repository, found_ref = installed_source()
-    repository = args.waiver_repository or found_repository
-    ref = args.waiver_ref or found_ref
+    repository = options.waiver_repository or found_repository
+    ref = options.waiver_ref or found_ref
     if repository is None or ref is None:
         raise UsageError(
             "give --waiver-repository OWNER/NAME and --waiver-ref FULL_SHA: the waiver the "
@@ -144,16 +156,16 @@ def pytest_words(layout: Layout) -> tuple[list[str], list[str]]:
     return ["--rootdir=.", "-m", "", *suites], ["--rootdir=.", *tests]
 
 
-def commands(layout: Layout, args: argparse.Namespace) -> tuple[str, str]:
+def commands(layout: Layout, options: InitOptions) -> tuple[str, str]:
     """The property and test commands of the workflow, each writing "$WAIVER_JUNIT"."""
     property_words, test_words = pytest_words(layout)
     install = _install_step()
     junit = '--junitxml="$WAIVER_JUNIT"'
-    property_command = args.property_command or (
+    property_command = options.property_command or (
         f"{install} && python -m pytest {shlex.join(property_words)} {junit}"
     )
     test_command = (
-        args.test_command or f"{install} && python -m pytest {shlex.join(test_words)} {junit}"
+        options.test_command or f"{install} && python -m pytest {shlex.join(test_words)} {junit}"
     )
     for flag, command in (
         ("--property-command", property_command),
@@ -183,10 +195,10 @@ def registry_refresh(layout: Layout) -> str:
     )
 
 
-def resolve_layout(args: argparse.Namespace) -> Layout:
+def resolve_layout(options: InitOptions) -> Layout:
     found = find_layout(".")
-    suites = tuple(_folder(p, "--property-suite") for p in args.property_suite)
-    fixtures = tuple(_folder(p, "--fixtures") for p in args.fixtures)
+    suites = tuple(_folder(p, "--property-suite") for p in options.property_suites)
+    fixtures = tuple(_folder(p, "--fixtures") for p in options.fixtures)
     layout = Layout(
         found.pytest_config,
         found.test_folders,
@@ -220,8 +232,8 @@ def _count(number: int, singular: str, plural: str) -> str:
     return f"{number} {singular if number == 1 else plural}"
 
 
-def plan(layout: Layout, args: argparse.Namespace, repository: str, ref: str) -> list[Planned]:
-    property_command, test_command = commands(layout, args)
+def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> list[Planned]:
+    property_command, test_command = commands(layout, options)
     setup = Setup(
         fixtures=layout.fixtures_root,
         fixture_globs=layout.fixture_globs,
@@ -296,9 +308,19 @@ def plan(layout: Layout, args: argparse.Namespace, repository: str, ref: str) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    options = InitOptions(
+        fixtures=tuple(args.fixtures),
+        property_suites=tuple(args.property_suite),
+        test_command=args.test_command,
+        property_command=args.property_command,
+        waiver_repository=args.waiver_repository,
+        waiver_ref=args.waiver_ref,
+        force=args.force,
+        dry_run=args.dry_run,
+    )
     targets = [LOCK, REGISTRY, POLICY, WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
-    if existing and not args.force and not args.dry_run:
+    if existing and not options.force and not options.dry_run:
         if len(existing) == len(targets):
             print(
                 f"waiver: {', '.join(targets)} exist already; nothing changed (--force rewrites them)"
@@ -307,11 +329,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{', '.join(existing)} exist already; nothing written (--force rewrites all four)"
         )
-    repository, ref = waiver_source(args)
-    layout = resolve_layout(args)
-    planned = plan(layout, args, repository, ref)
+    repository, ref = waiver_source(options)
+    layout = resolve_layout(options)
+    planned = plan(layout, options, repository, ref)
     for item in planned:
-        if args.dry_run:
+        if options.dry_run:
             print(log_line(f"waiver: would write {item.path}: {item.purpose}"))
             print(item.text, end="" if item.text.endswith("\n") else "\n")
             continue
@@ -323,7 +345,7 @@ def run(args: argparse.Namespace) -> int:
         print(log_line(f"  refresh: {item.refresh}"))
         if item.note is not None:
             print(log_line(f"  note: {item.note}"))
-    if args.dry_run:
+    if options.dry_run:
         print("waiver: dry run; nothing written")
     return EXIT_CLEAR
 

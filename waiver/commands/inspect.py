@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from waiver.errors import EXIT_CLEAR
 from waiver.read.junit.overview import overview
@@ -11,10 +12,16 @@ from waiver.read.junit.testid import TestIdRule
 from waiver.write.escape import log_line
 
 
+@dataclass(frozen=True)
+class InspectOptions:
+    files: tuple[str, ...]
+
+
 def run(args: argparse.Namespace) -> int:
+    options = InspectOptions(files=tuple(args.files))
     # Ids are counted, not printed, so no repository root is needed to form them.
     rule = TestIdRule(None)
-    for path in args.files:
+    for path in options.files:
         print(log_line(overview(path, rule, Limits()).line()))
     return EXIT_CLEAR
 

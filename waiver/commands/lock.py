@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from waiver.errors import EXIT_CLEAR
 from waiver.read.harness.named import Harness, suite_modules
@@ -34,12 +34,34 @@ def lock_text(
     return build_lock_text(root, fixtures, settings.fixtures, harness)
 
 
+@dataclass(frozen=True)
+class LockOptions:
+    fixtures: str
+    patterns: tuple[str, ...]
+    property_suites: tuple[str, ...]
+    config: str | None
+    out: str
+    root: str
+
+
 def run(args: argparse.Namespace) -> int:
-    policy_file = None if args.config is None else read_policy(FromWorkingTree(), args.config)
-    text = lock_text(args.root, args.fixtures, args.pattern, args.property_suite, policy_file)
-    write_atomic(args.out, text)
+    options = LockOptions(
+        fixtures=args.fixtures,
+        patterns=tuple(args.pattern),
+        property_suites=tuple(args.property_suite),
+        config=args.config,
+        out=args.out,
+        root=args.root,
+    )
+    policy_file = None if options.config is None else read_policy(FromWorkingTree(), options.config)
+    text = lock_text(
+        options.root, options.fixtures, options.patterns, options.property_suites, policy_file
+    )
+    write_atomic(options.out, text)
     print(
-        log_line(f"waiver: {text.count(chr(10))} fixtures and harness files locked in {args.out}")
+        log_line(
+            f"waiver: {text.count(chr(10))} fixtures and harness files locked in {options.out}"
+        )
     )
     return EXIT_CLEAR
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from waiver.errors import EXIT_CLEAR
 from waiver.read.policy.policy_file import read_policy
@@ -12,9 +13,15 @@ from waiver.write.escape import runner_inert_json
 from waiver.write.report import policy_json, render_json
 
 
+@dataclass(frozen=True)
+class PolicyOptions:
+    check: str  # the policy file to validate
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the effective values of a valid policy file, with where each came from."""
-    settings = effective(read_policy(FromWorkingTree(), args.check), Flags(), ".")
+    options = PolicyOptions(check=args.check)
+    settings = effective(read_policy(FromWorkingTree(), options.check), Flags(), ".")
     print(runner_inert_json(render_json(policy_json(settings))), end="")
     return EXIT_CLEAR
 

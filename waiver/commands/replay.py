@@ -21,12 +21,12 @@ from waiver.commands.check_lock import (
     LockCheck,
     add_drift_flags,
     check_lock,
-    lock_check_of,
     print_lock_check,
 )
-from waiver.commands.restore_harness import add_harness_source, trusted_harness
+from waiver.commands.restore_harness import HarnessSource, add_harness_source, trusted_harness
 from waiver.errors import InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
+from waiver.read.lock.drift import LockPaths
 from waiver.runner import LiveProgress, Progress, Run, Runner
 from waiver.write.escape import log_line
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
@@ -172,8 +172,15 @@ def run(args: argparse.Namespace) -> int:
         properties_first=args.properties_first,
         harness_from=None
         if args.harness_from is None
-        else trusted_harness(args, args.harness_from),
-        lock_check=None if args.fixtures is None else lock_check_of(args),
+        else trusted_harness(HarnessSource(args.lock, args.config, args.root), args.harness_from),
+        lock_check=None
+        if args.fixtures is None
+        else LockCheck(
+            paths=LockPaths(args.root, args.fixtures, args.lock),
+            patterns=tuple(args.pattern),
+            config=args.config,
+            trusted_ref=args.trusted_ref,
+        ),
     )
     return run_replays(options)
 

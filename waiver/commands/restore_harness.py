@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from waiver.errors import EXIT_CLEAR
 from waiver.read.harness.named import Harness
@@ -12,16 +13,34 @@ from waiver.read.trusted.git import GitRevision
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 
 
-def trusted_harness(args: argparse.Namespace, commit: str) -> TrustedHarness:
+@dataclass(frozen=True)
+class HarnessSource:
+    """Where the trusted harness is described: the flags of `add_harness_source`."""
+
+    lock: str
+    config: str | None
+    root: str
+
+
+@dataclass(frozen=True)
+class RestoreHarnessOptions:
+    commit: str  # the trusted commit, --from
+    harness: HarnessSource
+
+
+def trusted_harness(harness: HarnessSource, commit: str) -> TrustedHarness:
     """The revision, lock and policy the harness is restored from."""
-    trusted = GitRevision(args.root, commit)
-    policy_file = None if args.config is None else read_policy(trusted, args.config)
-    settings = effective(policy_file, Flags(), args.root)
-    return TrustedHarness(args.root, trusted, args.lock, Harness(settings.harness))
+    trusted = GitRevision(harness.root, commit)
+    policy_file = None if harness.config is None else read_policy(trusted, harness.config)
+    settings = effective(policy_file, Flags(), harness.root)
+    return TrustedHarness(harness.root, trusted, harness.lock, Harness(settings.harness))
 
 
 def run(args: argparse.Namespace) -> int:
-    source = trusted_harness(args, args.source)
+    options = RestoreHarnessOptions(
+        commit=args.source, harness=HarnessSource(args.lock, args.config, args.root)
+    )
+    source = trusted_harness(options.harness, options.commit)
     print(describe_restore(source, restore_locked_files(source)))
     return EXIT_CLEAR
 

@@ -23,7 +23,7 @@ import codecs
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pyexpat import ExpatError, ParserCreate
 from xml.parsers import expat
 
@@ -167,6 +167,102 @@ def expat_input(chunks: Iterable[bytes], source: str) -> tuple[str, Iterable[byt
     return "UTF-8", _as_utf8(body, codec, source)
 
 
+@dataclass(slots=True, eq=False)
+class _Handlers:
+    """The parse state of one document, and its expat handlers: `root` for the first
+    element, which hands the parser on to `start` for every later one, and `end`.
+
+    Character data has no handler: text is never copied into Python. `start` and `end`
+    run once per element of a report that may hold millions, so the state lives in slots
+    and the testcase path does no more than it must (bench/: the gate stays at the floor).
+    """
+
+    parser: expat.XMLParserType
+    sink: CaseSink
+    started: Started | None
+    depth: int = 0
+    suites: list[_OpenSuite] = field(default_factory=list)
+    case_depth: int = 0  # depth of the open <testcase>, 0 when none is open
+    suite: str = ""
+    classname: str = ""
+    name: str = ""
+    outcome: int = 0
+    retries: int = 0
+    count: int = 0
+
+    def root(self, tag: str, attrs: dict[str, str]) -> None:
+        """The document's first element, then `start` for every element after it."""
+        if tag not in ROOTS:
+            raise RefusedReport(f"not a JUnit report: the root element is <{tag}>")
+        self.parser.StartElementHandler = self.start
+        self.start(tag, attrs)
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        self.depth = depth = self.depth + 1
+        if depth > MAX_DEPTH:
+            raise RefusedReport(f"elements nested deeper than {MAX_DEPTH}")
+        if self.case_depth:
+            if depth == self.case_depth + 1:
+                if tag in FAIL_TAGS:
+                    self.outcome = FAIL
+                    if tag in RETRY_TAGS:
+                        self.retries += 1
+                elif tag == SKIP_TAG and self.outcome != FAIL:
+                    self.outcome = SKIP
+                elif tag == "testcase":
+                    raise RefusedReport("a <testcase> inside a <testcase>")
+            return
+        if tag != "testcase":
+            self._outside_case(tag, attrs, depth)
+            return
+        self.case_depth = depth
+        try:  # subscripts, cheaper than .get, for what nearly every testcase carries
+            classname = attrs["classname"]
+            name = attrs["name"]
+        except KeyError:
+            classname = attrs.get("classname", "")
+            name = attrs.get("name", "")
+        self.classname = classname
+        self.name = name
+        if len(classname or self.suite) + len(name) > MAX_ID_CHARS:
+            raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
+        self.retries = 0
+        outcome = PASS
+        # `in` before a look-up: most testcases carry neither of these.
+        if "status" in attrs:
+            outcome = STATUS_OUTCOMES.get(attrs["status"].lower(), PASS)
+        if "result" in attrs and outcome == PASS and attrs["result"] in SKIP_RESULT:
+            outcome = SKIP
+        self.outcome = outcome
+
+    def _outside_case(self, tag: str, attrs: dict[str, str], depth: int) -> None:
+        """An element that opens outside any testcase: a root, a suite, a suite's failure."""
+        if self.started is not None and tag in ROOTS:
+            timestamp = attrs.get("timestamp")
+            if timestamp is not None:
+                self.started.note(timestamp)
+        suites = self.suites
+        if tag == "testsuite":
+            self.suite = suite = attrs.get("name", "")
+            suites.append(_OpenSuite(suite, depth))
+        elif tag in FAIL_TAGS and suites and depth == suites[-1].depth + 1:
+            suites[-1].failed = True
+
+    def end(self, tag: str) -> None:
+        depth = self.depth
+        if depth == self.case_depth:
+            self.case_depth = 0
+            self.count += 1
+            self.sink(self.suite, self.classname, self.name, self.outcome, self.retries)
+        elif not self.case_depth and tag == "testsuite":
+            suites = self.suites
+            closed = suites.pop()
+            if closed.failed:
+                self.sink(closed.name, "", "", FAIL, 0)
+            self.suite = suites[-1].name if suites else ""
+        self.depth = depth - 1
+
+
 def read_junit(
     chunks: Iterable[bytes], source: str, sink: CaseSink, started: Started | None = None
 ) -> int:
@@ -176,72 +272,9 @@ def read_junit(
     """
     encoding, body = expat_input(chunks, source)
     parser = hardened_parser(encoding)
-
-    depth = 0
-    suites: list[_OpenSuite] = []
-    case_depth = 0  # depth of the open <testcase>, 0 when none is open
-    suite = classname = name = ""
-    outcome = retries = count = 0
-
-    def start(tag: str, attrs: dict[str, str]) -> None:
-        nonlocal depth, case_depth, suite, classname, name, outcome, retries
-        depth += 1
-        if depth > MAX_DEPTH:
-            raise RefusedReport(f"elements nested deeper than {MAX_DEPTH}")
-        if case_depth:
-            if depth == case_depth + 1:
-                if tag in FAIL_TAGS:
-                    outcome = FAIL
-                    if tag in RETRY_TAGS:
-                        retries += 1
-                elif tag == SKIP_TAG and outcome != FAIL:
-                    outcome = SKIP
-                elif tag == "testcase":
-                    raise RefusedReport("a <testcase> inside a <testcase>")
-            return
-        if tag == "testcase":
-            if depth == 1:
-                raise RefusedReport("not a JUnit report: the root element is <testcase>")
-            case_depth = depth
-            classname = attrs.get("classname", "")
-            name = attrs.get("name", "")
-            if len(classname or suite) + len(name) > MAX_ID_CHARS:
-                raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
-            retries = 0
-            outcome = PASS
-            status = attrs.get("status")
-            if status is not None:
-                outcome = STATUS_OUTCOMES.get(status.lower(), PASS)
-            if outcome == PASS and attrs.get("result") in SKIP_RESULT:
-                outcome = SKIP
-            return
-        if depth == 1 and tag not in ROOTS:
-            raise RefusedReport(f"not a JUnit report: the root element is <{tag}>")
-        if started is not None and tag in ROOTS:
-            timestamp = attrs.get("timestamp")
-            if timestamp is not None:
-                started.note(timestamp)
-        if tag == "testsuite":
-            suite = attrs.get("name", "")
-            suites.append(_OpenSuite(suite, depth))
-        elif tag in FAIL_TAGS and suites and depth == suites[-1].depth + 1:
-            suites[-1].failed = True
-
-    def end(tag: str) -> None:
-        nonlocal depth, case_depth, suite, count
-        if depth == case_depth:
-            case_depth = 0
-            count += 1
-            sink(suite, classname, name, outcome, retries)
-        elif not case_depth and tag == "testsuite":
-            closed = suites.pop()
-            if closed.failed:
-                sink(closed.name, "", "", FAIL, 0)
-            suite = suites[-1].name if suites else ""
-        depth -= 1
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
+    handlers = _Handlers(parser, sink, started)
+    parser.StartElementHandler = handlers.root
+    parser.EndElementHandler = handlers.end
     try:
         for chunk in body:
             parser.Parse(chunk, False)
@@ -255,4 +288,4 @@ def read_junit(
         raise InputError(source, str(refusal)) from None
     except RecursionError:
         raise InputError(source, "nesting too deep to read") from None
-    return count
+    return handlers.count
