@@ -153,6 +153,19 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="size cap of one JUnit file (default 512 MiB); a larger one is unreadable",
     )
     parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
+    _add_review_arguments(parser)
+    add_policy_flags(parser)
+    parser.set_defaults(handler=run)
+
+
+def _add_review_arguments(parser: argparse.ArgumentParser) -> None:
+    """What the change cannot grade: the trusted revision, and the human review."""
+    parser.add_argument(
+        "--trusted-ref",
+        metavar="COMMIT",
+        help="read the lock, registry, freeze store and policy file from this commit "
+        "(its full 40- or 64-hex id)",
+    )
     parser.add_argument(
         "--approvals",
         metavar="github|FILE",
@@ -160,11 +173,3 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "($GITHUB_API_URL, $GITHUB_TOKEN, $GITHUB_EVENT_PATH), FILE is what `waiver "
         "approvals` wrote; a counted approval admits what blocks only for review",
     )
-    parser.add_argument(
-        "--trusted-ref",
-        metavar="COMMIT",
-        help="read the lock, registry, freeze store and policy file from this commit "
-        "(its full 40- or 64-hex id)",
-    )
-    add_policy_flags(parser)
-    parser.set_defaults(handler=run)
