@@ -31,7 +31,7 @@ from waiver.cli import main
 from waiver.github.workflow import render_annotations
 from waiver.write.summary import render_summary
 
-GOLDEN = Path(__file__).parent / "golden" / "summary"
+GOLDEN = REPO / "tests" / "golden" / "summary"
 MADE_FLAKY = "tests/assertions/test_pair.py::test_made_flaky"
 BROKEN = "tests/assertions/test_pair.py::test_broken"
 NEW = "tests/assertions/test_pair.py::test_new"
