@@ -18,12 +18,11 @@ from typing import Any
 import pytest
 import yaml
 
-from support import REPO, classes, git, load_report
+from support import REPO, classes, gate_args, git, load_report
 from waiver.cli import main
 from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 
 WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"
-NOW = "2026-12-01T12:00:00+00:00"
 
 SUITE = """\
 import os
@@ -112,13 +111,10 @@ def _replay(*extra: str) -> int:
 
 
 def _gate(*extra: str, reports: str = "reports", properties: str = "reports/properties.xml") -> int:
-    return main(
-        [
-            "gate", "--root", ".", "--reports", reports, "--properties", properties,
-            "--fixtures", "fixtures", "--lock", "fixture.lock", "--out", "waiver.json",
-            "--summary", "summary.md", "--now", NOW, *extra,
-        ]
-    )  # fmt: skip
+    """The gate in the current directory, on the replays `waiver replay` wrote there."""
+    here = Path(".")
+    return main(gate_args(here, *extra, reports=reports, properties=properties, known_tests=False,
+                          summary=True))  # fmt: skip
 
 
 def _names(folder: Path) -> list[str]:

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from docker_support import BASE, DOCKER, build_image, docker_missing_reason
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
+from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, git, load_report, run_pytest
 from workflow_support import UPLOAD_STAND_IN, copy_files
 
 pytestmark = pytest.mark.container
@@ -73,13 +73,6 @@ EXAMPLE_INPUTS = {
     "freezes": "freezes.json",
     "base-image": BASE,
 }
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
-        cwd=cwd, capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
 
 
 @dataclass

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from docker_support import DOCKER, build_image, docker_missing_reason
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
+from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, git, load_report, run_pytest
 
 pytestmark = pytest.mark.container
 
@@ -192,17 +192,10 @@ def test_missing_lock_exits_2_naming_it(image: str, example: Path, tmp_path: Pat
 def test_the_trusted_revision_is_read_in_an_image_without_git(
     image: str, example: Path, tmp_path: Path
 ) -> None:
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@invalid"]
-    subprocess.run([*git, "init", "--quiet"], cwd=example, check=True)
-    subprocess.run(
-        [*git, "add", "fixtures", "fixture.lock", "known-tests.txt", "freezes.json"],
-        cwd=example,
-        check=True,
-    )
-    subprocess.run([*git, "commit", "--quiet", "-m", "base"], cwd=example, check=True)
-    base = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=example, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    git(example, "init", "--quiet")
+    git(example, "add", "fixtures", "fixture.lock", "known-tests.txt", "freezes.json")
+    git(example, "commit", "--quiet", "-m", "base")
+    base = git(example, "rev-parse", "HEAD")
     (example / "known-tests.txt").write_text(f"{KNOWN}\n")  # the change shrinks its registry
     out = output_folder(tmp_path)
 

@@ -23,6 +23,7 @@ from support import (
     ROUND_TRIP,
     check_golden,
     gate_args,
+    git,
     load_report,
     run_gate,
     run_pytest,
@@ -403,14 +404,6 @@ def test_the_demo_patch_under_the_block_policy_is_exit_1_without_its_proposal(
 
 
 # --- the documented local recipe --------------------------------------------------------
-
-
-def git(work: Path, *args: str) -> str:
-    identity = ["-c", "user.name=Base", "-c", "user.email=base@example.invalid"]
-    completed = subprocess.run(
-        ["git", *identity, *args], cwd=work, capture_output=True, text=True, check=True
-    )
-    return completed.stdout.strip()
 
 
 def test_the_documented_recipe_replays_the_base_in_a_worktree(example: Path) -> None:

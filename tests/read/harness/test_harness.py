@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from change_support import PASSING_HOOK
+from junit_support import case, suite
 from support import (
     EMPTY,
     EXAMPLE,
@@ -269,10 +270,14 @@ def small_repo(root: Path, policy: str | None = None) -> Path:
     (root / "tests" / "properties").mkdir(parents=True)
     (root / "tests" / "properties" / "test_p.py").write_text("def test_p():\n    pass\n")
     (root / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
-    (root / "properties.xml").write_text(junit("tests.properties.test_p", "test_p"))
+    (root / "properties.xml").write_text(
+        suite(case("tests.properties.test_p", "test_p"), name="pytest")
+    )
     (root / "reports").mkdir()
     for replay in range(1, 6):
-        (root / "reports" / f"run-{replay}.xml").write_text(junit("tests.test_a", "test_a"))
+        (root / "reports" / f"run-{replay}.xml").write_text(
+            suite(case("tests.test_a", "test_a"), name="pytest")
+        )
     (root / "known-tests.txt").write_text("tests/test_a.py::test_a\n")
     lock = ["lock", "--root", str(root), "--fixtures", str(root / "fixtures"),
             "--property-suite", str(root / "tests" / "properties"),
@@ -282,13 +287,6 @@ def small_repo(root: Path, policy: str | None = None) -> Path:
         lock += ["--config", str(root / "waiver.yml")]
     assert main(lock) == 0
     return root
-
-
-def junit(classname: str, name: str) -> str:
-    return (
-        f'<testsuites><testsuite name="pytest"><testcase classname="{classname}" name="{name}"/>'
-        "</testsuite></testsuites>"
-    )
 
 
 def small_gate(root: Path, *extra: str) -> tuple[int, dict[str, Any]]:
@@ -341,7 +339,7 @@ def test_a_property_module_the_lock_does_not_list_is_drift(tmp_path: Path) -> No
     root = small_repo(tmp_path)
     (root / "tests" / "more").mkdir()
     (root / "tests" / "more" / "test_q.py").write_text("def test_q():\n    pass\n")
-    properties = junit("tests.properties.test_p", "test_p").replace(
+    properties = suite(case("tests.properties.test_p", "test_p"), name="pytest").replace(
         "</testsuite>", '<testcase classname="tests.more.test_q" name="test_q"/></testsuite>'
     )
     (root / "properties.xml").write_text(properties)
