@@ -121,6 +121,7 @@ def _names(folder: Path) -> list[str]:
     return sorted(path.name for path in folder.iterdir())
 
 
+@pytest.mark.slow
 def test_five_replays_leave_five_reports_and_the_gate_classifies_them(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -161,6 +162,7 @@ def test_five_replays_leave_five_reports_and_the_gate_classifies_them(
     assert report["properties"]["cases"] == 1
 
 
+@pytest.mark.slow
 def test_a_replay_that_crashes_leaves_no_report_and_its_tests_are_unknown(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -229,6 +231,7 @@ def test_a_replay_without_a_usable_report_is_named(
     assert _names(out_dir) == expected
 
 
+@pytest.mark.slow
 def test_a_replay_past_its_timeout_is_ended_with_everything_it_started(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -258,6 +261,7 @@ def test_a_replay_past_its_timeout_is_ended_with_everything_it_started(
 
 
 @pytest.mark.parametrize("registry", [False, True])
+@pytest.mark.slow
 def test_a_failing_property_suite_stops_every_replay_and_the_gate_says_property_violation(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -314,6 +318,7 @@ def _suite_ran(root: Path) -> bool:
     return (root / "tests" / "counter.txt").exists() or (root / "tests" / "seen.txt").exists()
 
 
+@pytest.mark.slow
 def test_replay_with_the_lock_runs_no_replay_after_drift_and_the_gate_reports_it(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -340,6 +345,7 @@ def test_replay_with_the_lock_runs_no_replay_after_drift_and_the_gate_reports_it
     assert report["run_blockers"] == []
 
 
+@pytest.mark.slow
 def test_replay_with_the_lock_after_drift_and_a_failed_property_names_both(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -364,6 +370,7 @@ def test_replay_with_the_lock_after_drift_and_a_failed_property_names_both(
     ]
 
 
+@pytest.mark.slow
 def test_replay_with_the_lock_and_no_drift_replays_as_before(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -382,6 +389,7 @@ def _commit_all(root: Path) -> str:
     return git(root, "rev-parse", "HEAD")
 
 
+@pytest.mark.slow
 def test_replay_checks_the_changes_tree_before_restoring_the_trusted_harness(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -463,6 +471,7 @@ ONE_PASS_SLOWLY = (
 )
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_a_live_status_line(tmp_path: Path) -> None:
     out_dir = tmp_path / "reports"
     env = {name: value for name, value in os.environ.items() if name != "CI"}
@@ -602,6 +611,8 @@ def _matrix_gate(*extra: str) -> int:
     )  # fmt: skip
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("replay_matrix")
 def test_the_download_layout_of_the_matrix_is_merged_by_the_gate(gate_job: Path) -> None:
     reports = gate_job / "waiver-reports"
     assert sorted(str(p.relative_to(reports)) for p in reports.rglob("*")) == sorted(
@@ -622,6 +633,8 @@ def test_the_download_layout_of_the_matrix_is_merged_by_the_gate(gate_job: Path)
     assert report["replays"] == {"count": 5, "read": 5, "errors": []}
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("replay_matrix")
 def test_the_base_matrix_reaches_the_gate_as_base_replays(matrix_run: Path, gate_job: Path) -> None:
     """The base job's steps, run like the change's, downloaded as the gate job does."""
     jobs = gate_job.parent / "base-jobs"
@@ -651,6 +664,8 @@ def test_the_base_matrix_reaches_the_gate_as_base_replays(matrix_run: Path, gate
     assert (report["base"]["count"], report["base"]["errors"]) == (5, [])
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("replay_matrix")
 def test_a_missing_shard_makes_the_tests_unknown_and_is_named(gate_job: Path) -> None:
     (gate_job / "waiver-reports" / "run-4" / "shard-2.xml").unlink()
     assert _matrix_gate("--shards", "2") == 1
@@ -681,6 +696,8 @@ def test_a_missing_shard_makes_the_tests_unknown_and_is_named(gate_job: Path) ->
     assert report["replays"]["errors"] == []
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("replay_matrix")
 def test_a_shard_missing_from_every_replay_cannot_pass_unnoticed(
     gate_job: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -703,6 +720,8 @@ def test_a_shard_missing_from_every_replay_cannot_pass_unnoticed(
     }
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("replay_matrix")
 def test_the_shard_count_is_checked_both_ways(gate_job: Path) -> None:
     extra = gate_job / "waiver-reports" / "run-2" / "shard-3.xml"
     shutil.copy(gate_job / "waiver-reports" / "run-2" / "shard-2.xml", extra)

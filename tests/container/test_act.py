@@ -30,7 +30,7 @@ from docker_support import BASE, DOCKER, build_image, docker_missing_reason
 from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, git, load_report, run_pytest
 from workflow_support import UPLOAD_STAND_IN, copy_files
 
-pytestmark = pytest.mark.container
+pytestmark = [pytest.mark.container, pytest.mark.slow]
 
 ACT = Path(sys.executable).parent / "act"
 REGISTRY = Path("/usr/bin/docker-registry")

@@ -18,7 +18,8 @@ import pytest
 from docker_support import DOCKER, build_image, docker_missing_reason
 from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, git, load_report, run_pytest
 
-pytestmark = pytest.mark.container
+# One worker builds the image once for the module (the session fixture `image`).
+pytestmark = [pytest.mark.container, pytest.mark.slow, pytest.mark.xdist_group("image")]
 
 WORKSPACE = "/github/workspace"
 OUT = "/github/out"

@@ -19,7 +19,8 @@ from docker_support import docker_missing_reason
 from support import EMPTY, KNOWN, ROUND_TRIP, classes
 from workflow_support import ACT, Repositories, WorkflowRun, commit_all, demo_inputs, run_workflow
 
-pytestmark = pytest.mark.container
+# One worker runs the module: its fixtures are workflow runs that several tests read.
+pytestmark = [pytest.mark.container, pytest.mark.slow, pytest.mark.xdist_group("workflow_act")]
 
 ALL_TESTS = (EMPTY, KNOWN, ROUND_TRIP)
 

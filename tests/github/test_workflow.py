@@ -390,8 +390,9 @@ def render_like_github(markdown: str) -> Rendered:
 @pytest.mark.parametrize(
     "outcome",
     [
-        "blocked", "review", "clean", "hostile", "drift", "unknown", "harness", "skipped",
-        "skipped-unregistered",
+        "blocked", pytest.param("review", marks=pytest.mark.slow),
+        pytest.param("clean", marks=pytest.mark.slow), "hostile", "drift", "unknown",
+        "harness", "skipped", "skipped-unregistered",
     ],
 )  # fmt: skip
 def test_summary_and_annotations_of_the_example_match_the_goldens(
@@ -485,6 +486,7 @@ def test_publish_writes_annotations_outputs_and_summary(example: Path, tmp_path:
     assert (tmp_path / "summary.md").read_text() == render_summary(document)
 
 
+@pytest.mark.slow
 def test_publish_does_not_repeat_a_summary_that_summary_already_wrote(
     example: Path, tmp_path: Path
 ) -> None:

@@ -114,6 +114,7 @@ HARNESS_PATCHES = {
 
 
 @pytest.mark.parametrize("name", HARNESS_PATCHES)
+@pytest.mark.slow
 def test_a_patch_to_the_harness_is_blocked_and_named(base: tuple[Path, str], name: str) -> None:
     work, base_commit = base
     patch, drift = HARNESS_PATCHES[name]
@@ -127,6 +128,7 @@ def test_a_patch_to_the_harness_is_blocked_and_named(base: tuple[Path, str], nam
     assert "**The change edits the test harness**" in render_summary(report)
 
 
+@pytest.mark.slow
 def test_the_hook_really_turns_the_stable_failure_into_passes(base: tuple[Path, str]) -> None:
     # What the lock is for: the replays of a patched harness report the red test as green.
     work, base_commit = base
@@ -135,6 +137,7 @@ def test_the_hook_really_turns_the_stable_failure_into_passes(base: tuple[Path, 
     assert (row["replay_pass"], row["replay_total"]) == (5, 5)
 
 
+@pytest.mark.slow
 def test_a_patch_to_the_code_alone_is_not_blocked_by_the_harness(base: tuple[Path, str]) -> None:
     def fix_slugify(work: Path) -> None:
         code = work / "slugify.py"
@@ -151,6 +154,7 @@ def test_a_patch_to_the_code_alone_is_not_blocked_by_the_harness(base: tuple[Pat
     }
 
 
+@pytest.mark.slow
 def test_a_change_that_also_rewrites_the_lock_is_still_harness_drift(
     base: tuple[Path, str],
 ) -> None:
@@ -381,6 +385,7 @@ def harness_edits(draw: st.DrawFn) -> tuple[str, str, bytes]:
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(edit=harness_edits())
+@pytest.mark.slow
 def test_a_harness_edit_never_lowers_the_verdict(
     tmp_path_factory: pytest.TempPathFactory, edit: tuple[str, str, bytes]
 ) -> None:
@@ -425,6 +430,7 @@ def replay_from_base(work: Path, base_commit: str) -> int:
         )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_replays_from_the_base_harness_are_written_by_the_base_harness(
     base: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
