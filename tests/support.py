@@ -91,9 +91,23 @@ def run_pytest(cwd: Path, *args: str, env: dict[str, str] | None = None) -> int:
 def replay_example(work: Path, replays: int = 5) -> None:
     """Properties once, then the assertion suite `replays` times, as real pytest runs."""
     run_pytest(work, "tests/properties", "--junitxml=properties.xml")
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".demo-counter")}
+    replay_assertions(work, replays=replays)
+
+
+def replay_assertions(
+    work: Path, *deselected: str, counter: str = ".demo-counter", replays: int = 5
+) -> None:
+    """The example's assertion suite `replays` times into reports/, as real pytest runs,
+    without the `deselected` test ids; the flipping test counts its runs in `counter`."""
+    env = {**os.environ, "DEMO_COUNTER": str(work / counter)}
     for replay in range(1, replays + 1):
-        run_pytest(work, "tests/assertions", f"--junitxml=reports/run-{replay}.xml", env=env)
+        run_pytest(
+            work,
+            "tests/assertions",
+            *(f"--deselect={test_id}" for test_id in deselected),
+            f"--junitxml=reports/run-{replay}.xml",
+            env=env,
+        )
 
 
 def gate_args(

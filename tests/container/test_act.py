@@ -27,7 +27,16 @@ import pytest
 import yaml
 
 from docker_support import BASE, DOCKER, build_image, docker_missing_reason
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, git, load_report, run_pytest
+from support import (
+    EMPTY,
+    KNOWN,
+    REPO,
+    ROUND_TRIP,
+    classes,
+    git,
+    load_report,
+    replay_assertions,
+)
 from workflow_support import UPLOAD_STAND_IN, copy_files
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
@@ -187,9 +196,7 @@ def test_the_fix_turns_the_job_green_with_verdict_review(
         )
     )
     shutil.rmtree(work / "reports")
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".demo-counter-fixed")}
-    for replay in range(1, 6):
-        run_pytest(work, "tests/assertions", f"--junitxml=reports/run-{replay}.xml", env=env)
+    replay_assertions(work, counter=".demo-counter-fixed")
 
     run = run_act(work, base, tmp_path, EXAMPLE_INPUTS)
 

@@ -16,7 +16,16 @@ from pathlib import Path
 import pytest
 
 from docker_support import DOCKER, build_image, docker_missing_reason
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, git, load_report, run_pytest
+from support import (
+    EMPTY,
+    KNOWN,
+    REPO,
+    ROUND_TRIP,
+    classes,
+    git,
+    load_report,
+    replay_assertions,
+)
 
 # One worker builds the image once for the module (the session fixture `image`).
 pytestmark = [pytest.mark.container, pytest.mark.slow, pytest.mark.xdist_group("image")]
@@ -116,15 +125,7 @@ def only_the_flipping_test_red(example: Path) -> Path:
     """The example replayed without its always-failing test, which the registry drops too."""
     shutil.rmtree(example / "reports")
     (example / "known-tests.txt").write_text(f"{KNOWN}\n{ROUND_TRIP}\n")
-    env = {**os.environ, "DEMO_COUNTER": str(example / ".demo-counter-flipping")}
-    for replay in range(1, 6):
-        run_pytest(
-            example,
-            "tests/assertions",
-            f"--deselect={EMPTY}",
-            f"--junitxml=reports/run-{replay}.xml",
-            env=env,
-        )
+    replay_assertions(example, EMPTY, counter=".demo-counter-flipping")
     return example
 
 

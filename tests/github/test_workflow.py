@@ -9,7 +9,6 @@ in them turns into HTML, a link, an image or a mention.
 from __future__ import annotations
 
 import io
-import os
 import shutil
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -30,9 +29,9 @@ from support import (
     gate_args,
     load_report,
     read_github_output,
+    replay_assertions,
     report_document,
     run_gate,
-    run_pytest,
 )
 from waiver.cli import main
 from waiver.github.workflow import (
@@ -289,15 +288,7 @@ def replay_without(work: Path, *deselected: str) -> Path:
     shutil.rmtree(work / "reports")
     kept = [test_id for test_id in (KNOWN, ROUND_TRIP, EMPTY) if test_id not in deselected]
     (work / "known-tests.txt").write_text("".join(f"{test_id}\n" for test_id in sorted(kept)))
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".demo-counter-variant")}
-    for replay in range(1, 6):
-        run_pytest(
-            work,
-            "tests/assertions",
-            *(f"--deselect={test_id}" for test_id in deselected),
-            f"--junitxml=reports/run-{replay}.xml",
-            env=env,
-        )
+    replay_assertions(work, *deselected, counter=".demo-counter-variant")
     return work
 
 
