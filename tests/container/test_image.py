@@ -27,8 +27,7 @@ from support import (
     replay_assertions,
 )
 
-# One worker builds the image once for the module (the session fixture `image`).
-pytestmark = [pytest.mark.container, pytest.mark.slow, pytest.mark.xdist_group("image")]
+pytestmark = [pytest.mark.container, pytest.mark.slow]
 
 WORKSPACE = "/github/workspace"
 OUT = "/github/out"

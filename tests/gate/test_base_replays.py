@@ -32,8 +32,8 @@ from waiver.cli import main
 from waiver.github.workflow import render_annotations
 from waiver.write.summary import render_summary
 
-# Real pytest runs at the base and patched; one worker builds the module fixtures once.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("base_replays")]
+# Real pytest runs of the example at its base and patched.
+pytestmark = pytest.mark.slow
 
 GOLDEN = REPO / "tests" / "golden" / "summary"
 MADE_FLAKY = "tests/assertions/test_pair.py::test_made_flaky"

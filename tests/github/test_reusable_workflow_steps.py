@@ -130,7 +130,6 @@ def _matrix_gate(*extra: str) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("replay_matrix")
 def test_the_download_layout_of_the_matrix_is_merged_by_the_gate(gate_job: Path) -> None:
     reports = gate_job / "waiver-reports"
     assert sorted(str(p.relative_to(reports)) for p in reports.rglob("*")) == sorted(
@@ -152,7 +151,6 @@ def test_the_download_layout_of_the_matrix_is_merged_by_the_gate(gate_job: Path)
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("replay_matrix")
 def test_the_base_matrix_reaches_the_gate_as_base_replays(matrix_run: Path, gate_job: Path) -> None:
     """The base job's steps, run like the change's, downloaded as the gate job does."""
     jobs = gate_job.parent / "base-jobs"
@@ -183,7 +181,6 @@ def test_the_base_matrix_reaches_the_gate_as_base_replays(matrix_run: Path, gate
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("replay_matrix")
 def test_a_missing_shard_makes_the_tests_unknown_and_is_named(gate_job: Path) -> None:
     (gate_job / "waiver-reports" / "run-4" / "shard-2.xml").unlink()
     assert _matrix_gate("--shards", "2") == 1
@@ -215,7 +212,6 @@ def test_a_missing_shard_makes_the_tests_unknown_and_is_named(gate_job: Path) ->
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("replay_matrix")
 def test_a_shard_missing_from_every_replay_cannot_pass_unnoticed(
     gate_job: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -239,7 +235,6 @@ def test_a_shard_missing_from_every_replay_cannot_pass_unnoticed(
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("replay_matrix")
 def test_the_shard_count_is_checked_both_ways(gate_job: Path) -> None:
     extra = gate_job / "waiver-reports" / "run-2" / "shard-3.xml"
     shutil.copy(gate_job / "waiver-reports" / "run-2" / "shard-2.xml", extra)
