@@ -384,7 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         results += bench_size(args.data, tests, args.repeat)
     print(results_table(results))
     print(targets_table(results))
-    # The sections measured apart (bench/workflow.py, startup.py, freeze.py) are kept.
+    # The sections measured apart (bench/workflow.py, startup.py, freeze.py, harness.py, and
+    # the test suite by hand) are kept.
     kept = separate_sections(args.out.read_text(encoding="utf-8")) if args.out.exists() else ""
     document = results_document(results, args.repeat, load_before)
     args.out.write_text(document + (f"\n{kept}" if kept else ""), encoding="utf-8")

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from junit_support import PASSING_PROPERTIES, case, junit
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.read.harness.named import Harness
@@ -27,6 +28,8 @@ VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 ROUND_TRIP = "tests/assertions/test_slug.py::test_round_trip"
 EMPTY = "tests/assertions/test_slug.py::test_empty"
 KNOWN = "tests/assertions/test_slug.py::test_known_slugs"
+# The time every gate run of the suite is given, so that freezes and their expiry are fixed.
+NOW = "2026-12-01T12:00:00+00:00"
 
 
 def check_golden(path: Path, text: str) -> None:
@@ -88,22 +91,47 @@ def run_pytest(cwd: Path, *args: str, env: dict[str, str] | None = None) -> int:
 def replay_example(work: Path, replays: int = 5) -> None:
     """Properties once, then the assertion suite `replays` times, as real pytest runs."""
     run_pytest(work, "tests/properties", "--junitxml=properties.xml")
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".demo-counter")}
+    replay_assertions(work, replays=replays)
+
+
+def replay_assertions(
+    work: Path, *deselected: str, counter: str = ".demo-counter", replays: int = 5
+) -> None:
+    """The example's assertion suite `replays` times into reports/, as real pytest runs,
+    without the `deselected` test ids; the flipping test counts its runs in `counter`."""
+    env = {**os.environ, "DEMO_COUNTER": str(work / counter)}
     for replay in range(1, replays + 1):
-        run_pytest(work, "tests/assertions", f"--junitxml=reports/run-{replay}.xml", env=env)
+        run_pytest(
+            work,
+            "tests/assertions",
+            *(f"--deselect={test_id}" for test_id in deselected),
+            f"--junitxml=reports/run-{replay}.xml",
+            env=env,
+        )
 
 
-def gate_args(work: Path, *extra: str) -> list[str]:
+def gate_args(
+    work: Path,
+    *extra: str,
+    reports: str = "reports",
+    properties: str = "properties.xml",
+    known_tests: bool = True,
+    summary: bool = False,
+    now: str = NOW,
+) -> list[str]:
+    """`waiver gate` on the inputs under `work` by their usual names, at `now`; with
+    `known_tests` the registry known-tests.txt, with `summary` a summary.md beside the report."""
     return [
         "gate",
         "--root", str(work),
-        "--reports", str(work / "reports"),
-        "--properties", str(work / "properties.xml"),
+        "--reports", str(work / reports),
+        "--properties", str(work / properties),
         "--fixtures", str(work / "fixtures"),
         "--lock", str(work / "fixture.lock"),
-        "--known-tests", str(work / "known-tests.txt"),
+        *(["--known-tests", str(work / "known-tests.txt")] if known_tests else []),
         "--out", str(work / "waiver.json"),
-        "--now", "2026-12-01T12:00:00+00:00",
+        *(["--summary", str(work / "summary.md")] if summary else []),
+        "--now", now,
         *extra,
     ]  # fmt: skip
 
@@ -167,24 +195,18 @@ def write_big_run(
     (root / "fixtures" / "a.json").write_text('{"a": 1}')
     digest = hashlib.sha256(b'{"a": 1}').hexdigest()
     (root / "fixture.lock").write_text(f"{digest}  fixtures/a.json\n")
-    (root / "properties.xml").write_text(
-        '<testsuites><testsuite name="p"><testcase classname="props" name="holds"/>'
-        "</testsuite></testsuites>"
-    )
+    (root / "properties.xml").write_text(PASSING_PROPERTIES)
     names = [f"pkg.module_{n // 100:04}::test_case_{n:06}" for n in range(tests)]
     (root / "known-tests.txt").write_text("".join(f"{name}\n" for name in sorted(names)))
     (root / "reports").mkdir()
     failure = '<failure message="no">no</failure>'
     for replay in range(1, replays + 1):
-        cases = "".join(
-            f'<testcase classname="pkg.module_{n // 100:04}" name="test_case_{n:06}" time="0.01">'
-            + (failure if n in flaky and replay % 2 else "")
-            + "</testcase>"
+        cases = (
+            case(f"pkg.module_{n // 100:04}", f"test_case_{n:06}",
+                 failure if n in flaky and replay % 2 else "", time="0.01")
             for n in range(tests)
-        )
-        (root / "reports" / f"run-{replay}.xml").write_text(
-            f'<?xml version="1.0"?><testsuites><testsuite name="s">{cases}</testsuite></testsuites>'
-        )
+        )  # fmt: skip
+        (root / "reports" / f"run-{replay}.xml").write_text(junit(*cases))
 
 
 def first_caller_workflow(page: Path) -> tuple[str, dict[str, Any]]:

@@ -26,7 +26,7 @@ import yaml
 
 from chat_server import reply, running_chat_server
 from fake_docker import BUILT_ID, image_id
-from support import REPO, ROUND_TRIP, load_report, read_github_output
+from support import REPO, ROUND_TRIP, git, load_report, read_github_output
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -170,16 +170,6 @@ class Runner:
             json.loads(line)["argv"] for line in self.docker_log.read_text().splitlines() if line
         ]
         return Simulation(steps, outputs, self.uploads, calls, self.summary)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
 
 
 @pytest.fixture

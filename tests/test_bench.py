@@ -94,6 +94,17 @@ def test_each_separately_measured_section_is_replaced_on_its_own_and_kept_by_the
     assert separate_sections(out.read_text()) == f"{START_UP}\n\nsecond\n\n{FREEZE}\n\nratio\n"
 
 
+def test_the_test_suite_s_wall_time_is_a_section_the_benchmark_keeps() -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    from sections import TEST_SUITE, section_of, separate_sections
+
+    document = (REPO / "bench" / "RESULTS.md").read_text(encoding="utf-8")
+    section = section_of(document, TEST_SUITE)
+    assert section.startswith(f"{TEST_SUITE}\n")
+    assert "-n 2" in section
+    assert section in separate_sections(document)
+
+
 def run_bench(tmp_path: Path, script: str, *args: str) -> str:
     """A benchmark script run on a results file holding one table: the file it leaves."""
     out = tmp_path / "RESULTS.md"

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import EMPTY, EXAMPLE, REPO, ROUND_TRIP, classes, load_report
 
 GUIDE = (REPO / "docs" / "getting-started.md").read_text()
@@ -82,6 +84,7 @@ def test_the_init_walkthrough_has_its_five_steps_of_commands() -> None:
     assert "--config waiver.yml" in INIT_BLOCKS[2] and "--replays 5" in INIT_BLOCKS[2]
 
 
+@pytest.mark.slow
 def test_the_init_walkthrough_runs_as_written(tmp_path: Path) -> None:
     work = tmp_path / "project"
     for name, text in FILES.items():
@@ -167,6 +170,7 @@ def test_the_walkthrough_by_hand_has_its_six_steps_of_commands() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_the_walkthrough_by_hand_runs_as_written(tmp_path: Path) -> None:
     work = _repository(tmp_path)
     lock, baseline, gate, accept, relock = BLOCKS

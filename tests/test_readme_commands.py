@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report
 
 README = (REPO / "README.md").read_text()
@@ -20,7 +22,8 @@ def test_the_first_section_has_exactly_two_commands() -> None:
     assert COMMANDS == [
         "python3 -m venv .venv && .venv/bin/pip install . pytest && "
         "PYTHON=.venv/bin/python examples/demo/run.sh",
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest",
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && "
+        ".venv/bin/python -m pytest -n auto",
     ]
 
 
@@ -28,6 +31,25 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert COMMANDS[1] in (REPO / ".ci" / "run").read_text()
 
 
+@pytest.mark.slow
+def test_the_test_command_fails_when_it_collects_no_test(tmp_path: Path) -> None:
+    """The README's pytest options, with this suite's configuration, on a folder without
+    tests: exit 5, which `.ci/run` (set -e) turns into a failure, never a pass."""
+    options = COMMANDS[1].split(" -m pytest", 1)[1].split()
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", *options, "-c", str(REPO / "pyproject.toml"),
+         "--rootdir", str(tmp_path), "-p", "no:cacheprovider", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert completed.returncode == 5, completed.stdout + completed.stderr
+    assert "set -euo pipefail" in (REPO / ".ci" / "run").read_text()
+
+
+@pytest.mark.slow
 def test_the_example_command_prints_the_verdict_and_the_report_path(tmp_path: Path) -> None:
     work = tmp_path / "demo"
     completed = subprocess.run(

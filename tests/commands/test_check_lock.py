@@ -141,6 +141,7 @@ def test_the_policy_file_is_read_from_the_trusted_revision(
     assert "  tests/hook.cfg.py: not_in_lock (harness)\n" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_property_module_the_report_names_is_locked_as_the_gate_locks_it(
     example: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

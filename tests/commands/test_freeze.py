@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from support import EMPTY, KNOWN, ROUND_TRIP, run_gate
+from support import EMPTY, KNOWN, NOW, ROUND_TRIP, run_gate
 from waiver.cli import main
 
-NOW = "2026-12-01T12:00:00+00:00"  # the time gate_args passes; proposals expire 24 h later
 LATER = "2026-12-02T13:00:00+00:00"
 
 

@@ -189,6 +189,7 @@ def change(initialised: Path, tmp_path: Path) -> tuple[Path, str]:
     return root, git(root, "rev-parse", "HEAD")
 
 
+@pytest.mark.slow
 def test_init_writes_the_four_files_and_the_gate_passes_an_honest_change(
     change: tuple[Path, str],
 ) -> None:
@@ -207,6 +208,7 @@ def test_init_writes_the_four_files_and_the_gate_passes_an_honest_change(
     assert report["fixtures"]["drift"] == []
 
 
+@pytest.mark.slow
 def test_the_gate_blocks_a_broken_test(change: tuple[Path, str]) -> None:
     root, base = change
     library = root / "lib.py" if (root / "lib.py").exists() else root / "src/pkg/__init__.py"
@@ -216,6 +218,7 @@ def test_the_gate_blocks_a_broken_test(change: tuple[Path, str]) -> None:
     assert {row["class"] for row in report["rows"]} >= {"stable_assertion_fail"}
 
 
+@pytest.mark.slow
 def test_the_gate_blocks_a_conftest_hook(change: tuple[Path, str]) -> None:
     root, base = change
     (root / "tests" / "conftest.py").write_text(HOOK)
@@ -228,6 +231,7 @@ def test_the_gate_blocks_a_conftest_hook(change: tuple[Path, str]) -> None:
     assert {d["path"] for d in report["fixtures"]["drift"]} == {"tests/conftest.py"}
 
 
+@pytest.mark.slow
 def test_a_fixture_edit_in_any_of_the_folders_is_drift(change: tuple[Path, str]) -> None:
     root, base = change
     nested = "tests/fixtures/nested/y.json"
@@ -471,6 +475,7 @@ def test_without_flags_a_waiver_not_installed_from_github_is_a_usage_error(
     )
 
 
+@pytest.mark.slow
 def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
     change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -27,10 +27,19 @@ import pytest
 import yaml
 
 from docker_support import BASE, DOCKER, build_image, docker_missing_reason
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
+from support import (
+    EMPTY,
+    KNOWN,
+    REPO,
+    ROUND_TRIP,
+    classes,
+    git,
+    load_report,
+    replay_assertions,
+)
 from workflow_support import UPLOAD_STAND_IN, copy_files
 
-pytestmark = pytest.mark.container
+pytestmark = [pytest.mark.container, pytest.mark.slow]
 
 ACT = Path(sys.executable).parent / "act"
 REGISTRY = Path("/usr/bin/docker-registry")
@@ -73,13 +82,6 @@ EXAMPLE_INPUTS = {
     "freezes": "freezes.json",
     "base-image": BASE,
 }
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@invalid", *args],
-        cwd=cwd, capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
 
 
 @dataclass
@@ -194,9 +196,7 @@ def test_the_fix_turns_the_job_green_with_verdict_review(
         )
     )
     shutil.rmtree(work / "reports")
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".demo-counter-fixed")}
-    for replay in range(1, 6):
-        run_pytest(work, "tests/assertions", f"--junitxml=reports/run-{replay}.xml", env=env)
+    replay_assertions(work, counter=".demo-counter-fixed")
 
     run = run_act(work, base, tmp_path, EXAMPLE_INPUTS)
 

@@ -16,9 +16,18 @@ from pathlib import Path
 import pytest
 
 from docker_support import DOCKER, build_image, docker_missing_reason
-from support import EMPTY, KNOWN, REPO, ROUND_TRIP, classes, load_report, run_pytest
+from support import (
+    EMPTY,
+    KNOWN,
+    REPO,
+    ROUND_TRIP,
+    classes,
+    git,
+    load_report,
+    replay_assertions,
+)
 
-pytestmark = pytest.mark.container
+pytestmark = [pytest.mark.container, pytest.mark.slow]
 
 WORKSPACE = "/github/workspace"
 OUT = "/github/out"
@@ -115,15 +124,7 @@ def only_the_flipping_test_red(example: Path) -> Path:
     """The example replayed without its always-failing test, which the registry drops too."""
     shutil.rmtree(example / "reports")
     (example / "known-tests.txt").write_text(f"{KNOWN}\n{ROUND_TRIP}\n")
-    env = {**os.environ, "DEMO_COUNTER": str(example / ".demo-counter-flipping")}
-    for replay in range(1, 6):
-        run_pytest(
-            example,
-            "tests/assertions",
-            f"--deselect={EMPTY}",
-            f"--junitxml=reports/run-{replay}.xml",
-            env=env,
-        )
+    replay_assertions(example, EMPTY, counter=".demo-counter-flipping")
     return example
 
 
@@ -192,17 +193,10 @@ def test_missing_lock_exits_2_naming_it(image: str, example: Path, tmp_path: Pat
 def test_the_trusted_revision_is_read_in_an_image_without_git(
     image: str, example: Path, tmp_path: Path
 ) -> None:
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@invalid"]
-    subprocess.run([*git, "init", "--quiet"], cwd=example, check=True)
-    subprocess.run(
-        [*git, "add", "fixtures", "fixture.lock", "known-tests.txt", "freezes.json"],
-        cwd=example,
-        check=True,
-    )
-    subprocess.run([*git, "commit", "--quiet", "-m", "base"], cwd=example, check=True)
-    base = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=example, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    git(example, "init", "--quiet")
+    git(example, "add", "fixtures", "fixture.lock", "known-tests.txt", "freezes.json")
+    git(example, "commit", "--quiet", "-m", "base")
+    base = git(example, "rev-parse", "HEAD")
     (example / "known-tests.txt").write_text(f"{KNOWN}\n")  # the change shrinks its registry
     out = output_folder(tmp_path)
 

@@ -19,7 +19,7 @@ from docker_support import docker_missing_reason
 from support import EMPTY, KNOWN, ROUND_TRIP, classes
 from workflow_support import ACT, Repositories, WorkflowRun, commit_all, demo_inputs, run_workflow
 
-pytestmark = pytest.mark.container
+pytestmark = [pytest.mark.container, pytest.mark.slow]
 
 ALL_TESTS = (EMPTY, KNOWN, ROUND_TRIP)
 

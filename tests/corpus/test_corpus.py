@@ -31,7 +31,7 @@ from xml.etree.ElementTree import ParseError
 import pytest
 from junitparser import Error, Failure, JUnitXmlError, Skipped, TestCase, xunit2
 
-from support import load_report
+from support import gate_args, load_report
 from waiver.cli import main
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit.producer import guess_producer
@@ -412,19 +412,7 @@ def run_gate(tmp_path: Path, replays: list[str | Path]) -> tuple[int, dict[str, 
             shutil.copyfile(replay, target)
         else:
             target.write_text(replay)
-    code = main(
-        [
-            "gate",
-            "--root", str(root),
-            "--reports", str(reports),
-            "--properties", str(root / "properties.xml"),
-            "--fixtures", str(root / "fixtures"),
-            "--lock", str(lock),
-            "--out", str(out),
-            "--now", NOW,
-            "--config", str(root / "waiver.yml"),
-        ]
-    )  # fmt: skip
+    code = main(gate_args(root, "--config", str(root / "waiver.yml"), known_tests=False, now=NOW))
     return code, load_report(out)
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from junit_support import suite
 from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.junit.replay import Limits, Tally, read_replay, read_single
@@ -25,10 +26,6 @@ def read(document: bytes, chunk: int | None = None) -> list[Case]:
     cases: list[Case] = []
     read_junit(pieces, "report.xml", lambda *case: cases.append(case))
     return cases
-
-
-def suite(*testcases: str, name: str = "s") -> str:
-    return f'<testsuites><testsuite name="{name}">{"".join(testcases)}</testsuite></testsuites>'
 
 
 # Encodings

@@ -9,7 +9,6 @@ in them turns into HTML, a link, an image or a mention.
 from __future__ import annotations
 
 import io
-import os
 import shutil
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -30,9 +29,9 @@ from support import (
     gate_args,
     load_report,
     read_github_output,
+    replay_assertions,
     report_document,
     run_gate,
-    run_pytest,
 )
 from waiver.cli import main
 from waiver.github.workflow import (
@@ -289,15 +288,7 @@ def replay_without(work: Path, *deselected: str) -> Path:
     shutil.rmtree(work / "reports")
     kept = [test_id for test_id in (KNOWN, ROUND_TRIP, EMPTY) if test_id not in deselected]
     (work / "known-tests.txt").write_text("".join(f"{test_id}\n" for test_id in sorted(kept)))
-    env = {**os.environ, "DEMO_COUNTER": str(work / ".demo-counter-variant")}
-    for replay in range(1, 6):
-        run_pytest(
-            work,
-            "tests/assertions",
-            *(f"--deselect={test_id}" for test_id in deselected),
-            f"--junitxml=reports/run-{replay}.xml",
-            env=env,
-        )
+    replay_assertions(work, *deselected, counter=".demo-counter-variant")
     return work
 
 
@@ -390,8 +381,9 @@ def render_like_github(markdown: str) -> Rendered:
 @pytest.mark.parametrize(
     "outcome",
     [
-        "blocked", "review", "clean", "hostile", "drift", "unknown", "harness", "skipped",
-        "skipped-unregistered",
+        "blocked", pytest.param("review", marks=pytest.mark.slow),
+        pytest.param("clean", marks=pytest.mark.slow), "hostile", "drift", "unknown",
+        "harness", "skipped", "skipped-unregistered",
     ],
 )  # fmt: skip
 def test_summary_and_annotations_of_the_example_match_the_goldens(
@@ -485,6 +477,7 @@ def test_publish_writes_annotations_outputs_and_summary(example: Path, tmp_path:
     assert (tmp_path / "summary.md").read_text() == render_summary(document)
 
 
+@pytest.mark.slow
 def test_publish_does_not_repeat_a_summary_that_summary_already_wrote(
     example: Path, tmp_path: Path
 ) -> None:

@@ -8,18 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from junit_support import PASSING_PROPERTIES, junit
+from support import gate_args
 from waiver.cli import main
 
 GOOD_CASE = '<testcase classname="suite.Good" name="test_ok" time="0.1"/>'
-PROPERTIES = (
-    '<testsuites><testsuite name="p"><testcase classname="props" name="holds"/>'
-    "</testsuite></testsuites>"
-)
 SECRET = "TOP-SECRET-CONTENT-5d1f"
-
-
-def junit(*cases: str) -> str:
-    return f'<?xml version="1.0"?><testsuites><testsuite name="s">{"".join(cases)}</testsuite></testsuites>'
 
 
 class Repo:
@@ -30,7 +24,7 @@ class Repo:
         (root / "fixtures").mkdir()
         (root / "fixtures" / "a.json").write_text('{"a": 1}')
         self.write_lock()
-        (root / "properties.xml").write_text(PROPERTIES)
+        (root / "properties.xml").write_text(PASSING_PROPERTIES)
         # These cases are about hostile input, not about new or vanished tests.
         (root / "waiver.yml").write_text("registry: none\n")
         (root / "reports").mkdir()
@@ -54,19 +48,8 @@ class Repo:
         return path
 
     def args(self, *extra: str) -> list[str]:
-        return [
-            "gate",
-            "--root", str(self.root),
-            "--reports", str(self.root / "reports"),
-            "--properties", str(self.root / "properties.xml"),
-            "--fixtures", str(self.root / "fixtures"),
-            "--lock", str(self.root / "fixture.lock"),
-            "--out", str(self.root / "waiver.json"),
-            "--summary", str(self.root / "summary.md"),
-            "--now", "2026-12-01T12:00:00+00:00",
-            "--config", str(self.root / "waiver.yml"),
-            *extra,
-        ]  # fmt: skip
+        config = str(self.root / "waiver.yml")
+        return gate_args(self.root, "--config", config, *extra, known_tests=False, summary=True)
 
     def outputs(self) -> str:
         """Everything the gate wrote, for leak checks."""

@@ -9,7 +9,8 @@ from xml.sax.saxutils import quoteattr
 import pytest
 from markdown_it import MarkdownIt
 
-from hostile_support import Repo, Run, junit
+from hostile_support import Repo, Run
+from junit_support import junit
 
 NAMES = {
     "newline-error-command": "x\n::error::x",

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from hostile_support import GOOD_CASE, Repo, Run, junit
+from hostile_support import GOOD_CASE, Repo, Run
+from junit_support import junit
 from support import gate_args, load_report
 from waiver.cli import main
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from hostile_support import Repo, Run, junit
+from hostile_support import Repo, Run
+from junit_support import junit
 
 
 @pytest.mark.parametrize(

@@ -135,6 +135,7 @@ def test_without_a_registry_the_summary_says_new_tests_are_not_detected(example:
     assert "new and vanished tests are not detected" in summary.read_text()
 
 
+@pytest.mark.slow
 def test_only_the_flipping_test_red_is_review_and_exit_0(example: Path) -> None:
     slugify = example / "slugify.py"
     slugify.write_text(

@@ -23,6 +23,7 @@ from support import (
     ROUND_TRIP,
     check_golden,
     gate_args,
+    git,
     load_report,
     run_gate,
     run_pytest,
@@ -31,7 +32,10 @@ from waiver.cli import main
 from waiver.github.workflow import render_annotations
 from waiver.write.summary import render_summary
 
-GOLDEN = Path(__file__).parent / "golden" / "summary"
+# Real pytest runs of the example at its base and patched.
+pytestmark = pytest.mark.slow
+
+GOLDEN = REPO / "tests" / "golden" / "summary"
 MADE_FLAKY = "tests/assertions/test_pair.py::test_made_flaky"
 BROKEN = "tests/assertions/test_pair.py::test_broken"
 NEW = "tests/assertions/test_pair.py::test_new"
@@ -403,14 +407,6 @@ def test_the_demo_patch_under_the_block_policy_is_exit_1_without_its_proposal(
 
 
 # --- the documented local recipe --------------------------------------------------------
-
-
-def git(work: Path, *args: str) -> str:
-    identity = ["-c", "user.name=Base", "-c", "user.email=base@example.invalid"]
-    completed = subprocess.run(
-        ["git", *identity, *args], cwd=work, capture_output=True, text=True, check=True
-    )
-    return completed.stdout.strip()
 
 
 def test_the_documented_recipe_replays_the_base_in_a_worktree(example: Path) -> None:

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support import REPO, load_report
+from junit_support import case, junit
+from support import REPO, gate_args, git, load_report
 from waiver.cli import main
 
-NOW = "2026-12-01T12:00:00+00:00"
 AUTH = "tests/auth/test_login.py::test_token"
 PARSE = "tests/parse/test_parse.py::test_round_trip"
 RENDER = "tests/render/test_render.py::test_page"
@@ -52,14 +51,8 @@ def junit_xml(outcomes: Mapping[str, bool]) -> str:
         module, name = test_id.split("::")
         classname = module.removesuffix(".py").replace("/", ".")
         failure = "" if passed else '<failure message="assert 1 == 2">assert 1 == 2</failure>'
-        cases.append(
-            f'<testcase classname="{classname}" name="{name}" time="0.01">{failure}</testcase>'
-        )
-    return (
-        '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="pytest">'
-        + "".join(cases)
-        + "</testsuite></testsuites>\n"
-    )
+        cases.append(case(classname, name, failure, time="0.01"))
+    return junit(*cases, name="pytest")
 
 
 def build_repo(root: Path, outcomes: Mapping[str, Sequence[bool]]) -> Path:
@@ -89,22 +82,7 @@ def write_policy(root: Path, text: str) -> Path:
 
 def gate(root: Path, *extra: str, known_tests: bool = True) -> tuple[int, dict[str, Any]]:
     """The gate on `root`; with `known_tests`, the registry build_repo wrote is given as a flag."""
-    registry = ["--known-tests", str(root / "known-tests.txt")] if known_tests else []
-    code = main(
-        [
-            "gate",
-            "--root", str(root),
-            "--reports", str(root / "reports"),
-            "--properties", str(root / "properties.xml"),
-            "--fixtures", str(root / "fixtures"),
-            "--lock", str(root / "fixture.lock"),
-            "--out", str(root / "waiver.json"),
-            "--summary", str(root / "summary.md"),
-            "--now", NOW,
-            *registry,
-            *extra,
-        ]
-    )  # fmt: skip
+    code = main(gate_args(root, *extra, known_tests=known_tests, summary=True))
     return code, load_report(root / "waiver.json")
 
 
@@ -404,18 +382,6 @@ def test_a_flag_above_the_files_maximum_is_a_usage_error(
     assert capsys.readouterr().err == (
         "waiver: error: freeze_hours (72) exceeds max_freeze_hours (48)\n"
     )
-
-
-def git(root: Path, *args: str) -> str:
-    identity = ["-c", "user.name=Base", "-c", "user.email=base@example.invalid"]
-    completed = subprocess.run(
-        ["git", *identity, "-c", "commit.gpgsign=false", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return completed.stdout.strip()
 
 
 def test_a_change_cannot_loosen_the_policy_of_its_own_gate_run(tmp_path: Path) -> None:

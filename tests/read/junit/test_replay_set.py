@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from junit_support import case, suite
 from waiver.errors import InputError
 from waiver.read.junit.replay import Limits
 from waiver.read.junit.replay_set import ReplaySet, read_replays
@@ -33,10 +34,8 @@ def report(cases: list[tuple[str, str]]) -> str:
     testcases = []
     for test_id, kind in cases:
         classname, name = test_id.split("::")
-        testcases.append(
-            f'<testcase classname="{classname}" name="{name}">{ELEMENTS[kind]}</testcase>'
-        )
-    return f'<testsuites><testsuite name="s">{"".join(testcases)}</testsuite></testsuites>'
+        testcases.append(case(classname, name, ELEMENTS[kind]))
+    return suite(*testcases)
 
 
 def write_replays(folder: Path, replays: list[list[tuple[str, str]] | str]) -> None:

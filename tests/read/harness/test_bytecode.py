@@ -22,6 +22,9 @@ from support import classes, gate_args, git, load_report, replay_example, run_py
 from waiver.cli import main
 from waiver.write.terminal import render_terminal
 
+# Every test replays a commit with real pytest.
+pytestmark = pytest.mark.slow
+
 HELPER = '''"""What a good slug looks like."""
 
 import re

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from change_support import PASSING_HOOK
+from junit_support import case, suite
 from support import (
     EMPTY,
     EXAMPLE,
@@ -113,6 +114,7 @@ HARNESS_PATCHES = {
 
 
 @pytest.mark.parametrize("name", HARNESS_PATCHES)
+@pytest.mark.slow
 def test_a_patch_to_the_harness_is_blocked_and_named(base: tuple[Path, str], name: str) -> None:
     work, base_commit = base
     patch, drift = HARNESS_PATCHES[name]
@@ -126,6 +128,7 @@ def test_a_patch_to_the_harness_is_blocked_and_named(base: tuple[Path, str], nam
     assert "**The change edits the test harness**" in render_summary(report)
 
 
+@pytest.mark.slow
 def test_the_hook_really_turns_the_stable_failure_into_passes(base: tuple[Path, str]) -> None:
     # What the lock is for: the replays of a patched harness report the red test as green.
     work, base_commit = base
@@ -134,6 +137,7 @@ def test_the_hook_really_turns_the_stable_failure_into_passes(base: tuple[Path, 
     assert (row["replay_pass"], row["replay_total"]) == (5, 5)
 
 
+@pytest.mark.slow
 def test_a_patch_to_the_code_alone_is_not_blocked_by_the_harness(base: tuple[Path, str]) -> None:
     def fix_slugify(work: Path) -> None:
         code = work / "slugify.py"
@@ -150,6 +154,7 @@ def test_a_patch_to_the_code_alone_is_not_blocked_by_the_harness(base: tuple[Pat
     }
 
 
+@pytest.mark.slow
 def test_a_change_that_also_rewrites_the_lock_is_still_harness_drift(
     base: tuple[Path, str],
 ) -> None:
@@ -269,10 +274,14 @@ def small_repo(root: Path, policy: str | None = None) -> Path:
     (root / "tests" / "properties").mkdir(parents=True)
     (root / "tests" / "properties" / "test_p.py").write_text("def test_p():\n    pass\n")
     (root / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
-    (root / "properties.xml").write_text(junit("tests.properties.test_p", "test_p"))
+    (root / "properties.xml").write_text(
+        suite(case("tests.properties.test_p", "test_p"), name="pytest")
+    )
     (root / "reports").mkdir()
     for replay in range(1, 6):
-        (root / "reports" / f"run-{replay}.xml").write_text(junit("tests.test_a", "test_a"))
+        (root / "reports" / f"run-{replay}.xml").write_text(
+            suite(case("tests.test_a", "test_a"), name="pytest")
+        )
     (root / "known-tests.txt").write_text("tests/test_a.py::test_a\n")
     lock = ["lock", "--root", str(root), "--fixtures", str(root / "fixtures"),
             "--property-suite", str(root / "tests" / "properties"),
@@ -282,13 +291,6 @@ def small_repo(root: Path, policy: str | None = None) -> Path:
         lock += ["--config", str(root / "waiver.yml")]
     assert main(lock) == 0
     return root
-
-
-def junit(classname: str, name: str) -> str:
-    return (
-        f'<testsuites><testsuite name="pytest"><testcase classname="{classname}" name="{name}"/>'
-        "</testsuite></testsuites>"
-    )
 
 
 def small_gate(root: Path, *extra: str) -> tuple[int, dict[str, Any]]:
@@ -341,7 +343,7 @@ def test_a_property_module_the_lock_does_not_list_is_drift(tmp_path: Path) -> No
     root = small_repo(tmp_path)
     (root / "tests" / "more").mkdir()
     (root / "tests" / "more" / "test_q.py").write_text("def test_q():\n    pass\n")
-    properties = junit("tests.properties.test_p", "test_p").replace(
+    properties = suite(case("tests.properties.test_p", "test_p"), name="pytest").replace(
         "</testsuite>", '<testcase classname="tests.more.test_q" name="test_q"/></testsuite>'
     )
     (root / "properties.xml").write_text(properties)
@@ -383,6 +385,7 @@ def harness_edits(draw: st.DrawFn) -> tuple[str, str, bytes]:
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(edit=harness_edits())
+@pytest.mark.slow
 def test_a_harness_edit_never_lowers_the_verdict(
     tmp_path_factory: pytest.TempPathFactory, edit: tuple[str, str, bytes]
 ) -> None:
@@ -427,6 +430,7 @@ def replay_from_base(work: Path, base_commit: str) -> int:
         )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_replays_from_the_base_harness_are_written_by_the_base_harness(
     base: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -27,6 +27,9 @@ from support import EMPTY, ROUND_TRIP, classes, git
 from waiver.write.summary import render_summary
 from waiver.write.terminal import render_terminal
 
+# Every test commits a base and a change and replays it with real pytest.
+pytestmark = pytest.mark.slow
+
 # `python -m pytest` imports this in pytest's place: it runs the real pytest with a plugin.
 SHADOW_PYTEST = """\
 import os
