@@ -202,6 +202,7 @@ def gate_with(work: Path, base: str, approvals: Path) -> tuple[int, dict[str, An
     return code, load_report(work / "waiver.json")
 
 
+@pytest.mark.slow
 def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
     tmp_path: Path,
 ) -> None:
@@ -234,6 +235,7 @@ def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
     )
 
 
+@pytest.mark.slow
 def test_a_closed_class_is_never_admitted(tmp_path: Path) -> None:
     work = tmp_path / "demo"
     base = commit_base(work)

@@ -11,6 +11,7 @@ import pytest
 from change_support import commit_base, commit_change, replay_and_gate
 from support import EMPTY, KNOWN, ROUND_TRIP, classes
 
+pytestmark = pytest.mark.slow
 TEST = "tests/assertions/test_slug.py"
 
 
