@@ -9,7 +9,8 @@ start no log command.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar, overload
 
 from waiver.model import BLOCKING_CLASSES, TestClass
 from waiver.write.escape import MAX_CELL, log_line
@@ -19,6 +20,7 @@ from waiver.write.summary import ORDER
 from waiver.write.why import class_label, expected_replays, run_cause
 
 MAX_LINES = 20
+T = TypeVar("T")
 RANK = {test_class: rank for rank, test_class in enumerate(ORDER)}
 WORKING_TREE = (
     "warning: the lock, registry and freeze store were read from the working tree, which "
@@ -40,10 +42,33 @@ def _blocks(row: Row) -> bool:
     )
 
 
-def _capped(lines: list[str], what: str) -> list[str]:
+def _capped(lines: Sequence[str], what: str) -> list[str]:
+    """At most MAX_LINES lines, and how many were left out. `lines` may be lazy (a `Lines`):
+    only the lines shown are made, so a run of 100,000 rows prints as fast as one of 20."""
     if len(lines) <= MAX_LINES:
-        return lines
+        return list(lines)
     return [*lines[:MAX_LINES], f"  … and {len(lines) - MAX_LINES} more {what} in waiver.json"]
+
+
+class Lines(Sequence[str]):
+    """The lines `line` makes of `items`, made only when asked for."""
+
+    def __init__(self, items: Sequence[T], line: Callable[[T], str]) -> None:
+        self.items, self.line = items, line
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self.line(item) for item in self.items[index]]
+        return self.line(self.items[index])
 
 
 def _why_blocked(report: Report) -> list[str]:
@@ -62,13 +87,15 @@ def _why_blocked(report: Report) -> list[str]:
     if not blocking:  # only what blocks the run apart from its rows
         return []
     expected = expected_replays(report)
-    lines = [
-        f"  {class_label(row, expected)}"
-        f"{' (strict)' if row['class'] == TestClass.UNSTABLE_ASSERTION else ''}  "
-        f"{row['replay_pass']}/{row['replay_total']}  {_inert(row['test_id'])}"
-        for row in blocking
-    ]
-    return [f"blocking tests ({len(blocking)}):", *_capped(lines, "blocking tests")]
+
+    def line(row: Row) -> str:
+        strict = " (strict)" if row["class"] == TestClass.UNSTABLE_ASSERTION else ""
+        return (
+            f"  {class_label(row, expected)}{strict}  "
+            f"{row['replay_pass']}/{row['replay_total']}  {_inert(row['test_id'])}"
+        )
+
+    return [f"blocking tests ({len(blocking)}):", *_capped(Lines(blocking, line), "blocking tests")]
 
 
 def _skipped_replays(report: Report) -> list[str]:
@@ -86,7 +113,7 @@ def _review(report: Report) -> list[str]:
     if edited:
         lines.append(f"tests this change edits ({len(edited)}), no evidence about it:")
         lines += _capped(
-            [f"  {_inert(e['test_id'])}: {_inert('; '.join(e['changes']))}" for e in edited],
+            Lines(edited, lambda e: f"  {_inert(e['test_id'])}: {_inert('; '.join(e['changes']))}"),
             "edited tests",
         )
     approvals = report.get("approvals")
