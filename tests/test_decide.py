@@ -185,6 +185,25 @@ def test_void_reasons(
     assert void_reason(record(**changes), rows.get, Policy(), NOW) == reason
 
 
+@pytest.mark.parametrize(
+    ("changes", "requires", "reason"),
+    [
+        ({}, ("owner",), "missing field owner, which the policy requires (freeze_requires)"),
+        ({"owner": "me"}, ("owner", "tracking"), "missing field tracking, which the policy requires (freeze_requires)"),
+        ({"owner": "me", "tracking": "https://x.invalid/1"}, ("owner", "tracking"), None),
+        ({"owner": "  "}, (), "owner is not a non-empty string"),
+        ({"reason": 5}, (), "reason is not a non-empty string"),
+        ({"tracking": "https://x.invalid/1"}, (), None),
+    ],
+)  # fmt: skip
+def test_a_record_names_who_answers_for_it_where_the_policy_requires_it(
+    changes: dict[str, Any], requires: tuple[str, ...], reason: str | None
+) -> None:
+    rows = {"t": unstable_row()}
+    policy = Policy(freeze_requires=requires)
+    assert void_reason(record(**changes), rows.get, policy, NOW) == reason
+
+
 def test_a_second_valid_record_for_the_same_test_is_void() -> None:
     first, second = record(), FreezeRecord(1, dict(record().fields))
     decision = decide([case()], Policy(), NOW, [first, second])

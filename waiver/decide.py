@@ -49,6 +49,8 @@ FREEZE_FIELDS = (
 
 
 DUPLICATE = "another record for this test id is already active"
+# Who answers for a freeze, why, and where it is followed up: optional, unless required.
+ACCOUNTABLE = ("owner", "reason", "tracking")
 # The classes a counted approval can admit a row of (see `waiver.approval.admits`).
 REVIEWABLE = frozenset({TestClass.UNKNOWN_TEST, TestClass.FIXTURE_DRIFT})
 
@@ -201,6 +203,12 @@ def record_void_reason(record: FreezeRecord, policy: Policy, now: datetime) -> s
         return "issued in the future"
     if expires_at - issued_at > timedelta(hours=policy.max_freeze_hours):
         return f"lifetime exceeds the policy maximum of {policy.max_freeze_hours} h"
+    for name in ACCOUNTABLE:
+        value = fields.get(name)
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            return f"{name} is not a non-empty string"
+        if value is None and name in policy.freeze_requires:
+            return f"missing field {name}, which the policy requires (freeze_requires)"
     return None
 
 

@@ -129,6 +129,8 @@ class Policy:
     max_freeze_hours: int = 168
     strict: tuple[str, ...] = ()
     introduced_instability: Literal["review", "block"] = "review"
+    # What an accepted freeze must name (owner, reason, tracking); a record without is void.
+    freeze_requires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

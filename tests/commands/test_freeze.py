@@ -240,3 +240,81 @@ def test_accept_reads_past_rows_it_does_not_use_but_not_past_a_row_without_a_cla
     assert [record["test_id"] for record in _records(example)] == [ROUND_TRIP]
     _edit_row(example, KNOWN, **{"class": "flaky"})
     assert _accept(example, ROUND_TRIP) == 2
+
+
+# --- who answers for a freeze -------------------------------------------------------------
+
+TRACKING = "https://example.invalid/issues/7"
+
+
+def _accept_with(work: Path, *flags: str, config: Path | None = None) -> int:
+    report, store = str(work / "waiver.json"), str(_store(work))
+    policy = ["--config", str(config)] if config is not None else []
+    return _freeze(
+        "accept", "--report", report, "--store", store, "--now", NOW, *policy, *flags, ROUND_TRIP
+    )
+
+
+def test_accept_stores_the_owner_reason_and_tracking_link_and_list_shows_them(
+    example: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_gate(example)
+    _store(example).unlink()
+    flags = ["--owner", "maintainer", "--reason", "cold cache", "--tracking", TRACKING]
+    assert _accept_with(example, *flags) == 0
+    (record,) = _records(example)
+    assert (record["owner"], record["reason"], record["tracking"]) == (
+        "maintainer",
+        "cold cache",
+        TRACKING,
+    )
+    capsys.readouterr()
+    assert _freeze("list", "--store", str(_store(example)), "--now", NOW) == 0
+    assert (
+        capsys.readouterr()
+        .out.rstrip()
+        .endswith(f"(owner maintainer; reason cold cache; tracking {TRACKING})")
+    )
+    # The gate keeps it active, and the summary's row says who answers for it.
+    code, report = run_gate(example, "--freezes", str(_store(example)))
+    assert code == 1 and report["freezes"]["active"][0]["record"]["owner"] == "maintainer"
+
+
+def test_a_policy_that_requires_an_owner_refuses_an_accept_without_one_and_voids_a_record(
+    example: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_gate(example)
+    _store(example).unlink()
+    config = example / "requires.yml"
+    config.write_text("freeze_requires: [owner, tracking]\n")
+    assert _accept_with(example, "--owner", "maintainer", config=config) == 2
+    assert "the policy requires tracking of every freeze: give --tracking" in (
+        capsys.readouterr().err
+    )
+    assert not _store(example).exists()
+    # A record accepted without the policy, then judged under it, is void and says why.
+    assert _accept_with(example) == 0
+    capsys.readouterr()
+    store = str(_store(example))
+    assert _freeze("list", "--store", store, "--config", str(config), "--now", NOW) == 0
+    assert "void: missing field owner, which the policy requires (freeze_requires)" in (
+        capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize(
+    ("flags", "problem"),
+    [
+        (["--owner", "not a login"], "--owner must be a GitHub login"),
+        (["--tracking", "javascript:alert(1)"], "--tracking must be an http(s) URL"),
+        (["--reason", "x" * 501], "hold at most 500 characters"),
+    ],
+)
+def test_accountability_of_the_wrong_form_is_refused(
+    example: Path, capsys: pytest.CaptureFixture[str], flags: list[str], problem: str
+) -> None:
+    run_gate(example)
+    _store(example).unlink()
+    assert _accept_with(example, *flags) == 2
+    assert problem in capsys.readouterr().err
+    assert not _store(example).exists()

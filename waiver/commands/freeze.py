@@ -11,13 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from waiver.commands.common import moment, now_of
-from waiver.decide import DUPLICATE, check_policy, record_void_reason
+from waiver.decide import ACCOUNTABLE, DUPLICATE, check_policy, record_void_reason
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.model import BaseMeaning, FreezeRecord, Policy, TestClass
 from waiver.read.files import read_small
@@ -30,6 +31,8 @@ from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
 
 Record = dict[str, object]
+LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
+MAX_FIELD_CHARS = 500
 
 
 def judging_policy(config: str | None) -> Policy:
@@ -111,10 +114,37 @@ def _introduced_note(test_id: str, row: Mapping[str, Any]) -> str | None:
     )
 
 
+def accountability(given: Mapping[str, str | None], policy: Policy) -> dict[str, str]:
+    """The owner, reason and tracking link a record will carry; a usage error naming what
+    the policy requires and was not given, or what is not of its form."""
+    missing = [name for name in policy.freeze_requires if not given.get(name)]
+    if missing:
+        flags = ", ".join(f"--{name}" for name in missing)
+        raise UsageError(f"the policy requires {', '.join(missing)} of every freeze: give {flags}")
+    fields = {name: value.strip() for name, value in given.items() if value and value.strip()}
+    owner = fields.get("owner")
+    if owner is not None and not LOGIN.fullmatch(owner):
+        raise UsageError(f"--owner must be a GitHub login, not {visible_text(owner)}")
+    tracking = fields.get("tracking")
+    if tracking is not None and not tracking.startswith(("https://", "http://")):
+        raise UsageError("--tracking must be an http(s) URL")
+    if any(len(value) > MAX_FIELD_CHARS for value in fields.values()):
+        raise UsageError(
+            f"--owner, --reason and --tracking hold at most {MAX_FIELD_CHARS} characters"
+        )
+    return fields
+
+
 def accept(
-    report: str, test_ids: Sequence[str], store: str, policy: Policy, now: datetime
+    report: str,
+    test_ids: Sequence[str],
+    store: str,
+    policy: Policy,
+    now: datetime,
+    fields: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """Copy exactly the proposals of `test_ids` from the report into the store.
+    """Copy exactly the proposals of `test_ids` from the report into the store, each with
+    the owner, reason and tracking link in `fields`.
 
     All or nothing: one id that may not be accepted leaves the store as it was. A record
     already in the store for an accepted id is replaced, since the gate would void the
@@ -143,7 +173,7 @@ def accept(
         for index, record in enumerate(records)
         if record.get("test_id") in wanted
     ]
-    accepted: list[Record] = [dict(rows[test_id]["freeze"]) for test_id in wanted]
+    accepted: list[Record] = [{**rows[test_id]["freeze"], **(fields or {})} for test_id in wanted]
     ordered = sorted([*kept, *accepted], key=lambda record: str(record.get("test_id")))
     write_store(store, ordered)
     notes = [note for test_id in wanted if (note := _introduced_note(test_id, rows[test_id]))]
@@ -192,8 +222,16 @@ def prune(store: str, policy: Policy, now: datetime) -> list[str]:
     return [*removed, f"{kept} record{'' if kept == 1 else 's'} kept in {store}"]
 
 
+def _accountable(record: Record) -> str:
+    """The owner, reason and tracking link a record names, for its line."""
+    named = [
+        f"{name} {visible_text(str(record[name]))}" for name in ACCOUNTABLE if record.get(name)
+    ]
+    return f" ({'; '.join(named)})" if named else ""
+
+
 def list_store(store: str, policy: Policy, now: datetime) -> list[str]:
-    """One line per record: valid until its expiry, or void and why."""
+    """One line per record: valid until its expiry, or void and why; and who owns it."""
     records = read_store(store)
     lines = [
         f"record {index}: {visible_text(str(record.get('test_id')))}: "
@@ -202,6 +240,7 @@ def list_store(store: str, policy: Policy, now: datetime) -> list[str]:
             if reason is None
             else f"void: {reason}"
         )
+        + _accountable(record)
         for index, (record, reason) in enumerate(
             zip(records, _states(records, policy, now), strict=True)
         )
@@ -223,6 +262,9 @@ class FreezeStoreOptions:
 class FreezeAcceptOptions(FreezeStoreOptions):
     report: str
     test_ids: tuple[str, ...]
+    owner: str | None = None
+    reason: str | None = None
+    tracking: str | None = None
 
 
 def _say(lines: list[str]) -> int:
@@ -238,10 +280,15 @@ def run_accept(args: argparse.Namespace) -> int:
         now=args.now,
         report=args.report,
         test_ids=tuple(args.test_ids),
+        owner=args.owner,
+        reason=args.reason,
+        tracking=args.tracking,
     )
     policy = judging_policy(options.config)
     now = now_of(options.now)
-    return _say(accept(options.report, options.test_ids, options.store, policy, now))
+    given = {"owner": options.owner, "reason": options.reason, "tracking": options.tracking}
+    fields = accountability(given, policy)
+    return _say(accept(options.report, options.test_ids, options.store, policy, now, fields))
 
 
 def run_prune(args: argparse.Namespace) -> int:
@@ -266,6 +313,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     accept.add_argument(
         "test_ids", nargs="+", metavar="TEST_ID", help="tests whose proposal to accept"
     )
+    accept.add_argument("--owner", metavar="LOGIN", help="who answers for the freeze")
+    accept.add_argument("--reason", metavar="TEXT", help="why the test may stay frozen")
+    accept.add_argument("--tracking", metavar="URL", help="where its fix is followed up")
     prune = actions.add_parser("prune", help="remove expired and void records, saying why")
     listing = actions.add_parser("list", help="show each record and whether it is void")
     for action, handler in ((accept, run_accept), (prune, run_prune), (listing, run_list)):

@@ -120,6 +120,7 @@ def policy_json(settings: Settings) -> Json:
         "max_freeze_hours": policy.max_freeze_hours,
         "strict": list(policy.strict),
         "introduced_instability": policy.introduced_instability,
+        "freeze_requires": list(policy.freeze_requires),
         "fixtures": list(settings.fixtures),
         "bindings": [
             {"tests": list(binding.tests), "fixtures": list(binding.fixtures)}

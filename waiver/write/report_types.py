@@ -50,6 +50,7 @@ class Policy(TypedDict):
     max_freeze_hours: int
     strict: Sequence[str]
     introduced_instability: Literal["review", "block"]
+    freeze_requires: Sequence[Literal["owner", "reason", "tracking"]]
     fixtures: Sequence[str]
     bindings: Sequence[PolicyBinding]
     harness: Sequence[str]

@@ -64,7 +64,15 @@ def base_blocked_line(row: Row) -> str:
 def _freeze_cell(row: Row) -> str:
     active, proposal = row["active_freeze"], row["freeze"]
     if active is not None:
-        return f"active until {md_code(str(active['record'].get('expires_at')))}"
+        record = active["record"]
+        named = [
+            f"{name} {md_code(str(record[name]))}"
+            for name in ("owner", "reason", "tracking")
+            if record.get(name)
+        ]
+        return f"active until {md_code(str(record.get('expires_at')))}" + "".join(
+            f"; {part}" for part in named
+        )
     if proposal is not None:
         return f"proposed, expires {proposal['expires_at']}"
     if row["strict"] and is_unstable(row):

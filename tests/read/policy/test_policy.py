@@ -39,8 +39,8 @@ RENDER_BINDING = """\
     fixtures: ["fixtures/render/*"]
 """
 KEYS = (
-    "approvers, bindings, fixtures, freeze_hours, freezes, harness, introduced_instability, limits, "
-    "max_freeze_hours, min_replays, registry, strict"
+    "approvers, bindings, fixtures, freeze_hours, freeze_requires, freezes, harness, "
+    "introduced_instability, limits, max_freeze_hours, min_replays, registry, strict"
 )
 
 
@@ -346,6 +346,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "max_freeze_hours": 168,
         "strict": [],
         "introduced_instability": "review",
+        "freeze_requires": [],
         "fixtures": [],
         "bindings": [],
         "harness": [],
@@ -360,6 +361,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
             "max_freeze_hours": "default",
             "strict": "file",
             "introduced_instability": "default",
+            "freeze_requires": "default",
             "fixtures": "default",
             "bindings": "default",
             "harness": "default",
@@ -428,6 +430,7 @@ def test_policy_check_prints_the_effective_values(
         "max_freeze_hours": 168,
         "strict": ["tests/auth/*"],
         "introduced_instability": "block",
+        "freeze_requires": [],
         "fixtures": [],
         "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
         "harness": [],
@@ -442,6 +445,7 @@ def test_policy_check_prints_the_effective_values(
             "max_freeze_hours": "default",
             "strict": "file",
             "introduced_instability": "file",
+            "freeze_requires": "default",
             "fixtures": "default",
             "bindings": "file",
             "harness": "default",
@@ -462,7 +466,7 @@ def test_the_documented_example_is_valid_and_sets_every_key(
     config = write_policy(tmp_path, example)
     assert main(["policy", "--check", str(config)]) == 0
     sources = json.loads(capsys.readouterr().out)["sources"]
-    assert len(sources) == 13
+    assert len(sources) == 14
     assert set(sources.values()) == {"file"}
 
 

@@ -48,6 +48,7 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
         min_replays=document.get("min_replays"),
         freeze_hours=document.get("freeze_hours"),
         max_freeze_hours=document.get("max_freeze_hours"),
+        freeze_requires=_tuple(document.get("freeze_requires")),
         strict=_tuple(document.get("strict")),
         introduced_instability=document.get("introduced_instability"),
         fixtures=_tuple(document.get("fixtures")),

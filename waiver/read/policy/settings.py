@@ -36,6 +36,7 @@ class PolicyFile:
     min_replays: int | None = None
     freeze_hours: int | None = None
     max_freeze_hours: int | None = None
+    freeze_requires: tuple[str, ...] | None = None
     strict: tuple[str, ...] | None = None
     introduced_instability: Literal["review", "block"] | None = None
     fixtures: tuple[str, ...] | None = None
@@ -111,6 +112,9 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
             "max_freeze_hours", None, given.max_freeze_hours, DEFAULT_POLICY.max_freeze_hours
         ),
         strict=pick("strict", None, given.strict, DEFAULT_POLICY.strict),
+        freeze_requires=pick(
+            "freeze_requires", None, given.freeze_requires, DEFAULT_POLICY.freeze_requires
+        ),
         introduced_instability=pick(
             "introduced_instability",
             None,
