@@ -23,7 +23,8 @@ from support import (
 )
 from waiver.approval import Refusal, count_approvals
 from waiver.cli import main
-from waiver.github.reviews import ReviewsUnavailable, fetch_reviews
+from waiver.github.rest import ApiFailed
+from waiver.github.reviews import fetch_reviews
 from waiver.model import Admission
 from waiver.read.approvals import Unusable, review_data
 from waiver.write.summary import render_summary
@@ -123,14 +124,14 @@ def test_the_policy_narrows_who_counts(tmp_path: Path) -> None:
             Answers(
                 reviews=[review(n, "x", "COMMENTED", HEAD) for n in range(5)], next_host="evil:1"
             ),
-            "a next page points away from GITHUB_API_URL",
+            "a URL points away from GITHUB_API_URL",
         ),
     ],
 )
 def test_an_api_that_fails_is_named_and_admits_nothing(
     tmp_path: Path, answers: Answers, problem: str
 ) -> None:
-    with github_api(answers) as api, pytest.raises(ReviewsUnavailable) as raised:
+    with github_api(answers) as api, pytest.raises(ApiFailed) as raised:
         fetch_reviews(environment(tmp_path, api))
     assert problem in str(raised.value)
     assert "secret-token" not in str(raised.value)
@@ -140,7 +141,7 @@ def test_an_api_that_fails_is_named_and_admits_nothing(
 def test_a_run_without_a_token_or_an_event_reads_no_reviews(tmp_path: Path, missing: str) -> None:
     env = environment(tmp_path, "http://127.0.0.1:9")
     del env[missing]
-    with pytest.raises(ReviewsUnavailable, match=f"{missing} is not set"):
+    with pytest.raises(ApiFailed, match=f"{missing} is not set"):
         fetch_reviews(env)
 
 

@@ -13,7 +13,8 @@ import json
 import os
 
 from waiver.errors import EXIT_CLEAR, InputError
-from waiver.github.reviews import ReviewsUnavailable, fetch_reviews
+from waiver.github.rest import ApiFailed
+from waiver.github.reviews import fetch_reviews
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         document: dict[str, object] = fetch_reviews(os.environ)
         said = "the reviews, commits and approvers' permissions"
-    except ReviewsUnavailable as error:
+    except ApiFailed as error:
         document = {"error": str(error)}
         said = f"no reviews: {error}"
     try:

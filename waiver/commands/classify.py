@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 
-from waiver.commands.common import add_policy_flags, now_of, print_verdict
+from waiver.command_support import add_policy_flags, now_of, print_verdict
 from waiver.decide import check_policy, decide
 from waiver.github.workflow import is_step_summary
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases

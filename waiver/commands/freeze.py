@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from waiver.commands.common import moment, now_of
+from waiver.command_support import moment, now_of
 from waiver.decide import ACCOUNTABLE, DUPLICATE, check_policy, record_void_reason
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.model import BaseMeaning, FreezeRecord, Policy, TestClass

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from waiver.approval import ReviewFacts, count_approvals
 from waiver.errors import InputError
 from waiver.gate.options import GateOptions
-from waiver.github.reviews import ReviewsUnavailable, fetch_reviews
+from waiver.github.rest import ApiFailed
+from waiver.github.reviews import fetch_reviews
 from waiver.read.approvals import Unusable, read_approvals, review_data
 from waiver.read.lock.drift import Fixtures
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, lock_digest, parse_lock
@@ -80,7 +81,7 @@ def review_facts(
             data = review_data(fetch_reviews(env))
         else:
             data = read_approvals(options.approvals)
-    except (ReviewsUnavailable, Unusable) as error:
+    except (ApiFailed, Unusable) as error:
         report["problem"] = f"no approval is counted: {error}"
         return None, report
     counted, refused = count_approvals(data, settings.approvers)

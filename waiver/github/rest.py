@@ -1,0 +1,101 @@
+"""GitHub's REST API at `$GITHUB_API_URL`, read and written with the workflow's token.
+
+Lists follow the `Link` header's `next` page, but only on the API's own origin, so the
+token goes nowhere else. Every failure becomes `ApiFailed` with words of this module
+(never the server's, never the token).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from waiver.errors import InputError
+from waiver.read.jsonfile import parse_json
+
+DEFAULT_API = "https://api.github.com"
+MAX_BODY_BYTES = 8 << 20
+MAX_PAGES = 30
+TIMEOUT_SECONDS = 20
+NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
+Opener = Callable[[urllib.request.Request], Any]
+
+
+class ApiFailed(Exception):
+    """A call to the API failed; the message says why."""
+
+
+class HttpStatus(ApiFailed):
+    """The API answered with an error status."""
+
+    def __init__(self, method: str, path: str, status: int) -> None:
+        super().__init__(f"{method} {path} answered HTTP {status}")
+        self.status = status
+
+
+def urlopen(request: urllib.request.Request) -> Any:
+    return urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS)  # noqa: S310 (https API)
+
+
+class Api:
+    def __init__(self, base: str, token: str, opener: Opener = urlopen) -> None:
+        parts = urllib.parse.urlsplit(base)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ApiFailed("GITHUB_API_URL is not an http(s) URL")
+        self.base = base.rstrip("/")
+        self.origin = (parts.scheme, parts.netloc)
+        self.token = token
+        self.opener = opener
+
+    def get(self, url: str) -> tuple[object, str | None]:
+        """One page: the parsed body, and the next page's URL when there is one."""
+        return self.send("GET", url)
+
+    def send(self, method: str, url: str, body: Any = None) -> tuple[object, str | None]:
+        """One call: the parsed answer, and the next page's URL when there is one."""
+        parts = urllib.parse.urlsplit(url)
+        if (parts.scheme, parts.netloc) != self.origin:
+            raise ApiFailed("a URL points away from GITHUB_API_URL")
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(url, data=data, method=method, headers={  # noqa: S310
+            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {self.token}",
+            "X-GitHub-Api-Version": "2022-11-28",
+            "User-Agent": "waiver",
+            **({"Content-Type": "application/json"} if data is not None else {}),
+        })  # fmt: skip
+        path = parts.path
+        try:
+            with self.opener(request) as response:
+                answer = response.read(MAX_BODY_BYTES + 1)
+                link = response.headers.get("Link")
+        except urllib.error.HTTPError as error:
+            raise HttpStatus(method, path, error.code) from None
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            raise ApiFailed(f"{method} {path} failed: {type(error).__name__}") from None
+        if len(answer) > MAX_BODY_BYTES:
+            raise ApiFailed(f"{method} {path} answered more than {MAX_BODY_BYTES} bytes")
+        try:
+            document = parse_json(answer, path)
+        except InputError:
+            raise ApiFailed(f"{method} {path} answered something that is not JSON") from None
+        found = NEXT.search(link or "")
+        return document, None if found is None else found[1]
+
+    def pages(self, path: str) -> list[object]:
+        """Every item of a list endpoint, page after page."""
+        url: str | None = f"{self.base}{path}?per_page=100"
+        items: list[object] = []
+        for _ in range(MAX_PAGES):
+            if url is None:
+                return items
+            page, url = self.get(url)
+            if not isinstance(page, list):
+                raise ApiFailed(f"GET {path} answered something that is not a list")
+            items += page
+        raise ApiFailed(f"GET {path} has more than {MAX_PAGES} pages")
