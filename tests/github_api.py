@@ -1,7 +1,8 @@
-"""A local stand-in for the GitHub REST API endpoints the gate reads reviews from, on
-127.0.0.1: a pull request's reviews and commits (paginated with `Link` headers, as the API
-does) and a collaborator's permission. Tests set what it answers and read what it was
-asked."""
+"""A local stand-in for the GitHub REST API endpoints waiver uses, on 127.0.0.1: a pull
+request's reviews and commits (paginated with `Link` headers, as the API does), a
+collaborator's permission, a pull request and the pull requests of a commit, and an
+issue's comments, which it lets be created and edited. Tests set what it answers and read
+what it was asked."""
 
 from __future__ import annotations
 
@@ -25,6 +26,14 @@ class Answers:
     raw_body: bytes | None = None  # answered instead of JSON when set
     next_host: str | None = None  # a `next` link to another host, when set
     asked: list[tuple[str, str | None]] = field(default_factory=list)  # (path, Authorization)
+    head: str = "a" * 40  # the pull request's current head
+    commit_pulls: list[dict[str, Any]] = field(default_factory=list)
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    writes: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
+
+
+def comment(comment_id: int, login: str, body: str) -> dict[str, Any]:
+    return {"id": comment_id, "user": {"login": login}, "body": body}
 
 
 def review(
@@ -61,6 +70,27 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _write(self) -> None:
+        answers = self.answers
+        parts = urllib.parse.urlsplit(self.path)
+        answers.writes.append((self.command, parts.path))
+        if answers.status != 200:
+            self._send(answers.status, b'{"message": "no"}')
+            return
+        length = int(self.headers.get("Content-Length", "0"))
+        body = json.loads(self.rfile.read(length))["body"]
+        segments = parts.path.strip("/").split("/")
+        if self.command == "POST":
+            made = comment(1000 + len(answers.comments), "github-actions[bot]", body)
+            answers.comments.append(made)
+            self._send(201, json.dumps(made).encode())
+            return
+        found = next(c for c in answers.comments if c["id"] == int(segments[-1]))
+        found["body"] = body
+        self._send(200, json.dumps(found).encode())
+
+    do_POST = do_PATCH = _write
+
     def do_GET(self) -> None:
         answers = self.answers
         parts = urllib.parse.urlsplit(self.path)
@@ -72,6 +102,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, answers.raw_body)
             return
         segments = parts.path.strip("/").split("/")
+        if segments[-2] == "pulls" and segments[-1].isdigit():
+            self._send(200, json.dumps({"number": 7, "head": {"sha": answers.head}}).encode())
+            return
         if segments[-1] == "permission":
             permission = answers.permissions.get(segments[-2])
             if permission is None:
@@ -80,7 +113,13 @@ class _Handler(BaseHTTPRequestHandler):
                 body = {"permission": permission, "role_name": permission}
                 self._send(200, json.dumps(body).encode())
             return
-        items = {"reviews": answers.reviews, "commits": answers.commits}.get(segments[-1])
+        lists = {
+            "reviews": answers.reviews,
+            "commits": answers.commits,
+            "comments": answers.comments,
+            "pulls": answers.commit_pulls,
+        }
+        items = lists.get(segments[-1])
         if items is None:
             self._send(404, b'{"message": "Not Found"}')
             return

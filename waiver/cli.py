@@ -17,6 +17,7 @@ from waiver.commands import (
     baseline,
     check_lock,
     classify,
+    comment,
     diagnose,
     freeze,
     gate,
@@ -44,6 +45,7 @@ COMMANDS = (
     check_lock,
     freeze,
     approvals,
+    comment,
 )
 # The commands whose --out is a verdict: a run that fails leaves none behind.
 REPORT_COMMANDS = ("gate", "classify")

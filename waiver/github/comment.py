@@ -1,0 +1,142 @@
+"""The pull request's one waiver comment, rendered from a report it treats as hostile data.
+
+The report came from the pull request's own run, so nothing in it is believed beyond its
+schema: a verdict that its rows contradict (`clean` beside a blocking row) is shown as
+blocked, every string goes through `md_code` (a code span: no live @-mention, no HTML,
+no Markdown that breaks the layout), and the whole stays under GitHub's 65,536 characters,
+saying how many rows it left out. The comment leads with the verdict and what blocks,
+then what awaits review and who may approve it, then the freeze proposals with the exact
+command that accepts each, then the active freezes and who owns them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+from waiver.model import CLOSED_CLASSES, TestClass
+from waiver.write.budget import Budget, table
+from waiver.write.escape import md_code
+from waiver.write.report import split_rows
+from waiver.write.report_types import Report, Row
+from waiver.write.why import class_label, expected_replays
+
+MARKER = "<!-- waiver: the gate's comment, edited in place on every run -->"
+LIMIT = 60_000  # bytes, under GitHub's 65,536 characters with room for the closing line
+HEADLINES = {
+    "blocked": "## ⛔ waiver: blocked",
+    "review": "## ⚠️ waiver: review — not blocked, but some tests are not a pass",
+    "clean": "## ✅ waiver: clean — every test passed every replay",
+}
+
+
+def _blocks(row: Row) -> bool:
+    test_class = TestClass(row["class"])
+    if "admitted_by" in row:
+        return False
+    return (
+        test_class in CLOSED_CLASSES
+        or test_class is TestClass.UNKNOWN_TEST
+        or bool(row["strict"] and test_class is TestClass.UNSTABLE_ASSERTION)
+    )
+
+
+def shown_verdict(report: Report, rows: Sequence[Row]) -> tuple[str, str | None]:
+    """The verdict to show, and a note when the report's own verdict is not believed."""
+    blocked = report["error"] is not None or bool(report["run_blockers"])
+    blocked = blocked or any(_blocks(row) for row in rows)
+    if blocked and report["verdict"] != "blocked":
+        return "blocked", (
+            f"The report says {md_code(report['verdict'])}, but it holds what blocks: "
+            "it is shown as blocked."
+        )
+    return report["verdict"], None
+
+
+def _accept_command(row: Row) -> str:
+    return shlex.join(
+        ["waiver", "freeze", "accept", "--report", "waiver.json", "--store", "freezes.json",
+         "--owner", "LOGIN", "--reason", "TEXT", "--tracking", "URL", row["test_id"]]
+    )  # fmt: skip
+
+
+def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
+    expected = expected_replays(report)
+    blocking = [row for row in rows if _blocks(row) and row["class"] != "unknown_test"]
+    review = [row for row in rows if row["class"] == "unknown_test" and "admitted_by" not in row]
+    proposals = [(row, row["freeze"]) for row in rows if row["freeze"] is not None]
+    active = report["freezes"]["active"]
+    left_out = table(
+        out,
+        f"What blocks ({len(blocking)})",
+        ["class", "test id", "replays passed"],
+        [
+            [f"`{class_label(row, expected)}`", md_code(row["test_id"]),
+             f"{row['replay_pass']}/{row['replay_total']}"]
+            for row in blocking
+        ],
+    )  # fmt: skip
+    if review:
+        approvers = report["policy"].get("approvers")
+        who = (
+            "one of " + ", ".join(md_code(login) for login in approvers)
+            if approvers
+            else "a user with write permission who wrote none of this pull request"
+        )
+        out.add("")
+        out.add(f"**Awaits review:** an approval of the head commit by {who} admits these.")
+    left_out += table(
+        out,
+        f"Awaits review ({len(review)})",
+        ["test id", "why"],
+        [[md_code(row["test_id"]), md_code(str(row["unknown"]))] for row in review],
+    )
+    left_out += table(
+        out,
+        f"Freeze proposals ({len(proposals)}): not a pass; accepting one needs a reviewed commit",
+        ["test id", "expires", "accept with"],
+        [
+            [md_code(row["test_id"]), md_code(proposal["expires_at"]),
+             md_code(_accept_command(row), limit=600)]
+            for row, proposal in proposals
+        ],
+    )  # fmt: skip
+    left_out += table(
+        out,
+        f"Active freezes ({len(active)})",
+        ["test id", "until", "owner", "reason", "tracking"],
+        [
+            [md_code(str(record["record"].get(key, "—"))) for key in
+             ("test_id", "expires_at", "owner", "reason", "tracking")]
+            for record in active
+        ],
+    )  # fmt: skip
+    return left_out
+
+
+def render_comment(report: Report, run_url: str | None) -> str:
+    """The comment's Markdown, marker first, never over GitHub's limit."""
+    _, rows = split_rows(report["rows"])
+    verdict, note = shown_verdict(report, rows)
+    out = Budget(LIMIT)
+    out.force(MARKER)
+    out.add(HEADLINES[verdict])
+    if run_url is not None:
+        out.add("")
+        out.add(f"[The run, its summary and waiver.json]({run_url})")
+    if note is not None:
+        out.add("")
+        out.add(note)
+    if report["error"] is not None:
+        out.add("")
+        out.add(f"**Input error** in {md_code(report['error']['source'])}: nothing was classified.")
+    for reason in report["run_blockers"]:
+        out.add("")
+        out.add(f"**Blocked:** {md_code(reason, limit=600)}")
+    left_out = _sections(out, report, rows)
+    if left_out:
+        out.force("")
+        out.force(
+            f"_{left_out} rows left out to stay under GitHub's limit; all are in waiver.json._"
+        )
+    return "\n".join(out.lines) + "\n"
