@@ -14,12 +14,11 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from waiver.model import CLOSED_CLASSES, TestClass
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row
-from waiver.write.why import class_label, expected_replays
+from waiver.write.why import class_label, expected_replays, row_blocks
 
 MARKER = "<!-- waiver: the gate's comment, edited in place on every run -->"
 LIMIT = 60_000  # bytes, under GitHub's 65,536 characters with room for the closing line
@@ -30,21 +29,10 @@ HEADLINES = {
 }
 
 
-def _blocks(row: Row) -> bool:
-    test_class = TestClass(row["class"])
-    if "admitted_by" in row:
-        return False
-    return (
-        test_class in CLOSED_CLASSES
-        or test_class is TestClass.UNKNOWN_TEST
-        or bool(row["strict"] and test_class is TestClass.UNSTABLE_ASSERTION)
-    )
-
-
 def shown_verdict(report: Report, rows: Sequence[Row]) -> tuple[str, str | None]:
     """The verdict to show, and a note when the report's own verdict is not believed."""
     blocked = report["error"] is not None or bool(report["run_blockers"])
-    blocked = blocked or any(_blocks(row) for row in rows)
+    blocked = blocked or any(row_blocks(row) for row in rows)
     if blocked and report["verdict"] != "blocked":
         return "blocked", (
             f"The report says {md_code(report['verdict'])}, but it holds what blocks: "
@@ -62,7 +50,7 @@ def _accept_command(row: Row) -> str:
 
 def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
     expected = expected_replays(report)
-    blocking = [row for row in rows if _blocks(row) and row["class"] != "unknown_test"]
+    blocking = [row for row in rows if row_blocks(row) and row["class"] != "unknown_test"]
     review = [row for row in rows if row["class"] == "unknown_test" and "admitted_by" not in row]
     proposals = [(row, row["freeze"]) for row in rows if row["freeze"] is not None]
     active = report["freezes"]["active"]

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar, overload
 
-from waiver.model import BLOCKING_CLASSES, TestClass
+from waiver.model import TestClass
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row, report_of
 from waiver.write.summary import ORDER
-from waiver.write.why import class_label, expected_replays, run_cause
+from waiver.write.why import class_label, expected_replays, row_blocks, run_cause
 
 MAX_LINES = 20
 T = TypeVar("T")
@@ -31,15 +31,6 @@ WORKING_TREE = (
 def _inert(text: str) -> str:
     """Untrusted text on one line that no CI log reads as a command (`##[error]`, `##vso[`)."""
     return log_line(text, MAX_CELL)
-
-
-def _blocks(row: Row) -> bool:
-    test_class = TestClass(row["class"])
-    if "admitted_by" in row:
-        return False
-    return test_class in BLOCKING_CLASSES or (
-        test_class is TestClass.UNSTABLE_ASSERTION and row["strict"]
-    )
 
 
 def _capped(lines: Sequence[str], what: str) -> list[str]:
@@ -82,7 +73,7 @@ def _why_blocked(report: Report) -> list[str]:
                 "of them",
             ),
         ]
-    blocking = [row for row in split_rows(report["rows"])[1] if _blocks(row)]
+    blocking = [row for row in split_rows(report["rows"])[1] if row_blocks(row)]
     blocking.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
     if not blocking:  # only what blocks the run apart from its rows
         return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from waiver.model import TestClass, UnknownReason
+from waiver.model import BLOCKING_CLASSES, TestClass, UnknownReason
 from waiver.write.report_types import CommittedChange, Drift, Report, Row
 
 
@@ -13,6 +13,17 @@ def expected_replays(report: Report) -> int:
     """The replay outcomes a test should have had: every replay run, and at least min_replays."""
     replays = report["replays"]
     return max(report["min_replays"], replays["count"] if replays is not None else 0)
+
+
+def row_blocks(row: Row) -> bool:
+    """Whether a row blocks admission: a closed class or an unknown test that no approval
+    admitted, or an unstable row under a strict pattern."""
+    if "admitted_by" in row:
+        return False
+    test_class = TestClass(row["class"])
+    return test_class in BLOCKING_CLASSES or (
+        test_class is TestClass.UNSTABLE_ASSERTION and row["strict"]
+    )
 
 
 def unknown_note(row: Row, expected: int) -> str:
