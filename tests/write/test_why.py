@@ -114,6 +114,26 @@ def test_a_clean_terminal_says_only_the_verdict_and_the_warning(
     )
 
 
+def test_a_review_terminal_names_the_tests_behind_the_verdict(
+    example: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    registry = example / "known-tests.txt"
+    registry.write_text(f"{KNOWN}\n{ROUND_TRIP}\n")
+    name = EMPTY.split("::")[1]
+    for report in (example / "reports").iterdir():
+        text = report.read_text()
+        text = re.sub(
+            rf'<testcase [^>]*name="{name}".*?(/>|</testcase>)', "", text, flags=re.DOTALL
+        )
+        report.write_text(text)
+    assert main(gate_args(example)) == 0
+    assert capsys.readouterr().out == (
+        f"waiver: review; report written to {example / 'waiver.json'}\n"
+        "not a pass (1):\n"
+        f"  unstable_assertion  2/5  {ROUND_TRIP}  freeze proposed\n" + WARNING
+    )
+
+
 def test_a_property_violation_leads_the_summary_and_collapses_the_rows(example: Path) -> None:
     properties = example / "properties.xml"
     text = properties.read_text()

@@ -89,6 +89,31 @@ def _why_blocked(report: Report) -> list[str]:
     return [f"blocking tests ({len(blocking)}):", *_capped(Lines(blocking, line), "blocking tests")]
 
 
+def _standing(row: Row) -> str:
+    """What stands for a row that is not a pass: an approval, a freeze, a proposal."""
+    admitted = row.get("admitted_by")
+    if admitted is not None:
+        return f"  admitted by {_inert(admitted['login'])}"
+    if row["active_freeze"] is not None:
+        return "  frozen"
+    return "  freeze proposed" if row["freeze"] is not None else ""
+
+
+def _not_a_pass(report: Report) -> list[str]:
+    """The rows behind a `review` verdict: each test that is not a pass, and why."""
+    rows = split_rows(report["rows"])[1]
+    rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
+    expected = expected_replays(report)
+
+    def line(row: Row) -> str:
+        return (
+            f"  {class_label(row, expected)}  {row['replay_pass']}/{row['replay_total']}  "
+            f"{_inert(row['test_id'])}{_standing(row)}"
+        )
+
+    return [f"not a pass ({len(rows)}):", *_capped(Lines(rows, line), "tests")] if rows else []
+
+
 def _skipped_replays(report: Report) -> list[str]:
     replays = report["replays"]
     if replays is None or not replays.get("skipped"):
@@ -129,13 +154,16 @@ def _review(report: Report) -> list[str]:
 
 
 def render_terminal(document: Mapping[str, object]) -> str:
-    """The lines after the verdict; empty for a run that is not blocked and was trusted."""
+    """The lines after the verdict: why it is blocked, or which tests a `review` verdict
+    stands for; nothing more for a clean run that was trusted."""
     report = report_of(document)
     lines = []
     if report["blocked"] and report["error"] is None:
         lines = [f"blocked: {reason}" for reason in report["run_blockers"]]
         lines.extend(_why_blocked(report))
         lines.extend(_skipped_replays(report))
+    elif report["verdict"] == "review":
+        lines.extend(_not_a_pass(report))
     if report["error"] is None:
         lines.extend(_review(report))
     fixtures = report["fixtures"]
