@@ -10,31 +10,15 @@ edited, whatever it holds. An unchanged comment is not rewritten.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.errors import InputError
 from waiver.github.comment import MARKER
-from waiver.github.rest import DEFAULT_API, MAX_BODY_BYTES, Api, ApiFailed, Opener, urlopen
+from waiver.github.rest import DEFAULT_API, Api, ApiFailed, Opener, read_event, urlopen
 from waiver.github.reviews import REPOSITORY
-from waiver.read.files import read_small
 
 # The account GitHub Actions' own token posts as.
 TOOL_ACCOUNT = "github-actions[bot]"
-
-
-def _event(env: Mapping[str, str]) -> dict[str, Any]:
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path:
-        raise ApiFailed("GITHUB_EVENT_PATH is not set: no event to comment on")
-    try:
-        event = json.loads(read_small(path, MAX_BODY_BYTES, path))
-    except (InputError, ValueError):
-        raise ApiFailed("the event file cannot be read as JSON") from None
-    if not isinstance(event, dict):
-        raise ApiFailed("the event is not a JSON object")
-    return event
 
 
 def _run_head(event: Mapping[str, Any]) -> tuple[int | None, str]:
@@ -88,7 +72,7 @@ def post_comment(env: Mapping[str, str], text: str, opener: Opener = urlopen) ->
     repository = env.get("GITHUB_REPOSITORY", "")
     if not REPOSITORY.match(repository):
         raise ApiFailed("GITHUB_REPOSITORY is not owner/name")
-    number, sha = _run_head(_event(env))
+    number, sha = _run_head(read_event(env))
     api = Api(env.get("GITHUB_API_URL") or DEFAULT_API, token, opener)
     if number is None:
         number = _pull_of_commit(api, repository, sha)

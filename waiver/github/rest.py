@@ -12,10 +12,11 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from waiver.errors import InputError
+from waiver.read.files import read_small
 from waiver.read.jsonfile import parse_json
 
 DEFAULT_API = "https://api.github.com"
@@ -99,3 +100,17 @@ class Api:
                 raise ApiFailed(f"GET {path} answered something that is not a list")
             items += page
         raise ApiFailed(f"GET {path} has more than {MAX_PAGES} pages")
+
+
+def read_event(env: Mapping[str, str]) -> dict[str, Any]:
+    """The event that started the run, from `$GITHUB_EVENT_PATH` in the mapping given."""
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path:
+        raise ApiFailed("GITHUB_EVENT_PATH is not set: no event to read")
+    try:
+        event = json.loads(read_small(path, MAX_BODY_BYTES, path))
+    except (InputError, ValueError):
+        raise ApiFailed("the event file cannot be read as JSON") from None
+    if not isinstance(event, dict):
+        raise ApiFailed("the event is not a JSON object")
+    return event

@@ -8,24 +8,21 @@ result is the document `waiver.read.approvals` reads.
 
 from __future__ import annotations
 
-import json
 import re
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
 from waiver.approval import DECIDING_STATES
-from waiver.errors import InputError
 from waiver.github.rest import (
     DEFAULT_API,
-    MAX_BODY_BYTES,
     Api,
     ApiFailed,
     HttpStatus,
     Opener,
+    read_event,
     urlopen,
 )
-from waiver.read.files import read_small
 
 # The commits list stops at 250: past that, some author or committer cannot be seen.
 MAX_COMMITS = 250
@@ -33,14 +30,7 @@ REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
 
 
 def _event(env: Mapping[str, str]) -> Mapping[str, Any]:
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path:
-        raise ApiFailed("GITHUB_EVENT_PATH is not set: no pull request event")
-    try:
-        event = json.loads(read_small(path, MAX_BODY_BYTES, path))
-    except (InputError, ValueError):
-        raise ApiFailed("the event file cannot be read as JSON") from None
-    pull = event.get("pull_request") if isinstance(event, dict) else None
+    pull = read_event(env).get("pull_request")
     if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
         raise ApiFailed("the event is not of a pull request")
     return pull
