@@ -14,7 +14,7 @@ class and records who admitted it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from waiver.model import Admission, Evidence, TestClass, UnknownReason
@@ -74,16 +74,22 @@ def _refusal(review: Review, data: ReviewData, approvers: Sequence[str] | None) 
     return None
 
 
+def latest_reviews(reviews: Iterable[Review]) -> list[Review]:
+    """Each user's latest review that approves, requests changes or is dismissed, in review
+    order: a later comment withdraws nothing."""
+    latest: dict[str, Review] = {}
+    for review in sorted(reviews, key=lambda r: r.review_id):
+        if review.state in DECIDING_STATES:
+            latest[review.login.casefold()] = review
+    return sorted(latest.values(), key=lambda r: r.review_id)
+
+
 def count_approvals(
     data: ReviewData, approvers: Sequence[str] | None
 ) -> tuple[tuple[Admission, ...], tuple[Refusal, ...]]:
     """The approvals that count, in review order, and why each other reviewer's does not."""
-    latest: dict[str, Review] = {}
-    for review in sorted(data.reviews, key=lambda r: r.review_id):
-        if review.state in DECIDING_STATES:  # a later comment withdraws nothing
-            latest[review.login.casefold()] = review
     counted, refused = [], []
-    for review in sorted(latest.values(), key=lambda r: r.review_id):
+    for review in latest_reviews(data.reviews):
         reason = _refusal(review, data, approvers)
         if reason is None:
             counted.append(Admission(review.login, review.review_id, data.head_sha))

@@ -13,7 +13,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.approval import DECIDING_STATES
+from waiver.approval import latest_reviews
 from waiver.github.rest import (
     DEFAULT_API,
     Api,
@@ -23,6 +23,7 @@ from waiver.github.rest import (
     read_event,
     urlopen,
 )
+from waiver.read.approvals import Unusable, parse_reviews
 
 # The commits list stops at 250: past that, some author or committer cannot be seen.
 MAX_COMMITS = 250
@@ -37,16 +38,13 @@ def _event(env: Mapping[str, str]) -> Mapping[str, Any]:
 
 
 def _latest_approvers(reviews: list[object]) -> list[str]:
-    """The logins whose latest deciding review approves: the only ones whose permission
-    matters."""
-    latest: dict[str, str] = {}
-    for review in reviews:
-        if isinstance(review, dict) and review.get("state") in DECIDING_STATES:
-            user = review.get("user")
-            login = user.get("login") if isinstance(user, dict) else None
-            if isinstance(login, str):
-                latest[login] = str(review["state"])
-    return sorted(login for login, state in latest.items() if state == "APPROVED")
+    """The logins whose latest deciding review approves, judged as `count_approvals` will
+    judge them: the only ones whose permission matters."""
+    try:
+        parsed = parse_reviews(reviews)
+    except Unusable as error:
+        raise ApiFailed(f"a review has the wrong shape: {error}") from None
+    return [review.login for review in latest_reviews(parsed) if review.state == "APPROVED"]
 
 
 def fetch_reviews(env: Mapping[str, str], opener: Opener = urlopen) -> dict[str, object]:

@@ -53,6 +53,20 @@ def _commit_id(review: object) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def parse_reviews(reviews: list[object]) -> tuple[Review, ...]:
+    """The API's review objects as `Review`s; Unusable when one has the wrong shape."""
+    return tuple(
+        Review(
+            review_id=_field(review, "id", kind=int),
+            login=_field(review, "user", "login"),
+            is_bot=_field(review, "user", "type") == "Bot",
+            state=_field(review, "state"),
+            commit_id=_commit_id(review),
+        )
+        for review in reviews
+    )
+
+
 def review_data(document: object) -> ReviewData:
     """The typed data of a document, or Unusable."""
     if not isinstance(document, Mapping):
@@ -69,16 +83,7 @@ def review_data(document: object) -> ReviewData:
         number=_field(pull, "number", kind=int),
         author=_field(pull, "user", "login"),
         head_sha=_field(pull, "head", "sha"),
-        reviews=tuple(
-            Review(
-                review_id=_field(review, "id", kind=int),
-                login=_field(review, "user", "login"),
-                is_bot=_field(review, "user", "type") == "Bot",
-                state=_field(review, "state"),
-                commit_id=_commit_id(review),
-            )
-            for review in reviews
-        ),
+        reviews=parse_reviews(reviews),
         commit_people=frozenset(login for login in people if login is not None),
         roles={str(login).casefold(): _role(value) for login, value in permissions.items()},
     )
