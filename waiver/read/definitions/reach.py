@@ -15,9 +15,8 @@ from collections.abc import Iterable
 from waiver.errors import InputError
 from waiver.read.harness.listing import walk
 from waiver.read.harness.reach_in import is_test_code
+from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.trees import FileTree
-
-MAX_MODULE_BYTES = 16 << 20
 
 
 def module_stem(path: str) -> str:

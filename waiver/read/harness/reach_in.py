@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
+from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
-MAX_SOURCE_BYTES = 16 << 20
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 TEST_MODULES = ("test_*.py", "*_test.py", "conftest.py")
 RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy"})
@@ -100,7 +100,7 @@ def _runner_module(name: str) -> bool:
 
 def _constructs_in(tree: FileTree, path: str) -> dict[str, int]:
     try:
-        data = tree.read(path, MAX_SOURCE_BYTES)
+        data = tree.read(path, MAX_MODULE_BYTES)
     except InputError as error:  # too large, or no regular file: unread is not harmless
         return {f"cannot be read ({error.problem})": 0}
     return {} if data is None else constructs(data)
