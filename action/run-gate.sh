@@ -7,6 +7,7 @@
 #   INPUT_<NAME>                  the action's inputs, dashes as underscores
 #                                 (known-tests -> INPUT_KNOWN_TESTS)
 #   INPUT_WORKING_DIRECTORY       the repository under test, relative to the workspace
+#   WAIVER_APPROVALS_FILE         what the reviews step wrote, when INPUT_APPROVALS is github
 #   GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP   set by the runner
 #
 # The container gets no network, no capabilities, no token, and a read-only root and
@@ -22,10 +23,11 @@ set -euo pipefail
 # The inputs that become `waiver gate` flags (waiver/github/action_inputs.py GATE_INPUTS; `out` is
 # handled apart). tests/test_action_yml.py keeps the three lists equal.
 readonly GATE_INPUTS=(reports properties fixtures lock known-tests freezes config
-    min-replays freeze-hours trusted-ref replays shards base-reports)
+    min-replays freeze-hours trusted-ref replays shards base-reports approvals)
 readonly IN_CONTAINER_WORKSPACE=/github/workspace
 readonly IN_CONTAINER_OUT=/github/out
 readonly IN_CONTAINER_FILES=/github/file_commands
+readonly IN_CONTAINER_APPROVALS=/github/approvals.json
 
 fail() {
     printf '::error title=waiver::%s\n' "$*"
@@ -116,6 +118,23 @@ if [[ -n $trusted_ref && $trusted_ref != -* ]]; then
     fi
 fi
 
+# The reviews were read by a step of their own, with the token; the gate only judges the
+# file. A file that did not arrive is judged too: as reviews that could not be read.
+approvals=${INPUT_APPROVALS:-}
+case $approvals in
+"") ;;
+github)
+    approvals_file=${WAIVER_APPROVALS_FILE:-}
+    if [[ -z $approvals_file || ! -f $approvals_file || -L $approvals_file ]]; then
+        approvals_file=$(mktemp "${RUNNER_TEMP:-/tmp}/waiver-approvals.XXXXXX")
+        printf '{"error": "the step that reads the reviews left no file"}\n' >"$approvals_file"
+    fi
+    ;;
+*)
+    no_gate "approvals must be 'github' or empty: $(printf %q "$approvals")"
+    ;;
+esac
+
 scratch=$(mktemp -d "${RUNNER_TEMP:-/tmp}/waiver-gate.XXXXXX")
 name=$(basename -- "$out")
 args=(run --rm --network none --cap-drop ALL --security-opt no-new-privileges --read-only
@@ -134,12 +153,17 @@ if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
     args+=(--mount "type=bind,source=$GITHUB_STEP_SUMMARY,target=$IN_CONTAINER_FILES/step_summary"
         --env "GITHUB_STEP_SUMMARY=$IN_CONTAINER_FILES/step_summary")
 fi
+if [[ -n $approvals ]]; then
+    args+=(--mount "type=bind,source=$approvals_file,target=$IN_CONTAINER_APPROVALS,readonly")
+fi
 for input in "${GATE_INPUTS[@]}"; do
     upper=${input^^}
     variable=INPUT_${upper//-/_}
     value=${!variable:-}
     if [[ $input == trusted-ref ]]; then
         value=$trusted_ref
+    elif [[ $input == approvals ]]; then
+        value=${approvals:+$IN_CONTAINER_APPROVALS}
     fi
     if [[ -n $value ]]; then
         # The name keeps its dashes, as the runner would spell it for a container action.

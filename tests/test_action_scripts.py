@@ -13,195 +13,30 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
-import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
+from action_support import (
+    EXAMPLE_INPUTS,
+    TOKEN,
+    Runner,
+    checked_out,
+    outcomes,
+    simulate,
+)
 from chat_server import reply, running_chat_server
 from fake_docker import BUILT_ID, image_id
-from support import REPO, ROUND_TRIP, git, load_report, read_github_output
-
-ACTION = yaml.safe_load((REPO / "action.yml").read_text())
-EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
-TOKEN = "ghs_not_a_real_token"
-
-
-@dataclass
-class StepRun:
-    name: str
-    outcome: str  # "success", "failure" or "skipped"
-    outputs: dict[str, str] = field(default_factory=dict)
-    stdout: str = ""
-
-
-@dataclass
-class Simulation:
-    steps: list[StepRun]
-    outputs: dict[str, str]
-    uploads: list[dict[str, str]]
-    docker_calls: list[list[str]]
-    summary: str
-
-    def step(self, step_id: str) -> StepRun:
-        return self.steps[[s.get("id") for s in ACTION["runs"]["steps"]].index(step_id)]
-
-    @property
-    def failed(self) -> bool:
-        return any(step.outcome == "failure" for step in self.steps)
-
-
-class Runner:
-    """Just enough of the Actions runner for this action's steps."""
-
-    def __init__(self, workspace: Path, tmp: Path, inputs: dict[str, str], base_sha: str) -> None:
-        self.workspace = workspace
-        self.tmp = tmp
-        self.inputs = inputs
-        self.base_sha = base_sha
-        self.step_outputs: dict[str, dict[str, str]] = {}
-        self.uploads: list[dict[str, str]] = []
-        self.summary = ""
-        self.bin = tmp / "bin"
-        self.bin.mkdir(parents=True)
-        (self.bin / "docker").write_text(
-            f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "fake_docker.py"}" "$@"\n'
-        )
-        (self.bin / "docker").chmod(0o755)
-        (tmp / "runner-temp").mkdir()
-        self.docker_log = tmp / "docker.jsonl"
-        self.docker_log.touch()
-
-    def evaluate(self, expression: str) -> str:
-        if "||" in expression:  # the first operand that is not empty, as on a runner
-            values = (self.evaluate(part.strip()) for part in expression.split("||"))
-            return next((value for value in values if value), "")
-        if match := re.fullmatch(r"inputs\.([a-z-]+)", expression):
-            name = match.group(1)
-            spec = ACTION["inputs"][name]
-            if name in self.inputs:
-                return self.inputs[name]
-            return self.substitute(str(spec.get("default", "")))
-        if match := re.fullmatch(r"steps\.([a-z-]+)\.outputs\.([a-z-]+)", expression):
-            return self.step_outputs.get(match.group(1), {}).get(match.group(2), "")
-        if expression == "github.event.pull_request.base.sha":
-            return self.base_sha
-        if expression in {"github.event.merge_group.base_sha", "github.event.before"}:
-            return ""  # a pull_request event
-        raise AssertionError(f"the simulated runner does not know ${{{{ {expression} }}}}")
-
-    def substitute(self, text: str) -> str:
-        return EXPRESSION.sub(lambda match: self.evaluate(match.group(1)), text)
-
-    def condition(self, text: str | None, failed: bool) -> bool:
-        if text is None:
-            return not failed
-        terms = [term.strip() for term in text.split("&&")]
-        verdict = "always()" in terms or not failed
-        for term in terms:
-            if term == "always()":
-                continue
-            match = re.fullmatch(r"(\S+) (==|!=) '([^']*)'", term)
-            assert match is not None, f"unsupported condition {term!r}"
-            value = self.evaluate(match.group(1))
-            verdict = verdict and ((value == match.group(3)) == (match.group(2) == "=="))
-        return verdict
-
-    def environment(self, step: dict[str, Any], number: int) -> dict[str, str]:
-        return {
-            "PATH": f"{self.bin}{os.pathsep}{os.environ['PATH']}",
-            "HOME": str(self.tmp),
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_ACTION_PATH": str(REPO),
-            "GITHUB_WORKSPACE": str(self.workspace),
-            "RUNNER_TEMP": str(self.tmp / "runner-temp"),
-            "GITHUB_OUTPUT": str(self.tmp / f"output-{number}"),
-            "GITHUB_STEP_SUMMARY": str(self.tmp / f"summary-{number}"),
-            "GITHUB_TOKEN": TOKEN,
-            "FAKE_DOCKER_LOG": str(self.docker_log),
-            **{name: self.substitute(str(value)) for name, value in step.get("env", {}).items()},
-        }
-
-    def run_step(self, step: dict[str, Any], number: int, extra: dict[str, str]) -> StepRun:
-        name = step["name"]
-        if "uses" in step:
-            assert step["uses"].startswith("actions/upload-artifact@"), step["uses"]
-            settings = {key: self.substitute(str(value)) for key, value in step["with"].items()}
-            self.uploads.append(settings)
-            found = Path(settings["path"]).is_file()
-            return StepRun(name, "success" if found else "failure")
-        assert "${{" not in step["run"]
-        env = {**self.environment(step, number), **extra}
-        for file in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
-            Path(env[file]).touch()
-        completed = subprocess.run(
-            ["bash", "-e", "-c", step["run"]],
-            cwd=self.workspace,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        outputs = read_github_output(Path(env["GITHUB_OUTPUT"]).read_text())
-        self.summary += Path(env["GITHUB_STEP_SUMMARY"]).read_text()
-        outcome = "success" if completed.returncode == 0 else "failure"
-        return StepRun(name, outcome, outputs, completed.stdout + completed.stderr)
-
-    def run(self, extra: dict[str, str] | None = None) -> Simulation:
-        steps: list[StepRun] = []
-        for number, step in enumerate(ACTION["runs"]["steps"]):
-            failed = any(done.outcome == "failure" for done in steps)
-            if not self.condition(step.get("if"), failed):
-                steps.append(StepRun(step["name"], "skipped"))
-                continue
-            done = self.run_step(step, number, extra or {})
-            steps.append(done)
-            if "id" in step:
-                self.step_outputs[step["id"]] = done.outputs
-        outputs = {name: self.substitute(spec["value"]) for name, spec in ACTION["outputs"].items()}
-        calls = [
-            json.loads(line)["argv"] for line in self.docker_log.read_text().splitlines() if line
-        ]
-        return Simulation(steps, outputs, self.uploads, calls, self.summary)
+from support import REPO, ROUND_TRIP, load_report
 
 
 @pytest.fixture
 def workspace(example: Path) -> tuple[Path, str]:
     """The example as a checked-out repository whose base commit is its only commit."""
-    git(example, "init", "--quiet")
-    git(example, "add", "fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json")
-    git(example, "commit", "--quiet", "-m", "base")
-    return example, git(example, "rev-parse", "HEAD")
-
-
-EXAMPLE_INPUTS = {
-    "reports": "reports",
-    "properties": "properties.xml",
-    "known-tests": "known-tests.txt",
-    "freezes": "freezes.json",
-}
-
-
-def simulate(
-    workspace: tuple[Path, str],
-    tmp_path: Path,
-    inputs: dict[str, str] | None = None,
-    extra: dict[str, str] | None = None,
-) -> Simulation:
-    work, base = workspace
-    runner = Runner(work, tmp_path / "runner", {**EXAMPLE_INPUTS, **(inputs or {})}, base)
-    return runner.run(extra)
-
-
-def outcomes(simulation: Simulation) -> list[str]:
-    return [step.outcome for step in simulation.steps]
+    return checked_out(example)
 
 
 def test_the_container_gets_no_network_no_capabilities_no_token(
@@ -253,6 +88,7 @@ def test_inputs_reach_the_container_only_as_data(
     assert simulation.step("gate").outputs["exit-code"] == "2"
     assert outcomes(simulation) == [
         "success",
+        "skipped",
         "success",
         "skipped",
         "skipped",
@@ -290,6 +126,7 @@ def test_a_build_failure_skips_the_gate_and_still_fails_the_step(
         "skipped",
         "skipped",
         "skipped",
+        "skipped",
         "failure",
     ]
     assert simulation.steps[-1].stdout == "::error title=waiver::the gate did not run\n"
@@ -303,6 +140,7 @@ def test_a_container_that_never_ran_leaves_no_report_and_fails(
 
     assert outcomes(simulation) == [
         "success",
+        "skipped",
         "success",
         "skipped",
         "skipped",
@@ -436,6 +274,7 @@ def test_out_must_stay_inside_the_workspace(
 
     assert outcomes(simulation) == [
         "success",
+        "skipped",
         "failure",
         "skipped",
         "skipped",
@@ -581,6 +420,7 @@ def test_diagnosis_runs_after_the_upload_and_changes_nothing(
     names = [step.name for step in simulation.steps]
     assert outcomes(simulation) == [
         "success",
+        "skipped",
         "success",
         "success",
         "success",
@@ -612,6 +452,7 @@ def test_without_a_trusted_revision_the_action_blocks_with_an_input_error(
 
     assert outcomes(simulation) == [
         "success",
+        "skipped",
         "success",
         "skipped",
         "skipped",

@@ -43,7 +43,7 @@ pytestmark = [pytest.mark.container, pytest.mark.slow]
 
 ACT = Path(sys.executable).parent / "act"
 REGISTRY = Path("/usr/bin/docker-registry")
-UPLOAD_ARTIFACT = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"][2][
+UPLOAD_ARTIFACT = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"][3][
     "uses"
 ]  # the pinned reference that the stand-in replaces
 ACTION_FILES = ("action.yml", "action", "Dockerfile", "requirements", "waiver", "entrypoint.py")
