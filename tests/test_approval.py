@@ -234,6 +234,17 @@ def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
         report["approvals"]["problem"]
         == f"the reviews are of head {'c' * 40}; the gate checks {head}"
     )
+    # GitHub checks out refs/pull/N/merge, the head merged into the base: its approval counts.
+    git(work, "checkout", "--quiet", "--detach", base)
+    git(work, "merge", "--quiet", "--no-ff", "-m", "Merge the head into the base", head)
+    merge = git(work, "rev-parse", "HEAD")
+    gated, report = gate_with(work, base, approvals_file(work, head))
+    assert (gated, report["verdict"], report["approvals"]["problem"]) == (0, "review", None)
+    # ...but an approval of the base, the merge's other parent, does not.
+    gated, report = gate_with(work, base, approvals_file(work, base))
+    assert (gated, report["approvals"]["problem"]) == (
+        1, f"the reviews are of head {base}; the gate checks {merge}",
+    )  # fmt: skip
 
 
 @pytest.mark.slow

@@ -4,8 +4,9 @@ that say which rows a counted approval may admit.
 The reviews come from a file (`--approvals FILE`, what `waiver approvals` wrote) or from the
 REST API (`--approvals github`). Any failure to read or judge them admits nothing and is
 named in the report; it never stops the run. An approval is of one commit: it is judged
-against the change's commit the gate checks (so `--trusted-ref` is needed), and a review of
-another head admits nothing.
+against the change's commit the gate checks (so `--trusted-ref` is needed), or the commit
+that one merges into the base (a pull request's merge ref), and a review of another head
+admits nothing.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def review_facts(
     committed = protected.committed()
     if committed is None:
         report["problem"] = "approvals are judged on the change's commit: give --trusted-ref"
-    elif committed.head_commit != data.head_sha:
+    elif data.head_sha not in (committed.head_commit, committed.merged_head):
         report["problem"] = (
             f"the reviews are of head {data.head_sha}; the gate checks {committed.head_commit}"
         )

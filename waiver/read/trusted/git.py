@@ -213,6 +213,7 @@ class GitRevision:
             CommitTree(repository, head.tree, self._prefix),
             frozenset(changed),
             head.id.decode("ascii"),
+            head.parents[1].decode("ascii") if len(head.parents) == 2 else None,
         )
 
     def changes(self) -> dict[str, str]:

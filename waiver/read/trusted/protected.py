@@ -22,6 +22,9 @@ class Committed:
     head: FileTree
     changed: frozenset[str]
     head_commit: str | None = None  # the change's commit id
+    # When HEAD merges exactly one commit into another (as GitHub's refs/pull/N/merge merges
+    # the pull request's head into its base), the commit merged in: the one people review.
+    merged_head: str | None = None
 
 
 class ProtectedFiles(Protocol):
