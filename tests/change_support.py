@@ -80,3 +80,18 @@ def plugin(work: Path, name: str = "forge_plugin.py") -> None:
 def fix_slugify(work: Path) -> None:
     code = work / "slugify.py"
     code.write_text(code.read_text().replace('.strip("-")', '.strip("-") or "untitled"'))
+
+
+NEW = "tests/assertions/test_slug.py::test_dashes"
+NEW_TEST = '\n\ndef test_dashes() -> None:\n    assert slugify("a  b") == "a-b"\n'
+
+
+def add_a_test(work: Path) -> None:
+    """The fix, a new registered test, and an edit of the loop that checks the known cases."""
+    fix_slugify(work)
+    test = work / "tests/assertions/test_slug.py"
+    test.write_text(
+        test.read_text().replace("for case in CASES:", "for case in CASES[:]:") + NEW_TEST
+    )
+    registry = work / "known-tests.txt"
+    registry.write_text(registry.read_text() + NEW + "\n")

@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from change_support import commit_base, commit_change, fix_slugify, replay_and_gate
+from change_support import (
+    NEW,
+    NEW_TEST,
+    add_a_test,
+    commit_base,
+    commit_change,
+    replay_and_gate,
+)
 from github_api import Answers, commit, github_api, review
 from support import (
     EMPTY,
@@ -165,19 +172,6 @@ def test_a_document_of_the_wrong_shape_is_unusable(document: object) -> None:
 
 
 # --- the gate ---------------------------------------------------------------------------
-
-NEW = "tests/assertions/test_slug.py::test_dashes"
-NEW_TEST = '\n\ndef test_dashes() -> None:\n    assert slugify("a  b") == "a-b"\n'
-
-
-def add_a_test(work: Path) -> None:
-    fix_slugify(work)
-    test = work / "tests/assertions/test_slug.py"
-    test.write_text(
-        test.read_text().replace("for case in CASES:", "for case in CASES[:]:") + NEW_TEST
-    )
-    registry = work / "known-tests.txt"
-    registry.write_text(registry.read_text() + NEW + "\n")
 
 
 def approvals_file(work: Path, head: str, login: str = "maintainer") -> Path:

