@@ -111,10 +111,10 @@ def test_a_plugin_list_that_is_not_a_literal_is_an_input_error_unless_globs_name
     assert "waiver: error: tests/test_x.py: sets pytest_plugins to something that is not" in err
     assert "`harness:` globs in the policy file" in err
     # A glob for other files says nothing of what this list loads.
-    (repo.root / "waiver.yml").write_text('registry: none\nharness: ["plugins/*.py"]\n')
+    (repo.root / "waiver.yml").write_text('registry: none\nharness: ["fixtures/*.json"]\n')
     assert run_gate()[0] == 2
     (repo.root / "waiver.yml").write_text(
-        'registry: none\nharness: ["plugins/*.py", "tests/test_x.py"]\n'
+        'registry: none\nharness: ["fixtures/*.json", "tests/test_x.py"]\n'
     )
     code, out, _ = run_gate()
     assert code == 1  # now read: the module is harness the lock does not list

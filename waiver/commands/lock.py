@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from waiver.errors import EXIT_CLEAR
 from waiver.read.harness.named import Harness, suite_modules
 from waiver.read.harness.resolve import harness_in_tree
-from waiver.read.lock.lock_file import build_lock_text
+from waiver.read.lock.lock_file import build_lock_text, fixtures_folder, scan_fixtures
+from waiver.read.lock.unmatched import check_globs_match
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, PolicyFile, effective
 from waiver.read.trusted.protected import FromWorkingTree
@@ -31,7 +32,10 @@ def lock_text(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
     harness = harness_in_tree(root, Harness(settings.harness, modules))
-    return build_lock_text(root, fixtures, settings.fixtures, harness)
+    folder = fixtures_folder(root, fixtures)
+    found = scan_fixtures(root, folder, settings.fixtures)
+    check_globs_match(settings, folder, found, [path for path, _ in harness])
+    return build_lock_text(root, fixtures, found, harness)
 
 
 @dataclass(frozen=True)

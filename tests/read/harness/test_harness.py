@@ -266,8 +266,12 @@ def test_a_pyproject_that_is_not_toml_is_an_input_error(tmp_path: Path) -> None:
 # --- the gate on a small repository --------------------------------------------------
 
 
-def small_repo(root: Path, policy: str | None = None) -> Path:
-    """Fixtures, a pytest.ini, a property module and five synthetic replays, locked."""
+def small_repo(root: Path, policy: str | None = None, files: tuple[str, ...] = ()) -> Path:
+    """Fixtures, a pytest.ini, a property module, five synthetic replays and `files`,
+    locked."""
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n")
     (root / "fixtures").mkdir(parents=True)
     (root / "fixtures" / "a.json").write_text("{}\n")
     (root / "pytest.ini").write_text("[pytest]\n")
@@ -322,20 +326,18 @@ def test_policy_harness_globs_add_files_and_bindings_cannot_exempt_a_test(tmp_pa
         'harness: ["jest.config.*", "ci/*.cfg"]\n'
         'bindings:\n  - tests: ["tests/*"]\n    fixtures: ["fixtures/*"]\n'
     )
-    root = small_repo(tmp_path, policy)
+    root = small_repo(tmp_path, policy, files=("web/jest.config.js", "ci/runner.cfg"))
     assert small_gate(root, "--config", str(root / "waiver.yml"))[0] == 0
-    (root / "web").mkdir()
     (root / "web" / "jest.config.js").write_text("module.exports = {}\n")
-    (root / "ci").mkdir()
-    (root / "ci" / "runner.cfg").write_text("x\n")
+    (root / "ci" / "other.cfg").write_text("x\n")
     (root / "conftest.py").write_text("")
     code, report = small_gate(root, "--config", str(root / "waiver.yml"))
     assert code == 1
     assert classes(report) == {"tests/test_a.py::test_a": "fixture_drift"}
-    assert [(d["path"], d["part"]) for d in report["fixtures"]["drift"]] == [
-        ("ci/runner.cfg", "harness"),
-        ("conftest.py", "harness"),
-        ("web/jest.config.js", "harness"),
+    assert [(d["path"], d["kind"], d["part"]) for d in report["fixtures"]["drift"]] == [
+        ("ci/other.cfg", "not_in_lock", "harness"),
+        ("conftest.py", "not_in_lock", "harness"),
+        ("web/jest.config.js", "changed", "harness"),
     ]
 
 

@@ -18,6 +18,7 @@ from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.files import split_relative
+from waiver.read.policy.globs import unanchored
 
 CONFIG_FILES = frozenset(
     {"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"}
@@ -31,8 +32,10 @@ class Harness:
     """Which repository paths belong to the harness.
 
     `patterns` are the policy file's globs: one without a `/` matches a file name in any
-    folder, one with a `/` the whole repository-relative path (`*` crosses `/`).
-    `modules` are property-suite modules, named by path.
+    folder, one with a `/` the whole repository-relative path (`*` crosses `/`), and one
+    that starts with `/` or `./` is anchored there too (`/package.json` is the root's
+    alone, `package.json` every folder's). `modules` are property-suite modules, named by
+    path.
     """
 
     patterns: tuple[str, ...] = ()
@@ -47,7 +50,13 @@ class Harness:
     def names(self, path: str) -> bool:
         """Whether a policy glob names `path`."""
         name = path.rsplit("/", 1)[-1]
-        return any(fnmatchcase(path if "/" in p else name, p) for p in self.patterns)
+        return any(glob_names(pattern, path, name) for pattern in self.patterns)
+
+
+def glob_names(pattern: str, path: str, name: str) -> bool:
+    """Whether a `harness:` glob names the file at `path`, whose name is `name`."""
+    glob, anchored = unanchored(pattern)
+    return fnmatchcase(path if anchored or "/" in glob else name, glob)
 
 
 def property_modules(test_ids: Iterable[str]) -> frozenset[str]:

@@ -19,11 +19,12 @@ from fnmatch import translate
 
 from waiver.errors import InputError
 from waiver.read.lock.lock_file import LockEntry, lock_digest
+from waiver.read.policy.globs import path_glob
 from waiver.read.policy.settings import Binding
 
 
 def _matcher(patterns: Sequence[str]) -> re.Pattern[str]:
-    return re.compile("|".join(translate(pattern) for pattern in patterns))
+    return re.compile("|".join(translate(path_glob(pattern)) for pattern in patterns))
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from waiver.read.lock.lock_file import (
     parse_lock,
     scan_fixtures,
 )
+from waiver.read.lock.unmatched import check_globs_match
 from waiver.read.policy.settings import Settings
 from waiver.read.trusted.protected import ProtectedFiles
 
@@ -87,7 +88,15 @@ def read_fixtures(
     harness = Harness(settings.harness, modules)
     locked_set = LockedSet(fixtures_folder(paths.root, paths.fixtures), harness)
     fixture_paths = scan_fixtures(paths.root, locked_set.folder, settings.fixtures)
-    found = [*((path, None) for path in fixture_paths), *harness_in_tree(paths.root, harness)]
+    harness_found = harness_in_tree(paths.root, harness)
+    locked_paths = [entry.path for entry in lock]
+    check_globs_match(
+        settings,
+        locked_set.folder,
+        [*fixture_paths, *locked_paths],
+        [*(path for path, _ in harness_found), *locked_paths],
+    )
+    found = [*((path, None) for path in fixture_paths), *harness_found]
     committed = protected.committed()
     changes = [] if committed is None else committed_changes(committed, harness, lock)
     state = with_committed(hash_tree(paths.root, lock, found, paths.lock), lock, changes)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from waiver.errors import InputError
 from waiver.read.files import open_beneath, read_chunks, split_relative
+from waiver.read.policy.globs import path_glob
 from waiver.read.trusted.trees import check_name, scan_error
 
 LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
@@ -241,12 +242,17 @@ def fixtures_folder(root: str, fixtures: str) -> str:
     return "" if relative == "." else relative
 
 
+def fixture_glob_matches(pattern: str, inner: str) -> bool:
+    """Whether a fixture glob matches a path inside the fixtures folder."""
+    return fnmatchcase(inner, path_glob(pattern))
+
+
 def _reachable(inner: str, patterns: Sequence[str]) -> bool:
     """Whether a path inside the folder `inner` (relative to the fixtures folder) can match a
     pattern: the pattern's text before its first wildcard and the folder agree."""
     folder = inner + "/"
     for pattern in patterns:
-        prefix = WILDCARD.split(pattern, maxsplit=1)[0]
+        prefix = WILDCARD.split(path_glob(pattern), maxsplit=1)[0]
         if prefix.startswith(folder) or folder.startswith(prefix):
             return True
     return not patterns
@@ -272,7 +278,7 @@ def scan_fixtures(root: str, folder: str, patterns: Sequence[str]) -> list[str]:
         for entry in entries:
             path = check_name(f"{current}/{entry.name}" if current else entry.name)
             inner = path[len(folder) + 1 :] if folder else path
-            matches = not patterns or any(fnmatchcase(inner, p) for p in patterns)
+            matches = not patterns or any(fixture_glob_matches(p, inner) for p in patterns)
             if entry.is_symlink():
                 if matches or (entry.is_dir() and _reachable(inner, patterns)):
                     raise InputError(path, "a symlink in the fixture set")
@@ -316,11 +322,10 @@ def hash_tree(
 
 
 def build_lock_text(
-    root: str, fixtures: str, patterns: Sequence[str], harness: Iterable[tuple[str, str | None]]
+    root: str, fixtures: str, found: Sequence[str], harness: Iterable[tuple[str, str | None]]
 ) -> str:
-    """The lock of the fixture set and of the harness files found (`(path, table)` pairs)."""
-    folder = fixtures_folder(root, fixtures)
-    found = scan_fixtures(root, folder, patterns)
+    """The lock of the fixture files found under the folder `fixtures` and of the harness
+    files found (`(path, table)` pairs)."""
     if not found:
         raise InputError(fixtures, "no fixture files matched")
     entries = []

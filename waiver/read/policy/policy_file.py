@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from waiver.errors import InputError
 from waiver.read.files import split_relative
+from waiver.read.policy.globs import check_glob
 from waiver.read.policy.schema_problems import problem_lines, validator
 from waiver.read.policy.settings import DEFAULT_POLICY, NO_REGISTRY, Binding, PolicyFile
 from waiver.read.policy.strict_yaml import load_yaml
@@ -65,7 +66,23 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
         max_files_per_replay=limits.get("max_files_per_replay"),
     )
     _check_window(policy_file)
+    _check_path_globs(policy_file)
     return policy_file
+
+
+def _check_path_globs(policy_file: PolicyFile) -> None:
+    """The globs over repository paths name files inside it (`waiver.read.policy.globs`)."""
+    keyed = [
+        ("harness", policy_file.harness or ()),
+        ("fixtures", policy_file.fixtures or ()),
+        *(
+            (f"bindings[{index}].fixtures", binding.fixtures)
+            for index, binding in enumerate(policy_file.bindings or ())
+        ),
+    ]
+    for key, patterns in keyed:
+        for number, pattern in enumerate(patterns):
+            check_glob(pattern, policy_file.source, f"{key}[{number}]")
 
 
 def _check_window(policy_file: PolicyFile) -> None:

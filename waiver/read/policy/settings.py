@@ -10,6 +10,7 @@ from typing import Literal, TypeVar
 
 from waiver.model import Policy
 from waiver.read.junit.replay import Limits
+from waiver.read.policy.globs import check_glob
 
 # `registry: none` in the policy file: no known-tests registry, on purpose.
 NO_REGISTRY = "none"
@@ -100,6 +101,8 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
             return path
         return os.path.normpath(os.path.join(root, path))
 
+    for pattern in flags.fixtures or ():
+        check_glob(pattern, "--pattern")
     registry = pick("registry", flags.registry, in_root(given.registry), None)
     policy = Policy(
         min_replays=pick(
