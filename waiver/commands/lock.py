@@ -13,6 +13,7 @@ from waiver.read.lock.lock_file import build_lock_text, fixtures_folder, scan_fi
 from waiver.read.lock.unmatched import check_globs_match
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, PolicyFile, effective
+from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import FromWorkingTree
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
@@ -31,9 +32,10 @@ def lock_text(
     modules = frozenset(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
-    harness = harness_in_tree(root, Harness(settings.harness, modules))
+    skipped = ignored_folders(root, None)
+    harness = harness_in_tree(root, Harness(settings.harness, modules), skipped)
     folder = fixtures_folder(root, fixtures)
-    found = scan_fixtures(root, folder, settings.fixtures)
+    found = scan_fixtures(root, folder, settings.fixtures, skipped)
     check_globs_match(settings, folder, found, [path for path, _ in harness])
     return build_lock_text(root, fixtures, found, harness)
 

@@ -30,6 +30,7 @@ from waiver.read.harness.listing import walk
 from waiver.read.harness.named import Harness
 from waiver.read.harness.resolve import harness_in_tree
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, hash_entry, parse_lock
+from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import ProtectedFiles
 from waiver.read.trusted.trees import DiskTree
 from waiver.write.escape import log_line
@@ -139,7 +140,7 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
         write_beneath(root, entry.path, data)
         restored.written.append(entry.path)
     locked = {(entry.path, entry.table) for entry in lock}
-    for path, table in harness_in_tree(root, harness):
+    for path, table in harness_in_tree(root, harness, ignored_folders(root, trusted.revision)):
         if (path, table) in locked or path in restored.written:
             continue
         if table is not None and hash_entry(root, path, table, path) is None:

@@ -22,7 +22,7 @@ from waiver.read.harness.plugin_names import (
 )
 from waiver.read.harness.resolve import harness_in_tree, harness_pairs, resolve_harness
 from waiver.read.trusted.git import GitRevision
-from waiver.read.trusted.trees import DiskTree
+from waiver.read.trusted.trees import DiskTree, no_folder
 
 # --- reading configuration -------------------------------------------------------------
 
@@ -487,7 +487,7 @@ def test_the_pairs_lock_pytests_two_tables_and_whole_files(tmp_path: Path) -> No
         "tool.poetry.plugins.pytest11",
         "tool.flit.entrypoints.pytest11",
     ]
-    assert harness_in_tree(str(root), harness) == [
+    assert harness_in_tree(str(root), harness, no_folder) == [
         *(("pyproject.toml", table) for table in tables),
         ("pytest.ini", None),
         *(("sub/pyproject.toml", table) for table in tables),

@@ -297,6 +297,9 @@ def harness_pairs(
     return list(dict.fromkeys([*pairs, *((module, None) for module in sorted(harness.modules))]))
 
 
-def harness_in_tree(root: str, harness: Harness) -> list[tuple[str, str | None]]:
-    """The `(path, table)` pairs of the harness in the work tree under `root`."""
-    return harness_pairs(DiskTree(root), harness)
+def harness_in_tree(
+    root: str, harness: Harness, skipped: Callable[[str], bool]
+) -> list[tuple[str, str | None]]:
+    """The `(path, table)` pairs of the harness in the work tree under `root`, but in the
+    folders `skipped` names (`waiver.read.trusted.ignored`)."""
+    return harness_pairs(DiskTree(root, skipped), harness)

@@ -26,6 +26,7 @@ from waiver.read.lock.lock_file import (
 )
 from waiver.read.lock.unmatched import check_globs_match
 from waiver.read.policy.settings import Settings
+from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import ProtectedFiles
 
 
@@ -87,8 +88,9 @@ def read_fixtures(
         check_binding_patterns(settings.bindings, lock, settings.config)
     harness = Harness(settings.harness, modules)
     locked_set = LockedSet(fixtures_folder(paths.root, paths.fixtures), harness)
-    fixture_paths = scan_fixtures(paths.root, locked_set.folder, settings.fixtures)
-    harness_found = harness_in_tree(paths.root, harness)
+    skipped = ignored_folders(paths.root, protected.revision)
+    fixture_paths = scan_fixtures(paths.root, locked_set.folder, settings.fixtures, skipped)
+    harness_found = harness_in_tree(paths.root, harness, skipped)
     locked_paths = [entry.path for entry in lock]
     check_globs_match(
         settings,

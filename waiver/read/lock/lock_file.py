@@ -17,7 +17,7 @@ import os
 import re
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -258,13 +258,16 @@ def _reachable(inner: str, patterns: Sequence[str]) -> bool:
     return not patterns
 
 
-def scan_fixtures(root: str, folder: str, patterns: Sequence[str]) -> list[str]:
+def scan_fixtures(
+    root: str, folder: str, patterns: Sequence[str], skipped: Callable[[str], bool]
+) -> list[str]:
     """Every fixture file under `folder` whose folder-relative path matches a pattern.
 
     Symlinks and special files in the set are input errors: a fixture must be bytes
     in the repository, not a pointer to something the gate would have to trust. A folder
     no pattern can reach (a virtualenv beside `tests/data/*`, say) holds no fixture, so it
-    is not entered, and a symlink to a folder there is no error.
+    is not entered, and a symlink to a folder there is no error; nor is a folder that
+    `skipped` names (one git ignores, `waiver.read.trusted.ignored`), or anything in it.
     """
     found: list[str] = []
     pending = [folder]
@@ -277,6 +280,8 @@ def scan_fixtures(root: str, folder: str, patterns: Sequence[str]) -> list[str]:
             raise scan_error(current, error) from None
         for entry in entries:
             path = check_name(f"{current}/{entry.name}" if current else entry.name)
+            if entry.is_dir(follow_symlinks=False) and skipped(path):
+                continue
             inner = path[len(folder) + 1 :] if folder else path
             matches = not patterns or any(fixture_glob_matches(p, inner) for p in patterns)
             if entry.is_symlink():

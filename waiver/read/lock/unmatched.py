@@ -18,7 +18,7 @@ from waiver.read.policy.settings import Settings
 
 HARNESS_HINT = (
     "a glob without '/' matches a file name in any folder, one with '/' or a leading '/' "
-    "the path from the repository root"
+    "the path from the repository root; git-ignored folders are not searched"
 )
 FIXTURES_HINT = "fixture globs match paths inside the fixtures folder"
 

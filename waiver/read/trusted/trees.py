@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -58,20 +59,33 @@ def scan_error(path: str, error: OSError) -> InputError:
     return InputError(escaped(path), f"cannot be listed: {error.strerror}")
 
 
-class DiskTree:
-    """The files under `root` as they are on disk."""
+def no_folder(folder: str) -> bool:
+    """Skips no folder: the whole tree is listed."""
+    return False
 
-    def __init__(self, root: str) -> None:
+
+class DiskTree:
+    """The files under `root` as they are on disk, but the folders `skipped` names
+    (`waiver.read.trusted.ignored`), which are not listed."""
+
+    def __init__(self, root: str, skipped: Callable[[str], bool] = no_folder) -> None:
         self.root = root
+        self.skipped = skipped
 
     def entries(self, folder: str) -> list[Entry]:
         try:
             with os.scandir(os.path.join(self.root, folder) if folder else self.root) as found:
-                return [Entry(entry.name, _kind(entry)) for entry in found]
+                entries = [Entry(entry.name, _kind(entry)) for entry in found]
         except (FileNotFoundError, NotADirectoryError):
             return []
         except OSError as error:
             raise scan_error(folder, error) from None
+        return [
+            entry
+            for entry in entries
+            if entry.kind != FOLDER
+            or not self.skipped(f"{folder}/{entry.name}" if folder else entry.name)
+        ]
 
     def read(self, path: str, limit: int) -> bytes | None:
         fd = open_beneath(self.root, path, path)
