@@ -11,6 +11,8 @@ Bytecode anywhere in the tree (`*.pyc`, `*.pyo`, what a `__pycache__` holds), bu
 `.git` and real virtualenvs, is removed too: Python can load it without reading the source
 the lock hashes, and a sourceless `name.pyc` is importable with no source at all.
 
+A file is written back with its mode at the trusted revision: an executable one (a
+runner's `scripts/junit.sh`) stays executable. A symlink or submodule there is refused.
 Writing never follows a symlink: a change could point a folder of its tree elsewhere.
 """
 
@@ -30,8 +32,8 @@ from waiver.read.harness.listing import walk
 from waiver.read.harness.named import Harness
 from waiver.read.harness.resolve import harness_in_tree
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, hash_entry, parse_lock
+from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.ignored import ignored_folders
-from waiver.read.trusted.protected import ProtectedFiles
 from waiver.read.trusted.trees import DiskTree
 from waiver.write.escape import log_line
 
@@ -43,7 +45,7 @@ class TrustedHarness:
     """Where `waiver replay --harness-from` restores the locked files from."""
 
     root: str
-    trusted: ProtectedFiles
+    trusted: GitRevision
     lock: str
     harness: Harness
 
@@ -96,8 +98,9 @@ def _remove(folder: int, name: str, path: str) -> bool:
     return True
 
 
-def write_beneath(root: str, path: str, data: bytes) -> None:
-    """Replace `root/path` by a regular file holding `data`."""
+def write_beneath(root: str, path: str, data: bytes, executable: bool) -> None:
+    """Replace `root/path` by a regular file holding `data`, executable or not (as git
+    checks a file out: the mode is then narrowed by the umask)."""
     opened = _parent(root, path, create=True)
     if opened is None:  # a folder vanished between its creation and its opening
         raise InputError(path, "its folder could not be made")
@@ -107,7 +110,7 @@ def write_beneath(root: str, path: str, data: bytes) -> None:
         fd = os.open(
             name,
             os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-            0o644,
+            0o755 if executable else 0o644,
             dir_fd=folder,
         )
         with os.fdopen(fd, "wb") as stream:
@@ -136,8 +139,8 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
     for entry in lock:
         if hash_entry(root, entry.path, entry.table, source.lock) == entry.digest:
             continue
-        data = trusted.read(os.path.join(root, entry.path), MAX_RESTORED_BYTES)
-        write_beneath(root, entry.path, data)
+        data, executable = trusted.read_file(os.path.join(root, entry.path), MAX_RESTORED_BYTES)
+        write_beneath(root, entry.path, data, executable)
         restored.written.append(entry.path)
     locked = {(entry.path, entry.table) for entry in lock}
     for path, table in harness_in_tree(root, harness, ignored_folders(root, trusted.revision)):
@@ -146,14 +149,14 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
         if table is not None and hash_entry(root, path, table, path) is None:
             continue  # a pyproject.toml without a pytest table configures no test run
         try:
-            data = trusted.read(os.path.join(root, path), MAX_RESTORED_BYTES)
+            data, executable = trusted.read_file(os.path.join(root, path), MAX_RESTORED_BYTES)
         except InputError:
             # Not a regular file at the trusted revision (most often: not there at all).
             if remove_beneath(root, path):
                 restored.removed.append(path)
             continue
         if hash_entry(root, path, None, path) != hashlib.sha256(data).hexdigest():
-            write_beneath(root, path, data)
+            write_beneath(root, path, data, executable)
             restored.written.append(path)
     restored.removed += remove_bytecode(root, {entry.path for entry in lock})
     return restored

@@ -29,12 +29,13 @@ from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FOLDER, CommitTree
 
 REGULAR_FILE = 0o100644
+EXECUTABLE_FILE = 0o100755
 FOLDER_MODE = 0o040000
 MODES = {
     0o120000: "a symlink",
     0o160000: "a submodule",
     FOLDER_MODE: "a folder",
-    0o100755: "an executable file",
+    EXECUTABLE_FILE: "an executable file",
 }
 # A full commit id (SHA-1 or SHA-256). A branch, tag or short id is refused: the change
 # could create a ref or an object that takes the name over.
@@ -140,11 +141,22 @@ class GitRevision:
         return self._ref
 
     def read(self, path: str, limit: int) -> bytes:
+        data, _ = self._read_file(path, limit, (REGULAR_FILE,))
+        self._read[path] = data
+        return data
+
+    def read_file(self, path: str, limit: int) -> tuple[bytes, bool]:
+        """A file's bytes and whether it is executable: what the restore writes back of a
+        harness file (a runner's script is one). A symlink or submodule is still refused."""
+        data, mode = self._read_file(path, limit, (REGULAR_FILE, EXECUTABLE_FILE))
+        return data, mode == EXECUTABLE_FILE
+
+    def _read_file(self, path: str, limit: int, modes: tuple[int, ...]) -> tuple[bytes, int]:
         commit = self._commit
         repository_path = self._repository_path(path)
         where = f"at trusted revision {self.commit}"
         try:
-            data = self._blob(commit, repository_path, path, where)
+            data, mode = self._blob(commit, repository_path, path, where, modes)
         except UNREADABLE as error:
             raise InputError(
                 path, f"{repository_path} {where} cannot be read: {_said(error)}"
@@ -153,12 +165,14 @@ class GitRevision:
             raise InputError(
                 path, f"{repository_path} {where} is larger than the cap of {limit} bytes"
             )
-        self._read[path] = data
-        return data
+        return data, mode
 
-    def _blob(self, commit: Commit, repository_path: str, path: str, where: str) -> bytes:
-        """The bytes of the regular file at `repository_path`, walking one folder at a time,
-        so that a symlink or submodule on the way is refused rather than followed."""
+    def _blob(
+        self, commit: Commit, repository_path: str, path: str, where: str, modes: tuple[int, ...]
+    ) -> tuple[bytes, int]:
+        """The bytes and mode of the file at `repository_path`, if its mode is one of `modes`,
+        walking one folder at a time, so that a symlink or submodule on the way is refused
+        rather than followed."""
         store = self._repository.object_store
         tree = store[commit.tree]
         parts = repository_path.split("/")
@@ -176,13 +190,13 @@ class GitRevision:
                     raise InputError(path, f"{named} is {found} {where}, not a folder")
                 tree = store[object_id]
                 continue
-            if mode != REGULAR_FILE:
+            if mode not in modes:
                 found = MODES.get(mode, f"mode {mode:o}")
                 raise InputError(path, f"{repository_path} is {found} {where}, not a regular file")
             blob = store[object_id]
             if not isinstance(blob, Blob):
                 raise InputError(path, f"{repository_path} {where} is not a blob")
-            return blob.as_raw_string()
+            return blob.as_raw_string(), mode
         raise InputError(path, f"{repository_path} does not exist {where}")
 
     def committed(self) -> Committed:
