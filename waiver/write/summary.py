@@ -33,9 +33,10 @@ from waiver.write.summary_tables import (
     rows_table,
     void_freezes_table,
 )
-from waiver.write.why import RunCause, expected_replays, run_cause
+from waiver.write.why import RunCause, expected_replays, locked_name, run_cause
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
+NAMED = 3  # harness files the harness paragraph names; the drift table lists every one
 RESERVE = 4_000  # room kept for the closing line
 
 ADMISSION = {
@@ -293,12 +294,13 @@ def _harness(out: Budget, facts: Facts) -> int:
     harness = [d for d in fixtures["drift"] if d["part"] == "harness"] if fixtures else []
     if not harness:
         return 0
+    named = ", ".join(md_code(locked_name(d["path"], d.get("table"))) for d in harness[:NAMED])
+    more = f" and {len(harness) - NAMED} more" if len(harness) > NAMED else ""
     return _paragraph(
         out,
-        f"**The change edits the test harness** ({len(harness)} file"
-        f"{'' if len(harness) == 1 else 's'}: conftest.py, pytest configuration or "
-        "property-suite modules), so its replays cannot be trusted and every test is "
-        "`fixture_drift`. Updating the harness is a separate, reviewed change.",
+        f"**The change edits the test harness** ({named}{more}), so its replays cannot be "
+        "trusted and every test is `fixture_drift`. Updating the harness is a separate, "
+        "reviewed change.",
     )
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from support import write_tree
+from junit_support import PASSING_PROPERTIES, case, junit
+from support import gate_args, write_tree
 from waiver.cli import main
 
 PROJECT = {
@@ -124,3 +125,31 @@ def test_the_gate_refuses_a_glob_that_names_neither_the_lock_nor_the_tree(
     capsys.readouterr()
     assert check_lock(project) == 2
     assert "harness[1]: '/karma.conf.js' matches no file" in capsys.readouterr().err
+
+
+def test_the_summary_names_a_javascript_harness_without_pytest_words(project: Path) -> None:
+    write_tree(
+        project,
+        {
+            "scripts/junit.sh": "#!/bin/sh\n",
+            ".mocharc.yml": "spec: test\n",
+            "properties.xml": PASSING_PROPERTIES,
+            **{f"reports/run-{n}.xml": junit(case("button", "renders")) for n in range(1, 6)},
+        },
+    )
+    policy = (
+        'registry: none\nharness: ["/package.json", "/scripts/*.sh", "jest.config.js", '
+        '"/.mocharc.yml"]\n'
+    )
+    assert lock(project, policy) == 0
+    for name in ("package.json", "scripts/junit.sh", "jest.config.js", ".mocharc.yml"):
+        (project / name).write_text("changed\n")
+    assert main(gate_args(project, "--config", str(project / "waiver.yml"), known_tests=False,
+                          summary=True)) == 1  # fmt: skip
+    summary = (project / "summary.md").read_text()
+    assert (
+        "**The change edits the test harness** (`.mocharc.yml`, `jest.config.js`, "
+        "`package.json` and 1 more), so its replays cannot be trusted"
+    ) in summary
+    assert "pytest" not in summary
+    assert "conftest" not in summary
