@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The action's reviews step: `waiver approvals` in the gate's image, with the network and
-# the token that the gate's own run never gets. It writes the pull request's reviews,
-# commits and approvers' permissions to a file, and names that file as the `file` output;
-# the gate step mounts it read-only and judges it as untrusted input.
+# The action's reviews step: `waiver approvals` in the gate's image, through
+# run-with-api.sh, with the network and the token that the gate's own run never gets. It
+# writes the pull request's reviews, commits and approvers' permissions to a file, and
+# names that file as the `file` output; the gate step mounts it read-only and judges it as
+# untrusted input.
 #
 # Every input comes through the environment:
 #   WAIVER_IMAGE        the image the gate runs in
@@ -33,17 +34,8 @@ if [[ ! -f $GITHUB_EVENT_PATH ]]; then
     unread "the reviews were not read: the event file is missing"
 fi
 
-# The host network, so that an API on the runner itself (a GitHub Enterprise Server proxy,
-# a stand-in) is reachable at 127.0.0.1. `-P` keeps the working directory off sys.path.
 status=0
-docker run --rm --network host --cap-drop ALL --security-opt no-new-privileges --read-only \
-    --user "$(id -u):$(id -g)" \
-    --env GITHUB_TOKEN --env GITHUB_API_URL --env GITHUB_REPOSITORY \
-    --env HTTPS_PROXY --env https_proxy --env NO_PROXY --env no_proxy \
-    --env GITHUB_EVENT_PATH=/in/event.json \
-    --mount "type=bind,source=$(realpath -- "$GITHUB_EVENT_PATH"),target=/in/event.json,readonly" \
-    --mount "type=bind,source=$out,target=/out" \
-    --entrypoint python3 "$WAIVER_IMAGE" -P -m waiver approvals --out=/out/approvals.json ||
+WAIVER_OUT=$out bash "$(dirname -- "$0")/run-with-api.sh" approvals --out=/out/approvals.json ||
     status=$?
 if [[ ! -f $file ]]; then
     unread "the reviews were not read: waiver approvals exited $status without writing them"

@@ -1,7 +1,7 @@
 """A local stand-in for the GitHub REST API endpoints waiver uses, on 127.0.0.1: a pull
 request's reviews and commits (paginated with `Link` headers, as the API does), a
-collaborator's permission, a pull request and the pull requests of a commit, and an
-issue's comments, which it lets be created and edited. Tests set what it answers and read
+collaborator's permission, a pull request and the pull requests of a commit, an issue's
+comments, which it lets be created and edited, and commit statuses, which it records. Tests set what it answers and read
 what it was asked."""
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+HEAD = "a" * 40  # the head commit a run was about
 
 
 @dataclass
@@ -27,9 +30,12 @@ class Answers:
     next_host: str | None = None  # a `next` link to another host, when set
     asked: list[tuple[str, str | None]] = field(default_factory=list)  # (path, Authorization)
     head: str = "a" * 40  # the pull request's current head
+    base: str = "b" * 40  # its base
+    author: str = "agent"
     commit_pulls: list[dict[str, Any]] = field(default_factory=list)
     comments: list[dict[str, Any]] = field(default_factory=list)
     writes: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
+    statuses: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
 
 
 def comment(comment_id: int, login: str, body: str) -> dict[str, Any]:
@@ -78,8 +84,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(answers.status, b'{"message": "no"}')
             return
         length = int(self.headers.get("Content-Length", "0"))
-        body = json.loads(self.rfile.read(length))["body"]
+        posted = json.loads(self.rfile.read(length))
         segments = parts.path.strip("/").split("/")
+        if segments[-2] == "statuses":
+            answers.statuses.append(posted)
+            self._send(201, json.dumps(posted).encode())
+            return
+        body = posted["body"]
         if self.command == "POST":
             made = comment(1000 + len(answers.comments), "github-actions[bot]", body)
             answers.comments.append(made)
@@ -103,7 +114,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         segments = parts.path.strip("/").split("/")
         if segments[-2] == "pulls" and segments[-1].isdigit():
-            self._send(200, json.dumps({"number": 7, "head": {"sha": answers.head}}).encode())
+            pull = {
+                "number": int(segments[-1]),
+                "user": {"login": answers.author},
+                "head": {"sha": answers.head},
+                "base": {"sha": answers.base},
+            }
+            self._send(200, json.dumps(pull).encode())
             return
         if segments[-1] == "permission":
             permission = answers.permissions.get(segments[-2])
@@ -145,3 +162,26 @@ def github_api(answers: Answers) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def workflow_run_event(tmp_path: Path, head: str = HEAD) -> Path:
+    """A fork's run, as `workflow_run` tells of it: no pull request named."""
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps({"workflow_run": {"head_sha": head, "pull_requests": []}}))
+    return path
+
+
+def environment(tmp_path: Path, api: str) -> dict[str, str]:
+    return {
+        "GITHUB_API_URL": api,
+        "GITHUB_TOKEN": "secret-token",
+        "GITHUB_EVENT_PATH": str(workflow_run_event(tmp_path)),
+        "GITHUB_REPOSITORY": "owner/repo",
+    }
+
+
+def fork_answers(comments: list[dict[str, Any]] | None = None) -> Answers:
+    return Answers(
+        commit_pulls=[{"number": 7, "state": "open", "head": {"sha": HEAD}}],
+        comments=comments or [],
+    )

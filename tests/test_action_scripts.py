@@ -93,6 +93,8 @@ def test_inputs_reach_the_container_only_as_data(
         "skipped",
         "skipped",
         "skipped",
+        "skipped",
+        "skipped",
         "failure",
     ]
 
@@ -127,6 +129,8 @@ def test_a_build_failure_skips_the_gate_and_still_fails_the_step(
         "skipped",
         "skipped",
         "skipped",
+        "skipped",
+        "skipped",
         "failure",
     ]
     assert simulation.steps[-1].stdout == "::error title=waiver::the gate did not run\n"
@@ -142,6 +146,8 @@ def test_a_container_that_never_ran_leaves_no_report_and_fails(
         "success",
         "skipped",
         "success",
+        "skipped",
+        "skipped",
         "skipped",
         "skipped",
         "skipped",
@@ -276,6 +282,8 @@ def test_out_must_stay_inside_the_workspace(
         "success",
         "skipped",
         "failure",
+        "skipped",
+        "skipped",
         "skipped",
         "skipped",
         "skipped",
@@ -425,6 +433,8 @@ def test_diagnosis_runs_after_the_upload_and_changes_nothing(
         "success",
         "success",
         "success",
+        "skipped",
+        "skipped",
         "failure",
     ]
     assert names.index("Upload waiver.json") < names.index("Diagnose unstable rows")
@@ -454,6 +464,8 @@ def test_without_a_trusted_revision_the_action_blocks_with_an_input_error(
         "success",
         "skipped",
         "success",
+        "skipped",
+        "skipped",
         "skipped",
         "skipped",
         "skipped",

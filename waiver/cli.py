@@ -13,11 +13,9 @@ from collections.abc import Sequence
 
 from waiver import __version__
 from waiver.commands import (
-    approvals,
     baseline,
     check_lock,
     classify,
-    comment,
     diagnose,
     freeze,
     gate,
@@ -28,6 +26,7 @@ from waiver.commands import (
     replay,
     restore_harness,
 )
+from waiver.commands.remote import approvals, comment, status
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, EXIT_INTERNAL, InputError, UsageError
 from waiver.write.escape import log_line
 
@@ -46,6 +45,7 @@ COMMANDS = (
     freeze,
     approvals,
     comment,
+    status,
 )
 # The commands whose --out is a verdict: a run that fails leaves none behind.
 REPORT_COMMANDS = ("gate", "classify")

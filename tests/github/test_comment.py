@@ -4,14 +4,13 @@ in place through a local stand-in of the REST API."""
 from __future__ import annotations
 
 import copy
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from github_api import Answers, comment, github_api
+from github_api import HEAD, Answers, comment, environment, fork_answers, github_api
 from support import ROUND_TRIP, run_gate
 from waiver.cli import main
 from waiver.github.comment import LIMIT, MARKER, render_comment
@@ -19,7 +18,6 @@ from waiver.github.pulls import post_comment
 from waiver.github.rest import ApiFailed
 from waiver.write.report_types import report_of
 
-HEAD = "a" * 40
 HOSTILE = "@org/admins <img src=x> </details> ``` |"
 CODE_SPAN = re.compile(r"(`+).*?\1")
 
@@ -69,29 +67,6 @@ def test_a_freeze_proposal_comes_with_the_command_that_accepts_it(example: Path)
         "waiver freeze accept --report waiver.json --store freezes.json --owner LOGIN "
         f"--reason TEXT --tracking URL {ROUND_TRIP}"
     ) in text
-
-
-def workflow_run_event(tmp_path: Path, head: str = HEAD) -> Path:
-    """A fork's run, as `workflow_run` tells of it: no pull request named."""
-    path = tmp_path / "event.json"
-    path.write_text(json.dumps({"workflow_run": {"head_sha": head, "pull_requests": []}}))
-    return path
-
-
-def environment(tmp_path: Path, api: str) -> dict[str, str]:
-    return {
-        "GITHUB_API_URL": api,
-        "GITHUB_TOKEN": "secret-token",
-        "GITHUB_EVENT_PATH": str(workflow_run_event(tmp_path)),
-        "GITHUB_REPOSITORY": "owner/repo",
-    }
-
-
-def fork_answers(comments: list[dict[str, Any]] | None = None) -> Answers:
-    return Answers(
-        commit_pulls=[{"number": 7, "state": "open", "head": {"sha": HEAD}}],
-        comments=comments or [],
-    )
 
 
 def test_a_fork_run_posts_one_comment_and_the_next_run_edits_it(tmp_path: Path) -> None:

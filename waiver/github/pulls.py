@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from waiver.github.comment import MARKER
-from waiver.github.rest import DEFAULT_API, Api, ApiFailed, Opener, read_event, urlopen
-from waiver.github.reviews import REPOSITORY
+from waiver.github.rest import Api, ApiFailed, Opener, connect, read_event, urlopen
 
 # The account GitHub Actions' own token posts as.
 TOOL_ACCOUNT = "github-actions[bot]"
@@ -64,21 +63,30 @@ def _own_comment(api: Api, repository: str, number: int) -> dict[str, Any] | Non
     return None
 
 
-def post_comment(env: Mapping[str, str], text: str, opener: Opener = urlopen) -> str:
-    """Create or edit the comment; what was done, in a line."""
-    token = env.get("GITHUB_TOKEN")
-    if not token:
-        raise ApiFailed("GITHUB_TOKEN is not set")
-    repository = env.get("GITHUB_REPOSITORY", "")
-    if not REPOSITORY.match(repository):
-        raise ApiFailed("GITHUB_REPOSITORY is not owner/name")
-    number, sha = _run_head(read_event(env))
-    api = Api(env.get("GITHUB_API_URL") or DEFAULT_API, token, opener)
+def run_pull(
+    api: Api, repository: str, event: Mapping[str, Any]
+) -> tuple[int, str, Mapping[str, Any]]:
+    """The pull request the run is about: its number, the commit the run was about, and the
+    pull request as the API has it now (its current head, base and author)."""
+    number, sha = _run_head(event)
     if number is None:
         number = _pull_of_commit(api, repository, sha)
     pull, _ = api.get(f"{api.base}/repos/{repository}/pulls/{number}")
-    head = pull.get("head") if isinstance(pull, dict) else None
-    current = head.get("sha") if isinstance(head, dict) else None
+    if not isinstance(pull, dict):
+        raise ApiFailed(f"GET pull request #{number} answered something that is not an object")
+    return number, sha, pull
+
+
+def current_head(pull: Mapping[str, Any]) -> object:
+    head = pull.get("head")
+    return head.get("sha") if isinstance(head, dict) else None
+
+
+def post_comment(env: Mapping[str, str], text: str, opener: Opener = urlopen) -> str:
+    """Create or edit the comment; what was done, in a line."""
+    api, repository = connect(env, opener)
+    number, sha, pull = run_pull(api, repository, read_event(env))
+    current = current_head(pull)
     if current != sha:
         return f"pull request #{number} has moved on to {current}; nothing posted for {sha}"
     found = _own_comment(api, repository, number)

@@ -24,6 +24,8 @@ MAX_BODY_BYTES = 8 << 20
 MAX_PAGES = 30
 TIMEOUT_SECONDS = 20
 NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
+REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
+FULL_SHA = re.compile(r"[0-9a-f]{40}\Z")
 Opener = Callable[[urllib.request.Request], Any]
 
 
@@ -100,6 +102,27 @@ class Api:
                 raise ApiFailed(f"GET {path} answered something that is not a list")
             items += page
         raise ApiFailed(f"GET {path} has more than {MAX_PAGES} pages")
+
+
+def connect(env: Mapping[str, str], opener: Opener = urlopen) -> tuple[Api, str]:
+    """The API of `$GITHUB_API_URL` with `$GITHUB_TOKEN`, and `$GITHUB_REPOSITORY`."""
+    token = env.get("GITHUB_TOKEN")
+    if not token:
+        raise ApiFailed("GITHUB_TOKEN is not set")
+    repository = env.get("GITHUB_REPOSITORY", "")
+    if not REPOSITORY.match(repository):
+        raise ApiFailed("GITHUB_REPOSITORY is not owner/name")
+    return Api(env.get("GITHUB_API_URL") or DEFAULT_API, token, opener), repository
+
+
+def run_url(env: Mapping[str, str]) -> str | None:
+    """The link to this run, from the runner's own variables."""
+    server, repository, run = (
+        env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
+    )  # fmt: skip
+    if not (server and repository and run and run.isdigit()):
+        return None
+    return f"{server.rstrip('/')}/{repository}/actions/runs/{run}"
 
 
 def read_event(env: Mapping[str, str]) -> dict[str, Any]:

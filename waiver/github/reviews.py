@@ -1,39 +1,38 @@
 """A pull request's reviews, commits and reviewers' permissions, read from GitHub's REST API.
 
-The pull request comes from the event (`$GITHUB_EVENT_PATH`: a `pull_request` or
-`pull_request_review` event), the API from `$GITHUB_API_URL`, the token from
+The pull request comes from the event (`$GITHUB_EVENT_PATH`): a `pull_request` or
+`pull_request_review` event names it; for a `workflow_run` event it is the pull request
+the run was about, as the API has it now (`waiver.github.pulls`), and one whose head moved
+on since is no pull request to judge. The API comes from `$GITHUB_API_URL`, the token from
 `$GITHUB_TOKEN`; all from the environment mapping passed in (`waiver.github.rest`). The
 result is the document `waiver.read.approvals` reads.
 """
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
 from waiver.approval import latest_reviews
-from waiver.github.rest import (
-    DEFAULT_API,
-    Api,
-    ApiFailed,
-    HttpStatus,
-    Opener,
-    read_event,
-    urlopen,
-)
+from waiver.github.pulls import current_head, run_pull
+from waiver.github.rest import Api, ApiFailed, HttpStatus, Opener, connect, read_event, urlopen
 from waiver.read.approvals import Unusable, parse_reviews
 
 # The commits list stops at 250: past that, some author or committer cannot be seen.
 MAX_COMMITS = 250
-REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
 
 
-def _event(env: Mapping[str, str]) -> Mapping[str, Any]:
-    pull = read_event(env).get("pull_request")
-    if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
+def _pull_request(api: Api, repository: str, env: Mapping[str, str]) -> Mapping[str, Any]:
+    event = read_event(env)
+    pull = event.get("pull_request")
+    if isinstance(pull, dict) and isinstance(pull.get("number"), int):
+        return pull
+    if not isinstance(event.get("workflow_run"), dict):
         raise ApiFailed("the event is not of a pull request")
+    number, sha, pull = run_pull(api, repository, event)
+    if current_head(pull) != sha:
+        raise ApiFailed(f"pull request #{number} has moved on from {sha}, which the run was about")
     return pull
 
 
@@ -49,14 +48,8 @@ def _latest_approvers(reviews: list[object]) -> list[str]:
 
 def fetch_reviews(env: Mapping[str, str], opener: Opener = urlopen) -> dict[str, object]:
     """The document `waiver.read.approvals` reads, fetched from the API."""
-    token = env.get("GITHUB_TOKEN")
-    if not token:
-        raise ApiFailed("GITHUB_TOKEN is not set")
-    repository = env.get("GITHUB_REPOSITORY", "")
-    if not REPOSITORY.match(repository):
-        raise ApiFailed("GITHUB_REPOSITORY is not owner/name")
-    pull = _event(env)
-    api = Api(env.get("GITHUB_API_URL") or DEFAULT_API, token, opener)
+    api, repository = connect(env, opener)
+    pull = _pull_request(api, repository, env)
     base = f"/repos/{repository}/pulls/{pull['number']}"
     reviews = api.pages(f"{base}/reviews")
     commits = api.pages(f"{base}/commits")
@@ -78,6 +71,7 @@ def fetch_reviews(env: Mapping[str, str], opener: Opener = urlopen) -> dict[str,
             "number": pull["number"],
             "user": pull.get("user"),
             "head": pull.get("head"),
+            "base": pull.get("base"),
         },
         "reviews": reviews,
         "commits": commits,

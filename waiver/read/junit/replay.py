@@ -302,5 +302,7 @@ def read_single(path: str, rule: TestIdRule, limits: Limits) -> Tally:
         files = _report_files(path, limits)
     except FileNotFoundError:
         raise InputError(path, "file not found") from None
+    except OSError as error:  # a name longer than the system allows, most often
+        raise InputError(path[:200], f"cannot be read: {error.strerror}") from None
     read_replay(files, rule, tally, limits)
     return tally

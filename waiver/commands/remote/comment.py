@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.github.comment import render_comment
 from waiver.github.pulls import post_comment
-from waiver.github.rest import ApiFailed
+from waiver.github.rest import ApiFailed, run_url
 from waiver.read.waiver_json import read_report
 from waiver.write.escape import log_line
 from waiver.write.report_types import report_of
@@ -25,16 +25,6 @@ from waiver.write.report_types import report_of
 class CommentOptions:
     report: str
     run_url: str | None
-
-
-def run_url(env: dict[str, str] | os._Environ[str]) -> str | None:
-    """The link to this run, from the runner's own variables."""
-    server, repository, run = (
-        env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
-    )  # fmt: skip
-    if not (server and repository and run and run.isdigit()):
-        return None
-    return f"{server.rstrip('/')}/{repository}/actions/runs/{run}"
 
 
 def run(args: argparse.Namespace) -> int:

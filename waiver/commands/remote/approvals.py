@@ -3,7 +3,10 @@ that `waiver gate --approvals FILE` judges.
 
 It runs where the token is, in a step of its own, so that the gate's container needs no
 network and no token. A failure to read the reviews is written into the file (the gate
-then admits nothing and says why) and is no failure of this step.
+then admits nothing and says why) and is no failure of this step. On a runner it also sets
+the step outputs `pull-request`, `head` and `base` (the pull request's number, head and
+base commits, empty when none could be read), which a `workflow_run` job checks out and
+gates by.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import json
 import os
 
 from waiver.errors import EXIT_CLEAR, InputError
-from waiver.github.rest import ApiFailed
+from waiver.github.rest import FULL_SHA, ApiFailed
 from waiver.github.reviews import fetch_reviews
+from waiver.github.workflow import write_outputs
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 
@@ -30,8 +34,25 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(args.out, json.dumps(document, ensure_ascii=True, sort_keys=True))
     except OSError as error:
         raise InputError(args.out, f"cannot write the reviews: {error.strerror}") from None
+    write_outputs(os.environ, pull_request_outputs(document))
     print(log_line(f"waiver: approvals: {said}; written to {args.out}"))
     return EXIT_CLEAR
+
+
+def _sha(pull: object, side: str) -> str:
+    commit = pull.get(side) if isinstance(pull, dict) else None
+    sha = commit.get("sha") if isinstance(commit, dict) else None
+    return sha if isinstance(sha, str) and FULL_SHA.match(sha) else ""
+
+
+def pull_request_outputs(document: dict[str, object]) -> dict[str, str]:
+    pull = document.get("pull_request")
+    number = pull.get("number") if isinstance(pull, dict) else None
+    return {
+        "pull-request": str(number) if isinstance(number, int) else "",
+        "head": _sha(pull, "head"),
+        "base": _sha(pull, "base"),
+    }
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,0 +1,124 @@
+"""The `waiver` commit status: its state from the gate's exit code made stricter by the
+report, never looser, and posted through a local stand-in of the REST API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from github_api import HEAD, Answers, environment, github_api
+from support import KNOWN, load_report, run_gate
+from waiver.cli import main
+from waiver.github.rest import ApiFailed
+from waiver.github.status import post_status, status_of
+from waiver.write.report_types import report_of
+
+
+def judged(exit_code: str, report: dict[str, Any] | None) -> tuple[str, str]:
+    if report is None:
+        return status_of(exit_code, None, [])
+    typed = report_of(report)
+    return status_of(exit_code, typed, list(typed["rows"]))
+
+
+def passing(report: dict[str, Any]) -> dict[str, Any]:
+    """The example's report as if every test had passed every replay."""
+    rows = [{**row, "class": "stable_pass", "freeze": None} for row in report["rows"]]
+    return {**report, "rows": rows, "verdict": "clean", "blocked": False}
+
+
+def test_the_state_follows_the_exit_code_and_never_trusts_a_verdict_the_rows_deny(
+    example: Path,
+) -> None:
+    code, blocked = run_gate(example)
+    assert code == 1
+    clean = passing(blocked)
+    admitted = {
+        **clean,
+        "verdict": "review",
+        "rows": [
+            {**row, "class": "unknown_test", "unknown": "edited",
+             "admitted_by": {"login": "maintainer", "review_id": 8, "commit": HEAD}}
+            if row["test_id"] == KNOWN else row
+            for row in clean["rows"]
+        ],
+    }  # fmt: skip
+    lying = {**blocked, "verdict": "clean", "blocked": False}
+
+    assert judged("1", blocked) == ("failure", "blocked: 1 test(s) block admission")
+    assert judged("0", clean) == ("success", "clean: nothing blocks admission")
+    assert judged("0", admitted) == (
+        "success", "review: admitted by the approval of maintainer",
+    )  # fmt: skip
+    assert judged("0", lying) == ("failure", "blocked: 1 test(s) block admission")
+    assert judged("0", None) == ("error", "the gate wrote no report")
+    assert judged("", None) == ("error", "the gate did not finish (exit code none)")
+    assert judged("3", blocked) == ("error", "the gate did not finish (exit code 3)")
+
+
+def test_an_input_error_is_an_error_status_that_says_which_in_at_most_140_characters(
+    example: Path,
+) -> None:
+    code, report = run_gate(example, "--properties", str(example / ("x" * 300 + ".xml")))
+    assert code == 2
+
+    state, description = judged("2", report)
+
+    assert state == "error" and description.startswith("input error: ")
+    assert len(description) == 140 and description.endswith("…")
+
+
+def test_the_status_is_posted_on_the_head_with_the_context_and_the_run(tmp_path: Path) -> None:
+    answers = Answers()
+    with github_api(answers) as api:
+        said = post_status(
+            environment(tmp_path, api), HEAD, ("success", "clean"), "https://x.test/runs/1"
+        )
+    assert said == f"status waiver is success on {HEAD}: clean"
+    assert answers.writes == [("POST", f"/repos/owner/repo/statuses/{HEAD}")]
+    assert answers.statuses == [
+        {"state": "success", "context": "waiver", "description": "clean",
+         "target_url": "https://x.test/runs/1"},
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("sha", ["HEAD", "a" * 39, "A" * 40, "a" * 40 + "\n"])
+def test_a_commit_that_is_not_a_full_id_is_refused_before_any_call(
+    tmp_path: Path, sha: str
+) -> None:
+    answers = Answers()
+    with github_api(answers) as api, pytest.raises(ApiFailed, match="full commit id"):
+        post_status(environment(tmp_path, api), sha, ("success", "clean"), None)
+    assert answers.writes == []
+
+
+def test_the_command_posts_and_an_api_error_is_exit_2_with_a_message(
+    example: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    run_gate(example)
+    report = str(example / "waiver.json")
+    answers = Answers()
+    with github_api(answers) as api:
+        for key, value in environment(tmp_path, api).items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.example")
+        monkeypatch.setenv("GITHUB_RUN_ID", "42")
+        capsys.readouterr()
+        assert main(["status", "--sha", HEAD, "--exit-code", "1", "--report", report]) == 0
+        (tmp_path / "broken.json").write_text("{")
+        assert main(["status", "--sha", HEAD, "--exit-code", "0",
+                     "--report", str(tmp_path / "broken.json")]) == 0  # fmt: skip
+        answers.status = 502
+        assert main(["status", "--sha", HEAD, "--exit-code", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith(f"waiver: status waiver is failure on {HEAD}: blocked: ")
+    assert "waiver: status: the report is not used: " in out
+    assert [s["state"] for s in answers.statuses] == ["failure", "error"]
+    assert answers.statuses[0]["target_url"] == "https://github.example/owner/repo/actions/runs/42"
+    assert "the GitHub API: POST /repos/owner/repo/statuses/" in err
+    assert load_report(example / "waiver.json")["blocked"] is True

@@ -1,0 +1,52 @@
+"""`waiver status`: the `waiver` commit status on the head commit, from the gate's exit
+code and its report in the same job.
+
+A report that is missing or cannot be read leaves the status at `error`, never `success`.
+A failure of the API is exit 2 with a message; the gate's verdict is never changed here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from waiver.errors import EXIT_CLEAR, InputError
+from waiver.github.rest import ApiFailed, run_url
+from waiver.github.status import post_status, status_of
+from waiver.read.waiver_json import read_report
+from waiver.write.escape import log_line
+from waiver.write.report_types import Report, Row, report_of
+
+
+def _report(path: str | None) -> tuple[Report | None, list[Row]]:
+    if path is None or not os.path.exists(path):
+        return None, []
+    try:
+        report = report_of(read_report(path).document)
+    except InputError as error:
+        print(log_line(f"waiver: status: the report is not used: {error}"))
+        return None, []
+    return report, list(report["rows"])
+
+
+def run(args: argparse.Namespace) -> int:
+    report, rows = _report(args.report)
+    state = status_of(args.exit_code, report, rows)
+    try:
+        said = post_status(os.environ, args.sha, state, run_url(os.environ))
+    except ApiFailed as error:
+        raise InputError("the GitHub API", str(error)) from None
+    print(log_line(f"waiver: {said}"))
+    return EXIT_CLEAR
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "status", help="post the `waiver` commit status the branch rule requires"
+    )
+    parser.add_argument("--sha", required=True, help="the pull request's head commit, in full")
+    parser.add_argument(
+        "--exit-code", required=True, metavar="CODE", help="the gate's exit code ('' if none)"
+    )
+    parser.add_argument("--report", metavar="FILE", help="the gate's waiver.json, if it wrote one")
+    parser.set_defaults(handler=run)

@@ -1,0 +1,68 @@
+"""The `waiver` commit status on the pull request's head commit: the check a branch rule
+requires.
+
+A run that `pull_request_review` starts may not update the merge box, and a
+`workflow_run` run adds no check of its own; a commit status does both, for forks too when
+a `workflow_run` job posts it. Its state comes from the gate's exit code in the same job,
+made stricter, never looser, by the report: `success` only for exit 0 beside a report that
+blocks nothing, `failure` for a blocked gate, `error` for an input error or a gate that
+did not finish.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from waiver.github.comment import shown_verdict
+from waiver.github.rest import FULL_SHA, ApiFailed, Opener, connect, urlopen
+from waiver.write.report_types import Report, Row
+from waiver.write.why import row_blocks
+
+CONTEXT = "waiver"
+MAX_DESCRIPTION = 140  # GitHub cuts a status description there
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
+
+
+def _admitted_by(rows: Sequence[Row]) -> list[str]:
+    return sorted({row["admitted_by"]["login"] for row in rows if "admitted_by" in row})
+
+
+def status_of(exit_code: str, report: Report | None, rows: Sequence[Row]) -> tuple[str, str]:
+    """The state and the one-line description of the status."""
+    if exit_code not in ("0", "1"):
+        error = report["error"] if report else None
+        if exit_code == "2" and error:
+            return "error", _cut(f"input error: {error['source']}: {error['problem']}")
+        return "error", f"the gate did not finish (exit code {exit_code or 'none'})"
+    if report is None:
+        return "error", "the gate wrote no report"
+    verdict, _ = shown_verdict(report, rows)
+    if exit_code == "1" or verdict == "blocked":
+        blocking = sum(1 for row in rows if row_blocks(row))
+        return "failure", _cut(f"blocked: {blocking} test(s) block admission")
+    reviewers = _admitted_by(rows)
+    if reviewers:
+        return "success", _cut(f"{verdict}: admitted by the approval of {', '.join(reviewers)}")
+    return "success", _cut(f"{verdict}: nothing blocks admission")
+
+
+def post_status(
+    env: Mapping[str, str],
+    sha: str,
+    state_and_description: tuple[str, str],
+    target_url: str | None,
+    opener: Opener = urlopen,
+) -> str:
+    """Post the status on `sha`; what was done, in a line."""
+    if not FULL_SHA.match(sha):
+        raise ApiFailed("the commit of the status must be a full commit id")
+    api, repository = connect(env, opener)
+    state, description = state_and_description
+    body = {"state": state, "context": CONTEXT, "description": description}
+    if target_url is not None:
+        body["target_url"] = target_url
+    api.send("POST", f"{api.base}/repos/{repository}/statuses/{sha}", body)
+    return f"status {CONTEXT} is {state} on {sha}: {description}"
