@@ -7,10 +7,11 @@ composite action:
 
 - actions/checkout clones from local git repositories, `$WAIVER_GIT/<owner>/<name>`
   (`repository`, `ref`, `path`; the default is the caller's repository at the event's
-  commit, as on GitHub);
+  commit, as on GitHub; a `refs/...` ref is fetched first, as refs/pull/N/merge is);
 - actions/setup-python does nothing (the test command names this Python);
 - upload-artifact and download-artifact (`name`, or `pattern` with `merge-multiple`) keep
-  artifacts in one folder on this machine, `$WAIVER_ARTIFACTS/<name>/`.
+  artifacts in one folder on this machine, `$WAIVER_ARTIFACTS/<name>/`, whatever run
+  (`run-id`) a download names.
 
 waiver itself is a git repository made of this checkout's files (the package, the action,
 its Dockerfile), as `waiver/waiver`; the example is `demo/demo`. act names no
@@ -80,6 +81,9 @@ runs:
         mkdir -p "$destination"
         find "$destination" -mindepth 1 -delete
         git clone --quiet --no-checkout "$WAIVER_GIT/$repository" "$destination"
+        if [[ $ref == refs/* ]]; then  # a ref a clone does not bring, as refs/pull/N/merge
+          git -C "$destination" fetch --quiet origin "+$ref:$ref"
+        fi
         git -C "$destination" -c advice.detachedHead=false checkout --quiet --detach "$ref"
 """
 
@@ -145,6 +149,12 @@ inputs:
   path:
     description: Where, relative to the workspace.
     default: "."
+  run-id:
+    description: Ignored; every run's artifacts are in the one folder.
+    default: ""
+  github-token:
+    description: Ignored; there is none.
+    default: ""
 runs:
   using: composite
   steps:

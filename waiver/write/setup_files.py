@@ -1,5 +1,6 @@
 """The text of the files `waiver init` writes besides the lock and the registry: a commented
-policy file and a workflow that calls waiver's reusable workflow, pinned by commit.
+policy file, a workflow that calls waiver's reusable gate workflow, and one that reports
+its verdict on the pull request, both pinned by commit.
 
 Every value taken from the repository or a flag is written as a JSON string, which YAML
 reads as the same double-quoted string, so no path or command can change the document's
@@ -15,6 +16,7 @@ LOCK = "fixture.lock"
 REGISTRY = "known-tests.txt"
 POLICY = "waiver.yml"
 WORKFLOW = ".github/workflows/waiver.yml"
+REPORT_WORKFLOW = ".github/workflows/waiver-report.yml"
 REPLAYS = 5
 
 
@@ -78,7 +80,6 @@ def render_policy(setup: Setup) -> str:
 
 
 def render_workflow(setup: Setup) -> str:
-    reusable = f"{setup.waiver_repository}/.github/workflows/waiver-gate.yml@{setup.waiver_ref}"
     lines = [
         "# The waiver gate on every pull request: the property suite once, the assertion suite",
         f"# {REPLAYS} times, then one job that classifies every test id and blocks what must not",
@@ -101,18 +102,61 @@ def render_workflow(setup: Setup) -> str:
         "    permissions:",
         "      contents: read # the change and its base commit",
         "      pull-requests: read # the reviews, whose approvals the gate counts",
-        f"    uses: {reusable}",
-        "    with:",
-        f"      waiver-repository: {_quoted(setup.waiver_repository)}",
-        f"      waiver-ref: {_quoted(setup.waiver_ref)}",
+        *_pinned(setup, "waiver-gate.yml"),
         "      # Runs the property suite once and writes its JUnit XML to $WAIVER_JUNIT.",
         f"      property-command: {_quoted(setup.property_command)}",
         "      # Runs the assertion suite once and writes its JUnit XML to $WAIVER_JUNIT.",
         f"      test-command: {_quoted(setup.test_command)}",
+        *_gate_inputs(setup),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _pinned(setup: Setup, workflow: str) -> list[str]:
+    return [
+        f"    uses: {setup.waiver_repository}/.github/workflows/{workflow}@{setup.waiver_ref}",
+        "    with:",
+        f"      waiver-repository: {_quoted(setup.waiver_repository)}",
+        f"      waiver-ref: {_quoted(setup.waiver_ref)}",
+    ]
+
+
+def _gate_inputs(setup: Setup) -> list[str]:
+    return [
         f"      replays: {REPLAYS}",
         f"      fixtures: {_quoted(setup.fixtures)}",
         f"      lock: {_quoted(LOCK)}",
         f"      known-tests: {_quoted(REGISTRY)}",
         f"      config: {_quoted(POLICY)}",
+    ]
+
+
+def render_report_workflow(setup: Setup) -> str:
+    lines = [
+        "# The gate's verdict on the pull request: after every run of the waiver workflow, the",
+        "# commit status `waiver` on the head commit, which the branch rule should require, and",
+        "# one comment, edited in place. Written by `waiver init`.",
+        "#",
+        "# GitHub runs this file from the default branch, with a token that can write even for",
+        "# a fork's pull request. It runs the gate itself on the triggering run's reports, with",
+        "# the lock, registry and policy of the pull request's base; nothing of the change runs.",
+        "# Keep its inputs and its commit the same as the waiver workflow's.",
+        "name: waiver report",
+        "on:",
+        "  workflow_run:",
+        "    workflows: [waiver]",
+        "    types: [completed]",
+        "permissions: {}",
+        "jobs:",
+        "  report:",
+        "    permissions:",
+        "      actions: read # the triggering run's reports",
+        "      contents: read # the merge ref and the base commit",
+        "      pull-requests: write # the reviews, and the one comment",
+        "      statuses: write # the `waiver` commit status on the head commit",
+        *_pinned(setup, "waiver-report.yml"),
+        *_gate_inputs(setup),
+        "      # false posts no comment; the status is posted whatever this says.",
+        "      comment: true",
     ]
     return "\n".join(lines) + "\n"
