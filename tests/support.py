@@ -217,12 +217,14 @@ def first_caller_workflow(page: Path) -> tuple[str, dict[str, Any]]:
     return text, job
 
 
-def check_caller_workflow(text: str, job: dict[str, Any], folder: Path) -> None:
+def check_caller_workflow(
+    text: str, job: dict[str, Any], folder: Path, reusable: str = "waiver-gate.yml"
+) -> None:
     """A documented caller as a user would copy it: it calls the reusable workflow, names
     the waiver to run as it pins it, passes every required input and no unknown one, and
     passes actionlint and zizmor in a repository of its own, a full SHA for the placeholder."""
-    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "waiver-gate.yml").read_text())
-    repository, reference = job["uses"].split("/.github/workflows/waiver-gate.yml@")
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / reusable).read_text())
+    repository, reference = job["uses"].split(f"/.github/workflows/{reusable}@")
     assert (repository, reference) == ("OWNER/waiver", "FULL_COMMIT_SHA")
     assert (job["with"]["waiver-repository"], job["with"]["waiver-ref"]) == (repository, reference)
     inputs = workflow[True]["workflow_call"]["inputs"]

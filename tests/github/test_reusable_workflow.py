@@ -521,4 +521,6 @@ def test_the_documented_caller_names_waiver_and_passes_the_linters(tmp_path: Pat
     text, job = first_caller_workflow(REPO / "docs" / "replays.md")
     check_caller_workflow(text, job, tmp_path)
     caller = yaml.safe_load(text)
-    assert (caller["permissions"], job["permissions"]) == ({}, {"contents": "read"})
+    assert (caller["permissions"], job["permissions"]) == (
+        {}, {"contents": "read", "pull-requests": "read"},
+    )  # fmt: skip
