@@ -1,0 +1,179 @@
+"""What `waiver init` writes, decided from the repository's layout: the layout with the flags
+over what was found, and each file's text, purpose and refresh command."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+
+from waiver.commands.lock import lock_text
+from waiver.errors import UsageError
+from waiver.init.collection import collect
+from waiver.init.layout import Layout, find_layout
+from waiver.init.suite_commands import commands, pytest_words, registry_refresh
+from waiver.read.policy.policy_file import parse_policy
+from waiver.read.registry import format_registry
+from waiver.write.setup_files import (
+    LOCK,
+    POLICY,
+    REGISTRY,
+    WORKFLOW,
+    Setup,
+    render_policy,
+    render_workflow,
+)
+
+NO_SUITE = (
+    "no property suite found, so nothing was written: a gate whose property step cannot "
+    "fail protects nothing. Write one first: a folder tests/properties/ of test modules "
+    "that check invariants of your code (with hypothesis' @given, say), each of which "
+    "fails when the invariant breaks; or name an existing folder with --property-suite DIR"
+)
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    fixtures: tuple[str, ...]  # the folders --fixtures named; empty: the ones found
+    property_suites: tuple[str, ...]  # the folders --property-suite named; empty: found
+    test_command: str | None
+    property_command: str | None
+    waiver_repository: str | None
+    waiver_ref: str | None
+    force: bool
+    dry_run: bool
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A file init writes: its text, what it is for, and how to write it again."""
+
+    path: str
+    text: str
+    purpose: str
+    refresh: str
+    note: str | None = None
+
+
+def _folder(path: str, flag: str) -> str:
+    """A flag's folder as a root-relative path, `/`-separated; never outside the root."""
+    normal = os.path.normpath(path).replace(os.sep, "/")
+    if os.path.isabs(normal) or normal == ".." or normal.startswith("../"):
+        raise UsageError(f"{flag} must name a folder inside the repository, got {path!r}")
+    if not os.path.isdir(normal):
+        raise UsageError(f"{flag} {path}: no such folder")
+    return normal
+
+
+def resolve_layout(options: InitOptions) -> Layout:
+    found = find_layout(".")
+    suites = tuple(_folder(p, "--property-suite") for p in options.property_suites)
+    fixtures = tuple(_folder(p, "--fixtures") for p in options.fixtures)
+    layout = Layout(
+        found.pytest_config,
+        found.test_folders,
+        suites or found.property_suites,
+        fixtures or found.fixture_folders,
+        () if suites else found.scattered_properties,
+    )
+    if not layout.property_suites:
+        scattered = layout.scattered_properties
+        hint = (
+            f" (modules using hypothesis, in folders with other tests: {', '.join(scattered)}; "
+            "move them into a folder of their own and name it)"
+            if scattered
+            else ""
+        )
+        raise UsageError(NO_SUITE + hint)
+    if not layout.test_folders:
+        raise UsageError(
+            "no test folder found (tests/, test/, or testpaths in the pytest configuration)"
+        )
+    if not layout.fixture_folders:
+        raise UsageError(
+            "no fixture folder found (fixtures/, a fixtures, data or testdata folder among the "
+            "tests, or a folder there of files without a Python module); name the folders the "
+            "tests read with --fixtures DIR (repeatable)"
+        )
+    return layout
+
+
+def _count(number: int, singular: str, plural: str) -> str:
+    return f"{number} {singular if number == 1 else plural}"
+
+
+def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> list[Planned]:
+    property_command, test_command = commands(
+        layout, options.property_command, options.test_command
+    )
+    setup = Setup(
+        fixtures=layout.fixtures_root,
+        fixture_globs=layout.fixture_globs,
+        property_command=property_command,
+        test_command=test_command,
+        waiver_repository=repository,
+        waiver_ref=ref,
+    )
+    policy = render_policy(setup)
+    suites = layout.property_suites
+    lock = lock_text(".", setup.fixtures, (), suites, parse_policy(policy.encode(), POLICY))
+    property_words, test_words = pytest_words(layout)
+    property_ids = collect(".", property_words)
+    test_ids = collect(".", test_words)
+    properties = len(property_ids.test_ids)
+    if not properties:
+        raise UsageError(
+            f"pytest collected no property test that runs in {', '.join(suites)}, so nothing "
+            "was written: a property step that runs nothing cannot fail"
+        )
+    registry = sorted({*property_ids.test_ids, *test_ids.test_ids})
+    never_run = len(property_ids.never_run) + len(test_ids.never_run)
+    left_out = (
+        f"; {_count(never_run, 'test', 'tests')} that a skip or xfail mark keeps from "
+        "running left out"
+        if never_run
+        else ""
+    )
+    lock_refresh = " ".join(
+        [
+            f"waiver lock --fixtures {shlex.quote(setup.fixtures)} --config {POLICY}",
+            *(f"--property-suite {shlex.quote(suite)}" for suite in suites),
+            f"--out {LOCK}",
+        ]
+    )
+    return [
+        Planned(
+            LOCK,
+            lock,
+            f"the fixtures ({', '.join(layout.fixture_folders)}) and the test harness "
+            f"(conftest.py, pytest configuration, property suite), {lock.count(chr(10))} files "
+            "by digest",
+            lock_refresh,
+        ),
+        Planned(
+            REGISTRY,
+            format_registry(registry),
+            f"the {len(registry)} test ids expected to run "
+            f"({_count(len(registry) - properties, 'test', 'tests')}, "
+            f"{_count(properties, 'property', 'properties')}){left_out}",
+            registry_refresh(layout),
+            "collection cannot see a test that skips itself while it runs (pytest.skip in its "
+            "body); the gate then calls it unknown_test (vanished, 0/0): refresh the registry "
+            "from a replay with the command above",
+        ),
+        Planned(
+            POLICY,
+            policy,
+            "the policy: the registry"
+            + (", the fixture globs" if setup.fixture_globs else "")
+            + ", replays, freeze lifetimes",
+            "edit it by hand, in a change of its own",
+        ),
+        Planned(
+            WORKFLOW,
+            render_workflow(setup),
+            f"the gate on every pull request, through {repository}'s reusable workflow at {ref}",
+            "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
+            "waiver-ref",
+        ),
+    ]

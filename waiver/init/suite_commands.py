@@ -1,0 +1,94 @@
+"""The commands `waiver init` writes and prints: the workflow's property and test commands,
+each starting with the install step, and the command that refreshes the registry."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from waiver.errors import UsageError
+from waiver.init.layout import Layout
+from waiver.init.pyproject import PYPROJECT, read_install_tables
+from waiver.write.setup_files import REGISTRY
+
+# The names a project gives its test dependencies, as an extra or a dependency group.
+TEST_SETS = ("test", "tests", "testing", "dev")
+
+
+def _inside(path: str, folders: tuple[str, ...]) -> bool:
+    return any(path == folder or path.startswith(folder + "/") for folder in folders)
+
+
+def install_step() -> str:
+    """The install step both commands start with, from what the repository declares: the
+    project with its test extra or dependency group, else its requirements.
+
+    pyproject.toml is read strictly (`read_install_tables`): a step written around a
+    guess at a malformed table would fail on every pull request.
+    """
+    project, extras, groups = read_install_tables(PYPROJECT)
+    extra = next((name for name in TEST_SETS if name in extras), None)
+    group = next((name for name in TEST_SETS if name in groups), None)
+    if project or os.path.isfile("setup.py") or os.path.isfile("setup.cfg"):
+        words = ["-e", f".[{extra}]" if extra else "."]
+    elif os.path.isfile("requirements.txt"):
+        words = ["-r", "requirements.txt"]
+    else:
+        words = []
+    if group is not None:
+        words += ["--group", group]
+    return f"python -m pip install {shlex.join([*words, 'pytest', 'hypothesis'])}"
+
+
+def pytest_words(layout: Layout) -> tuple[list[str], list[str]]:
+    """The pytest arguments of the property suite and of the assertion suite.
+
+    Both run with `--rootdir=.`, so ids are relative to the repository root whatever the
+    configuration. The property suite runs with `-m ''`: a project that keeps its
+    properties opt-in (`addopts = -m "not property"`) would otherwise run none of them.
+    """
+    suites = list(layout.property_suites)
+    tests = list(layout.test_folders) + [
+        f"--ignore={suite}" for suite in suites if _inside(suite, layout.test_folders)
+    ]
+    return ["--rootdir=.", "-m", "", *suites], ["--rootdir=.", *tests]
+
+
+def commands(
+    layout: Layout, property_command: str | None, test_command: str | None
+) -> tuple[str, str]:
+    """The property and test commands of the workflow, each writing "$WAIVER_JUNIT": the
+    ones given, else the install step and pytest."""
+    property_words, test_words = pytest_words(layout)
+    install = install_step()
+    junit = '--junitxml="$WAIVER_JUNIT"'
+    property_command = property_command or (
+        f"{install} && python -m pytest {shlex.join(property_words)} {junit}"
+    )
+    test_command = test_command or f"{install} && python -m pytest {shlex.join(test_words)} {junit}"
+    for flag, command in (
+        ("--property-command", property_command),
+        ("--test-command", test_command),
+    ):
+        if "${{" in command:
+            raise UsageError(f"{flag}: GitHub would read '${{{{' in it as an expression")
+    return property_command, test_command
+
+
+def _argument(text: str) -> str:
+    """`text` as one shell word, in double quotes when nothing in it is special there, so
+    that the `''` inside reads plainly."""
+    if not any(char in text for char in '"$`\\!'):
+        return f'"{text}"'
+    return shlex.quote(text)
+
+
+def registry_refresh(layout: Layout) -> str:
+    property_words, test_words = pytest_words(layout)
+    properties = f"python -m pytest {shlex.join(property_words)} --junitxml={{junit}}"
+    tests = f"python -m pytest {shlex.join(test_words)} --junitxml={{junit}}"
+    return (
+        f"waiver replay -n 1 --out waiver-baseline --properties-first {_argument(properties)} "
+        f"-- {tests} && waiver baseline --reports waiver-baseline "
+        f"--properties waiver-baseline/properties.xml --out {REGISTRY}"
+    )
