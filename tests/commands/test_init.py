@@ -320,6 +320,25 @@ def test_modules_using_hypothesis_among_other_tests_are_named(
     )
 
 
+def test_without_a_fixture_folder_the_lock_holds_the_harness_alone_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = flat(tmp_path)
+    shutil.rmtree(root / "tests" / "data")
+    shutil.rmtree(root / "tests" / "fixtures")
+    (root / "tests" / "test_lib.py").write_text("from lib import add\n\n\ndef test_add():\n"
+                                               "    assert add(1, 2) == 3\n")  # fmt: skip
+    assert init(root) == 0
+    out = capsys.readouterr().out
+    assert "\n  note: no fixture folder found, so the lock holds the harness alone and " in out
+    lock = (root / "fixture.lock").read_text().splitlines()
+    assert [line.rsplit("  ", 1)[1] for line in lock] == [
+        "pyproject.toml", "tests/conftest.py", "tests/properties/test_props.py"
+    ]  # fmt: skip
+    assert "\nfixtures: []\n" in (root / "waiver.yml").read_text()
+    assert workflow_inputs(root)["fixtures"] == "."
+
+
 def test_a_dry_run_prints_every_file_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -27,17 +27,18 @@ def lock_text(
     policy_file: PolicyFile | None,
 ) -> str:
     """The lock of the fixtures under `fixtures` (those matching `patterns`, else the policy
-    file's globs) and of the harness, property-suite modules included."""
+    file's globs; none when the policy says `fixtures: []`) and of the harness,
+    property-suite modules included."""
     settings = effective(policy_file, replace(Flags(), fixtures=tuple(patterns) or None), ".")
     modules = frozenset(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
     skipped = ignored_folders(root, None)
     harness = harness_in_tree(root, Harness(settings.harness, modules), skipped)
-    folder = fixtures_folder(root, fixtures)
-    found = scan_fixtures(root, folder, settings.fixtures, skipped)
+    folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
+    found = [] if folder is None else scan_fixtures(root, folder, settings.fixtures, skipped)
     check_globs_match(settings, folder, found, [path for path, _ in harness])
-    return build_lock_text(root, fixtures, found, harness)
+    return build_lock_text(root, None if folder is None else fixtures, found, harness)
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,10 @@ class Layout:
     @property
     def fixtures_root(self) -> str:
         """The folder the gate's --fixtures names: the one fixture folder, or the deepest
-        folder holding all of them, whose files the policy's `fixtures:` globs then pick."""
+        folder holding all of them, whose files the policy's `fixtures:` globs then pick; the
+        root when there is none, since the policy then says no file is a fixture."""
+        if not self.fixture_folders:
+            return "."
         if len(self.fixture_folders) == 1:
             return self.fixture_folders[0]
         common = os.path.commonpath(self.fixture_folders).replace(os.sep, "/")

@@ -31,6 +31,11 @@ NO_SUITE = (
     "fails when the invariant breaks; or name an existing folder with --property-suite DIR"
 )
 
+NO_FIXTURES = (
+    "no fixture folder found, so the lock holds the harness alone and waiver.yml says "
+    "`fixtures: []`; name the folders your tests read with --fixtures DIR"
+)
+
 
 @dataclass(frozen=True)
 class InitOptions:
@@ -89,12 +94,6 @@ def resolve_layout(options: InitOptions) -> Layout:
         raise UsageError(
             "no test folder found (tests/, test/, or testpaths in the pytest configuration)"
         )
-    if not layout.fixture_folders:
-        raise UsageError(
-            "no fixture folder found (fixtures/, a fixtures, data or testdata folder among the "
-            "tests, or a folder there of files without a Python module); name the folders the "
-            "tests read with --fixtures DIR (repeatable)"
-        )
     return layout
 
 
@@ -109,6 +108,7 @@ def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> lis
     setup = Setup(
         fixtures=layout.fixtures_root,
         fixture_globs=layout.fixture_globs,
+        reads_fixtures=bool(layout.fixture_folders),
         property_command=property_command,
         test_command=test_command,
         waiver_repository=repository,
@@ -145,10 +145,15 @@ def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> lis
         Planned(
             LOCK,
             lock,
-            f"the fixtures ({', '.join(layout.fixture_folders)}) and the test harness "
-            f"(conftest.py, pytest configuration, property suite), {lock.count(chr(10))} files "
-            "by digest",
+            (
+                f"the fixtures ({', '.join(layout.fixture_folders)}) and "
+                if setup.reads_fixtures
+                else ""
+            )
+            + "the test harness (conftest.py, pytest configuration, property suite), "
+            f"{lock.count(chr(10))} files by digest",
             lock_refresh,
+            None if setup.reads_fixtures else NO_FIXTURES,
         ),
         Planned(
             REGISTRY,
@@ -165,7 +170,7 @@ def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> lis
             POLICY,
             policy,
             "the policy: the registry"
-            + (", the fixture globs" if setup.fixture_globs else "")
+            + (", the fixture globs" if setup.fixture_globs or not setup.reads_fixtures else "")
             + ", replays, freeze lifetimes",
             "edit it by hand, in a change of its own",
         ),

@@ -26,6 +26,7 @@ class Setup:
 
     fixtures: str  # the gate's --fixtures folder
     fixture_globs: tuple[str, ...]  # the policy's `fixtures:` (empty: every file in the folder)
+    reads_fixtures: bool  # False: the tests read no fixture files, and the policy says so
     property_command: str
     test_command: str
     waiver_repository: str  # OWNER/NAME of waiver
@@ -46,7 +47,14 @@ def render_policy(setup: Setup) -> str:
         "# stops running, is unknown_test and waits for a person.",
         f"registry: {_quoted(REGISTRY)}",
     ]
-    if setup.fixture_globs:
+    if not setup.reads_fixtures:
+        lines += [
+            "",
+            "# The tests read no fixture files: the lock holds the test harness alone. To lock",
+            "# fixtures, list globs over paths inside the gate's --fixtures folder here.",
+            "fixtures: []",
+        ]
+    elif setup.fixture_globs:
         lines += [
             "",
             f"# The fixtures, as globs over paths inside the gate's --fixtures folder "

@@ -286,6 +286,27 @@ def test_the_fixture_include_patterns_come_from_the_file_unless_a_flag_is_given(
     assert report["policy"]["sources"]["fixtures"] == "flag"
 
 
+def test_no_fixture_globs_lock_the_harness_alone_and_no_file_is_a_fixture(tmp_path: Path) -> None:
+    root = build_repo(tmp_path, {PARSE: PASSES})
+    (root / "conftest.py").write_text("")
+    config = write_policy(root, "fixtures: []\n")
+    assert main(["lock", "--root", str(root), "--fixtures", str(root), "--config", str(config),
+                 "--out", str(root / "fixture.lock")]) == 0  # fmt: skip
+    assert [line[66:] for line in (root / "fixture.lock").read_text().splitlines()] == [
+        "conftest.py"
+    ]
+    (root / "fixtures" / "parse.json").write_text("edited\n")
+    (root / "notes.txt").write_text("new\n")
+    code, report = gate(root, "--config", str(config), "--fixtures", str(root))
+    assert (code, classes(report)) == (0, {PARSE: "stable_pass"})
+    (root / "conftest.py").write_text("import pytest\n")
+    code, report = gate(root, "--config", str(config), "--fixtures", str(root))
+    assert (code, classes(report)) == (1, {PARSE: "fixture_drift"})
+    assert report["fixtures"]["drift"] == [
+        {"path": "conftest.py", "kind": "changed", "part": "harness"}
+    ]
+
+
 # --- freezes, registry, flags over the file ---------------------------------------------
 
 
@@ -507,7 +528,7 @@ INVALID = [
     ),
     ("min_replays:\n", "min_replays: expected an integer, got an empty value"),
     ('strict: "tests/*"\n', "strict: expected a list, got the string 'tests/*'"),
-    ("fixtures: []\n", "fixtures: expected a list of at least 1 item(s), got an empty list"),
+    ("harness: []\n", "harness: expected a list of at least 1 item(s), got an empty list"),
     (
         "introduced_instability: warn\n",
         "introduced_instability: expected one of: review, block, got the string 'warn'",

@@ -32,15 +32,16 @@ from waiver.read.trusted.protected import ProtectedFiles
 
 @dataclass(frozen=True)
 class LockedSet:
-    """What the lock protects: the fixture set under `folder`, and the test harness."""
+    """What the lock protects: the fixture set under `folder` (None: the policy says there
+    are no fixtures), and the test harness."""
 
-    folder: str
+    folder: str | None
     harness: Harness
 
     def part(self, path: str) -> str:
         """`fixtures` for a file of the fixture set, `harness` for anything else locked and
         for bytecode, which can stand in for any module (so every row drifts)."""
-        if is_bytecode(path):
+        if self.folder is None or is_bytecode(path):
             return "harness"
         inside = not self.folder or path.startswith(self.folder + "/")
         return "fixtures" if inside and not self.harness.covers(path) else "harness"
@@ -87,9 +88,12 @@ def read_fixtures(
     if settings.config is not None:
         check_binding_patterns(settings.bindings, lock, settings.config)
     harness = Harness(settings.harness, modules)
-    locked_set = LockedSet(fixtures_folder(paths.root, paths.fixtures), harness)
+    folder = fixtures_folder(paths.root, paths.fixtures) if settings.fixture_set else None
+    locked_set = LockedSet(folder, harness)
     skipped = ignored_folders(paths.root, protected.revision)
-    fixture_paths = scan_fixtures(paths.root, locked_set.folder, settings.fixtures, skipped)
+    fixture_paths = (
+        [] if folder is None else scan_fixtures(paths.root, folder, settings.fixtures, skipped)
+    )
     harness_found = harness_in_tree(paths.root, harness, skipped)
     locked_paths = [entry.path for entry in lock]
     check_globs_match(

@@ -327,11 +327,15 @@ def hash_tree(
 
 
 def build_lock_text(
-    root: str, fixtures: str, found: Sequence[str], harness: Iterable[tuple[str, str | None]]
+    root: str,
+    fixtures: str | None,
+    found: Sequence[str],
+    harness: Iterable[tuple[str, str | None]],
 ) -> str:
     """The lock of the fixture files found under the folder `fixtures` and of the harness
-    files found (`(path, table)` pairs)."""
-    if not found:
+    files found (`(path, table)` pairs); of the harness alone when `fixtures` is None (the
+    policy says there are no fixtures)."""
+    if fixtures is not None and not found:
         raise InputError(fixtures, "no fixture files matched")
     entries = []
     for path, table in dict.fromkeys([*((path, None) for path in found), *harness]):

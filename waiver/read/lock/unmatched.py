@@ -44,7 +44,7 @@ def _check(
 
 
 def check_globs_match(
-    settings: Settings, folder: str, fixtures: Collection[str], harness: Collection[str]
+    settings: Settings, folder: str | None, fixtures: Collection[str], harness: Collection[str]
 ) -> None:
     """Each fixture glob matches one of `fixtures` (repository paths under `folder`) and
     each `harness:` glob one of `harness` (repository paths)."""

@@ -68,6 +68,9 @@ class Settings:
 
     policy: Policy = field(default_factory=Policy)
     fixtures: tuple[str, ...] = ()  # empty: every regular file under the fixtures folder
+    # False when the policy file's `fixtures: []` says the tests read none: the lock then
+    # holds the harness alone, and no file of the fixtures folder is drift.
+    fixture_set: bool = True
     bindings: tuple[Binding, ...] = ()
     harness: tuple[str, ...] = ()  # globs added to the built-in harness files, never removing one
     approvers: tuple[str, ...] | None = None  # None: any user with write permission counts
@@ -128,6 +131,7 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
     return Settings(
         policy=policy,
         fixtures=pick("fixtures", flags.fixtures, given.fixtures, ()),
+        fixture_set=flags.fixtures is not None or given.fixtures != (),
         bindings=pick("bindings", None, given.bindings, ()),
         harness=pick("harness", None, given.harness, ()),
         approvers=pick("approvers", None, given.approvers, None),
