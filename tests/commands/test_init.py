@@ -295,6 +295,22 @@ def test_without_a_property_suite_nothing_is_written_and_it_says_what_to_write(
     assert not any((root / name).exists() for name in FILES)
 
 
+def test_every_problem_that_stops_init_is_named_at_once_with_its_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = flat(tmp_path)
+    shutil.rmtree(root / "tests" / "properties")
+    monkeypatch.chdir(root)
+    assert main(["init", "--fixtures", "../elsewhere"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("waiver: error: 3 problems, so nothing was written: (1) give "
+                          "--waiver-repository OWNER/NAME and --waiver-ref FULL_SHA: ")  # fmt: skip
+    assert "; (2) --fixtures must name a folder inside the repository, got '../elsewhere'; " in err
+    assert "; (3) no property suite found, so nothing was written: " in err
+    assert err.count("\n") == 1
+    assert not any((root / name).exists() for name in FILES)
+
+
 def test_a_property_folder_without_a_property_test_is_no_suite(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

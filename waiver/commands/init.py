@@ -15,6 +15,7 @@ import os
 
 from waiver.errors import EXIT_CLEAR, UsageError
 from waiver.init.plan import InitOptions, plan, resolve_layout
+from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
@@ -43,8 +44,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{', '.join(existing)} exist already; nothing written (--force rewrites all four)"
         )
-    repository, ref = waiver_source(options.waiver_repository, options.waiver_ref)
-    layout = resolve_layout(options)
+    problems = Problems()
+    source = problems.attempt(lambda: waiver_source(options.waiver_repository, options.waiver_ref))
+    layout = resolve_layout(options, problems)
+    if source is None or problems.found:
+        raise problems.error()
+    repository, ref = source
     planned = plan(layout, options, repository, ref)
     for item in planned:
         if options.dry_run:

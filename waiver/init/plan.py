@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass
+from functools import partial
 
 from waiver.commands.lock import lock_text
 from waiver.errors import UsageError
 from waiver.init.collection import collect
 from waiver.init.layout import Layout, find_layout
+from waiver.init.problems import Problems
 from waiver.init.suite_commands import commands, pytest_words, registry_refresh
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
@@ -70,10 +72,11 @@ def _folder(path: str, flag: str) -> str:
     return normal
 
 
-def resolve_layout(options: InitOptions) -> Layout:
+def resolve_layout(options: InitOptions, problems: Problems) -> Layout:
+    """The layout found, with the flags over it; what is missing goes to `problems`."""
     found = find_layout(".")
-    suites = tuple(_folder(p, "--property-suite") for p in options.property_suites)
-    fixtures = tuple(_folder(p, "--fixtures") for p in options.fixtures)
+    suites = _folders(options.property_suites, "--property-suite", problems)
+    fixtures = _folders(options.fixtures, "--fixtures", problems)
     layout = Layout(
         found.pytest_config,
         found.test_folders,
@@ -81,7 +84,7 @@ def resolve_layout(options: InitOptions) -> Layout:
         fixtures or found.fixture_folders,
         () if suites else found.scattered_properties,
     )
-    if not layout.property_suites:
+    if not layout.property_suites and not options.property_suites:
         scattered = layout.scattered_properties
         hint = (
             f" (modules using hypothesis, in folders with other tests: {', '.join(scattered)}; "
@@ -89,12 +92,24 @@ def resolve_layout(options: InitOptions) -> Layout:
             if scattered
             else ""
         )
-        raise UsageError(NO_SUITE + hint)
+        problems.add(NO_SUITE + hint)
     if not layout.test_folders:
-        raise UsageError(
-            "no test folder found (tests/, test/, or testpaths in the pytest configuration)"
+        problems.add(
+            "no test folder found (tests/, test/, or testpaths in the pytest configuration); "
+            "set testpaths in the pytest configuration"
         )
     return layout
+
+
+def _folders(paths: tuple[str, ...], flag: str, problems: Problems) -> tuple[str, ...]:
+    """The folders a repeatable flag named; each one that is not a folder inside the
+    repository goes to `problems`."""
+    folders = []
+    for path in paths:
+        folder = problems.attempt(partial(_folder, path, flag))
+        if folder is not None:
+            folders.append(folder)
+    return tuple(folders)
 
 
 def _count(number: int, singular: str, plural: str) -> str:
