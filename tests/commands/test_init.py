@@ -325,15 +325,80 @@ def test_a_property_folder_without_a_property_test_is_no_suite(
     assert not any((root / name).exists() for name in FILES)
 
 
-def test_modules_using_hypothesis_among_other_tests_are_named(
+def test_hypothesis_tests_among_other_tests_are_the_property_suite_by_their_marker(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = flat(tmp_path)
     (root / "tests" / "properties" / "test_props.py").rename(root / "tests" / "test_props.py")
-    assert init(root) == 2
-    assert "modules using hypothesis, in folders with other tests: tests/test_props.py" in (
-        capsys.readouterr().err
+    assert init(root) == 0
+    assert "1 property in the tests that -m hypothesis selects" in capsys.readouterr().out
+    inputs = workflow_inputs(root)
+    assert inputs["property-command"].endswith(
+        ' && python -m pytest --rootdir=. tests -m hypothesis --junitxml="$WAIVER_JUNIT"'
     )
+    assert inputs["test-command"].endswith(
+        " && python -m pytest --rootdir=. tests -m 'not hypothesis' --junitxml=\"$WAIVER_JUNIT\""
+    )
+    assert "tests/test_props.py::test_add_commutes" in (root / "known-tests.txt").read_text()
+    assert "tests/test_props.py" not in (root / "fixture.lock").read_text()
+    assert "\nproperty_suite: selected\n" in (root / "waiver.yml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("selection", "property_words", "test_words"),
+    [
+        ("-m props", "tests -m props", "tests -m 'not props'"),
+        ("-k 'commutes or adds'", "-m '' tests -k 'commutes or adds'",
+         "tests -k 'not (commutes or adds)'"),
+        ("tests/test_props.py::test_add_commutes", "-m '' tests/test_props.py::test_add_commutes",
+         "tests --deselect=tests/test_props.py::test_add_commutes"),
+    ],
+    ids=["marker", "keyword", "ids"],
+)  # fmt: skip
+def test_a_project_names_its_own_property_selection(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    selection: str,
+    property_words: str,
+    test_words: str,
+) -> None:
+    root = flat(tmp_path)
+    (root / "tests" / "properties" / "test_props.py").rename(root / "tests" / "test_props.py")
+    (root / "pyproject.toml").write_text(
+        (root / "pyproject.toml").read_text() + 'markers = ["props: property tests"]\n'
+    )
+    marked = (
+        (root / "tests" / "test_props.py")
+        .read_text()
+        .replace("@given", "@pytest.mark.props\n@given")
+    )
+    (root / "tests" / "test_props.py").write_text("import pytest\n" + marked)
+    assert init(root, f"--property-select={selection}") == 0
+    inputs = workflow_inputs(root)
+    assert (
+        f"python -m pytest --rootdir=. {property_words} --junitxml=" in inputs["property-command"]
+    )
+    assert f"python -m pytest --rootdir=. {test_words} --junitxml=" in inputs["test-command"]
+    assert "(4 tests, 1 property in the tests that " in capsys.readouterr().out
+    assert "tests/test_props.py::test_add_commutes\n" in (root / "known-tests.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("flags", "problem"),
+    [
+        (["--property-select=-x"], "--property-select takes -m EXPR, -k EXPR or test ids"),
+        (["--property-select", "tests/test_props.py"], "--property-select takes -m EXPR"),
+        (["--property-select=-m hypothesis", "--property-suite", "tests/properties"],
+         "give --property-suite or --property-select, not both"),
+    ],
+)  # fmt: skip
+def test_a_selection_pytest_cannot_take_apart_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], problem: str
+) -> None:
+    root = flat(tmp_path)
+    assert init(root, *flags) == 2
+    assert problem in capsys.readouterr().err
+    assert not any((root / name).exists() for name in FILES)
 
 
 def test_without_a_fixture_folder_the_lock_holds_the_harness_alone_and_says_so(

@@ -52,7 +52,7 @@ def check_lock(check: LockCheck) -> tuple[Fixtures, ProtectedFiles]:
     modules: frozenset[str] = frozenset()
     if check.properties is not None:
         report = read_single(check.properties, TestIdRule(root), settings.limits)
-        modules = property_modules(report.ids)
+        modules = settings.locked_property_modules(property_modules(report.ids))
     return read_fixtures(check.paths, settings, protected, modules), protected
 
 

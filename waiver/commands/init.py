@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     options = InitOptions(
         fixtures=tuple(args.fixtures),
         property_suites=tuple(args.property_suite),
+        property_select=args.property_select,
         test_command=args.test_command,
         property_command=args.property_command,
         waiver_repository=args.waiver_repository,
@@ -88,6 +89,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=[],
         metavar="DIR",
         help="the property suite's folder (repeatable; default: tests/properties or the like)",
+    )
+    parser.add_argument(
+        "--property-select",
+        metavar="ARGS",
+        help="the property tests among the others, as pytest selects them: -m MARKER, "
+        "-k EXPR, or test ids (default: -m hypothesis when hypothesis tests share modules "
+        "with other tests)",
     )
     parser.add_argument(
         "--test-command",

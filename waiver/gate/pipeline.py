@@ -83,6 +83,7 @@ def classify_replays(
     check_property_age(options.properties, properties, replays)
     base = read_base_replays(options, settings, rule, skip)
     registry = None
+    registered_properties: tuple[str, ...] = ()
     if settings.registry is not None:
         registry = match_registry(
             protected.read(settings.registry, MAX_REGISTRY_BYTES),
@@ -91,6 +92,7 @@ def classify_replays(
         )
         # The registry lists property ids too: one that ran in the property report is
         # accounted for; one that was skipped or is gone stays vanished and blocks.
+        registered_properties = tuple(filter(properties.ran.__contains__, registry.vanished))
         vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
         registry = Registry(registry.expected, vanished)
     records: tuple[FreezeRecord, ...] = ()
@@ -99,8 +101,12 @@ def classify_replays(
     edited = {}
     committed = protected.committed()
     if registry is not None and committed is not None and skip is None:
-        listed = compress(replays.tally.ids, registry.expected)
+        listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
         edited = edited_tests(committed, listed)
+        # A registered property test the change edited proves nothing by passing, wherever
+        # it lives (a selected suite's modules are not locked): a row of its own, for review.
+        edited_properties = tuple(filter(edited.__contains__, registered_properties))
+        registry = Registry(registry.expected, registry.vanished + edited_properties)
     skipped: list[str] = []
     cases = build_cases(replays, registry, property_ok, fixtures, skipped, base, frozenset(edited))
     if not cases and not property_ok:
@@ -125,7 +131,8 @@ def _gate(
     check_untracked(options.root, (options.reports, options.base_reports, options.properties))
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
-    fixtures = read_fixtures(paths, settings, protected, properties.modules)
+    modules = settings.locked_property_modules(properties.modules)
+    fixtures = read_fixtures(paths, settings, protected, modules)
     classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
     run_blockers = []
     decision = classified.decision

@@ -2,8 +2,9 @@
 
 Nothing here runs the repository's code. The pytest configuration is read for
 `testpaths`; test folders and the property suite are found by name (a property suite
-that is not in a folder of its own name by its `hypothesis` imports), and fixture folders
-by name or as folders among the tests that hold files but no Python module.
+that is not in a folder of its own name by its `hypothesis` imports, and taken as the
+tests pytest marks `hypothesis` when those modules hold other tests too), and fixture
+folders by name or as folders among the tests that hold files but no Python module.
 """
 
 from __future__ import annotations
@@ -46,10 +47,13 @@ class Layout:
 
     pytest_config: str | None  # the file pytest reads its configuration from, if any
     test_folders: tuple[str, ...]
-    property_suites: tuple[str, ...]  # empty: none found, and init writes nothing
+    property_suites: tuple[str, ...]  # folders of their own; empty with a selection or none
     fixture_folders: tuple[str, ...]
     # Modules using hypothesis outside a property folder, when they could not be taken as one.
     scattered_properties: tuple[str, ...] = ()
+    # The pytest words that select the property tests among the tests (`-m hypothesis`,
+    # `-k EXPR` or test ids), when they share modules with other tests.
+    property_selection: tuple[str, ...] = ()
 
     @property
     def fixtures_root(self) -> str:
@@ -209,7 +213,9 @@ def find_layout(root: str) -> Layout:
             if not any(_inside(folder, suite) for suite in suites)
         ]
     )
-    return Layout(config, test_folders, suites, fixtures, scattered)
+    # Hypothesis's pytest plugin marks every @given test `hypothesis`.
+    selection = ("-m", "hypothesis") if scattered else ()
+    return Layout(config, test_folders, suites, fixtures, scattered, selection)
 
 
 def _data_only(root: str, folders: list[str], test_folders: tuple[str, ...]) -> list[str]:

@@ -13,7 +13,12 @@ from waiver.errors import UsageError
 from waiver.init.collection import collect
 from waiver.init.layout import Layout, find_layout
 from waiver.init.problems import Problems
-from waiver.init.suite_commands import commands, pytest_words, registry_refresh
+from waiver.init.suite_commands import (
+    commands,
+    parse_selection,
+    pytest_words,
+    registry_refresh,
+)
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
 from waiver.write.setup_files import (
@@ -30,7 +35,9 @@ NO_SUITE = (
     "no property suite found, so nothing was written: a gate whose property step cannot "
     "fail protects nothing. Write one first: a folder tests/properties/ of test modules "
     "that check invariants of your code (with hypothesis' @given, say), each of which "
-    "fails when the invariant breaks; or name an existing folder with --property-suite DIR"
+    "fails when the invariant breaks; or name an existing folder with --property-suite DIR, "
+    "or the property tests among the others with --property-select (-m MARKER, -k EXPR or "
+    "test ids)"
 )
 
 NO_FIXTURES = (
@@ -43,6 +50,7 @@ NO_FIXTURES = (
 class InitOptions:
     fixtures: tuple[str, ...]  # the folders --fixtures named; empty: the ones found
     property_suites: tuple[str, ...]  # the folders --property-suite named; empty: found
+    property_select: str | None  # --property-select: pytest words that select the suite
     test_command: str | None
     property_command: str | None
     waiver_repository: str | None
@@ -77,22 +85,22 @@ def resolve_layout(options: InitOptions, problems: Problems) -> Layout:
     found = find_layout(".")
     suites = _folders(options.property_suites, "--property-suite", problems)
     fixtures = _folders(options.fixtures, "--fixtures", problems)
+    selection: tuple[str, ...] = ()
+    if options.property_select is not None:
+        selection = problems.attempt(partial(parse_selection, options.property_select)) or ()
+        if options.property_suites:
+            problems.add("give --property-suite or --property-select, not both")
+    named = bool(options.property_suites or options.property_select is not None)
     layout = Layout(
         found.pytest_config,
         found.test_folders,
-        suites or found.property_suites,
+        suites if named else found.property_suites,
         fixtures or found.fixture_folders,
-        () if suites else found.scattered_properties,
+        () if named else found.scattered_properties,
+        selection if named else found.property_selection,
     )
-    if not layout.property_suites and not options.property_suites:
-        scattered = layout.scattered_properties
-        hint = (
-            f" (modules using hypothesis, in folders with other tests: {', '.join(scattered)}; "
-            "move them into a folder of their own and name it)"
-            if scattered
-            else ""
-        )
-        problems.add(NO_SUITE + hint)
+    if not (layout.property_suites or layout.property_selection or named):
+        problems.add(NO_SUITE)
     if not layout.test_folders:
         problems.add(
             "no test folder found (tests/, test/, or testpaths in the pytest configuration); "
@@ -116,6 +124,13 @@ def _count(number: int, singular: str, plural: str) -> str:
     return f"{number} {singular if number == 1 else plural}"
 
 
+def suite_name(layout: Layout) -> str:
+    """The property suite in words: its folders, or the selection that picks it."""
+    if layout.property_selection:
+        return f"the tests that {shlex.join(layout.property_selection)} selects"
+    return ", ".join(layout.property_suites)
+
+
 def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> list[Planned]:
     property_command, test_command = commands(
         layout, options.property_command, options.test_command
@@ -124,68 +139,22 @@ def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> lis
         fixtures=layout.fixtures_root,
         fixture_globs=layout.fixture_globs,
         reads_fixtures=bool(layout.fixture_folders),
+        property_selection=shlex.join(layout.property_selection) or None,
         property_command=property_command,
         test_command=test_command,
         waiver_repository=repository,
         waiver_ref=ref,
     )
     policy = render_policy(setup)
-    suites = layout.property_suites
-    lock = lock_text(".", setup.fixtures, (), suites, parse_policy(policy.encode(), POLICY))
-    property_words, test_words = pytest_words(layout)
-    property_ids = collect(".", property_words)
-    test_ids = collect(".", test_words)
-    properties = len(property_ids.test_ids)
-    if not properties:
-        raise UsageError(
-            f"pytest collected no property test that runs in {', '.join(suites)}, so nothing "
-            "was written: a property step that runs nothing cannot fail"
-        )
-    registry = sorted({*property_ids.test_ids, *test_ids.test_ids})
-    never_run = len(property_ids.never_run) + len(test_ids.never_run)
-    left_out = (
-        f"; {_count(never_run, 'test', 'tests')} that a skip or xfail mark keeps from "
-        "running left out"
-        if never_run
-        else ""
-    )
-    lock_refresh = " ".join(
-        [
-            f"waiver lock --fixtures {shlex.quote(setup.fixtures)} --config {POLICY}",
-            *(f"--property-suite {shlex.quote(suite)}" for suite in suites),
-            f"--out {LOCK}",
-        ]
-    )
     return [
-        Planned(
-            LOCK,
-            lock,
-            (
-                f"the fixtures ({', '.join(layout.fixture_folders)}) and "
-                if setup.reads_fixtures
-                else ""
-            )
-            + "the test harness (conftest.py, pytest configuration, property suite), "
-            f"{lock.count(chr(10))} files by digest",
-            lock_refresh,
-            None if setup.reads_fixtures else NO_FIXTURES,
-        ),
-        Planned(
-            REGISTRY,
-            format_registry(registry),
-            f"the {len(registry)} test ids expected to run "
-            f"({_count(len(registry) - properties, 'test', 'tests')}, "
-            f"{_count(properties, 'property', 'properties')}){left_out}",
-            registry_refresh(layout),
-            "collection cannot see a test that skips itself while it runs (pytest.skip in its "
-            "body); the gate then calls it unknown_test (vanished, 0/0): refresh the registry "
-            "from a replay with the command above",
-        ),
+        _planned_lock(layout, setup, policy),
+        _planned_registry(layout),
         Planned(
             POLICY,
             policy,
             "the policy: the registry"
             + (", the fixture globs" if setup.fixture_globs or not setup.reads_fixtures else "")
+            + (", the selected property suite" if setup.property_selection else "")
             + ", replays, freeze lifetimes",
             "edit it by hand, in a change of its own",
         ),
@@ -197,3 +166,59 @@ def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> lis
             "waiver-ref",
         ),
     ]
+
+
+def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
+    """The lock: the fixtures and the harness, with a property suite's folders; a selected
+    suite's modules are test modules, which the edited-test check covers instead."""
+    suites = layout.property_suites
+    lock = lock_text(".", setup.fixtures, (), suites, parse_policy(policy.encode(), POLICY))
+    refresh = " ".join(
+        [
+            f"waiver lock --fixtures {shlex.quote(setup.fixtures)} --config {POLICY}",
+            *(f"--property-suite {shlex.quote(suite)}" for suite in suites),
+            f"--out {LOCK}",
+        ]
+    )
+    fixtures = f"the fixtures ({', '.join(layout.fixture_folders)}) and "
+    harness = "conftest.py, pytest configuration" + (", property suite" if suites else "")
+    return Planned(
+        LOCK,
+        lock,
+        (fixtures if setup.reads_fixtures else "")
+        + f"the test harness ({harness}), {lock.count(chr(10))} files by digest",
+        refresh,
+        None if setup.reads_fixtures else NO_FIXTURES,
+    )
+
+
+def _planned_registry(layout: Layout) -> Planned:
+    """The registry, from pytest's collection of the property suite and of the tests."""
+    property_words, test_words = pytest_words(layout)
+    property_ids = collect(".", property_words)
+    test_ids = collect(".", test_words)
+    properties = len(property_ids.test_ids)
+    if not properties:
+        raise UsageError(
+            f"pytest collected no property test that runs in {suite_name(layout)}, so nothing "
+            "was written: a property step that runs nothing cannot fail"
+        )
+    registry = sorted({*property_ids.test_ids, *test_ids.test_ids})
+    never_run = len(property_ids.never_run) + len(test_ids.never_run)
+    left_out = (
+        f"; {_count(never_run, 'test', 'tests')} that a skip or xfail mark keeps from "
+        "running left out"
+        if never_run
+        else ""
+    )
+    return Planned(
+        REGISTRY,
+        format_registry(registry),
+        f"the {len(registry)} test ids expected to run "
+        f"({_count(len(registry) - properties, 'test', 'tests')}, "
+        f"{_count(properties, 'property', 'properties')} in {suite_name(layout)}){left_out}",
+        registry_refresh(layout),
+        "collection cannot see a test that skips itself while it runs (pytest.skip in its "
+        "body); the gate then calls it unknown_test (vanished, 0/0): refresh the registry "
+        "from a replay with the command above",
+    )

@@ -13,6 +13,8 @@ from waiver.write.setup_files import REGISTRY
 
 # The names a project gives its test dependencies, as an extra or a dependency group.
 TEST_SETS = ("test", "tests", "testing", "dev")
+# The pytest options a property selection may be given by, each with an expression.
+SELECTING_FLAGS = ("-m", "-k")
 
 
 def _inside(path: str, folders: tuple[str, ...]) -> bool:
@@ -44,14 +46,53 @@ def pytest_words(layout: Layout) -> tuple[list[str], list[str]]:
     """The pytest arguments of the property suite and of the assertion suite.
 
     Both run with `--rootdir=.`, so ids are relative to the repository root whatever the
-    configuration. The property suite runs with `-m ''`: a project that keeps its
-    properties opt-in (`addopts = -m "not property"`) would otherwise run none of them.
+    configuration. The property suite runs with `-m ''` unless it is selected by marker:
+    a project that keeps its properties opt-in (`addopts = -m "not property"`) would
+    otherwise run none of them. A selection runs in the test folders, and the assertion
+    suite there is its complement.
     """
+    if layout.property_selection:
+        return _selected_words(layout.test_folders, layout.property_selection)
     suites = list(layout.property_suites)
     tests = list(layout.test_folders) + [
         f"--ignore={suite}" for suite in suites if _inside(suite, layout.test_folders)
     ]
     return ["--rootdir=.", "-m", "", *suites], ["--rootdir=.", *tests]
+
+
+def _selected_words(
+    folders: tuple[str, ...], selection: tuple[str, ...]
+) -> tuple[list[str], list[str]]:
+    """The property and assertion arguments of a selection: `-m EXPR` and `-m "not EXPR"`,
+    `-k EXPR` and `-k "not EXPR"`, or the test ids and the folders without them."""
+    flag = selection[0]
+    if flag in SELECTING_FLAGS:
+        expression = selection[1]
+        negated = f"not {expression}" if expression.isidentifier() else f"not ({expression})"
+        lifted = ["-m", ""] if flag == "-k" else []
+        return (
+            ["--rootdir=.", *lifted, *folders, flag, expression],
+            ["--rootdir=.", *folders, flag, negated],
+        )
+    return (
+        ["--rootdir=.", "-m", "", *selection],
+        ["--rootdir=.", *folders, *(f"--deselect={test_id}" for test_id in selection)],
+    )
+
+
+def parse_selection(text: str) -> tuple[str, ...]:
+    """The words of --property-select: `-m EXPR`, `-k EXPR`, or one or more test ids."""
+    try:
+        words = tuple(shlex.split(text))
+    except ValueError as error:
+        raise UsageError(f"--property-select {text!r}: {error}") from None
+    by_flag = len(words) == 2 and words[0] in SELECTING_FLAGS and words[1].strip()
+    ids = bool(words) and all("::" in word and not word.startswith("-") for word in words)
+    if not (by_flag or ids):
+        raise UsageError(
+            f"--property-select takes -m EXPR, -k EXPR or test ids (path::name), got {text!r}"
+        )
+    return words
 
 
 def commands(

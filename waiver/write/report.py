@@ -127,6 +127,7 @@ def policy_json(settings: Settings) -> Json:
             for binding in settings.bindings
         ],
         "harness": list(settings.harness),
+        "property_suite": settings.property_suite,
         "approvers": None if settings.approvers is None else list(settings.approvers),
         "registry": NO_REGISTRY if settings.registry_none else settings.registry,
         "freezes": settings.freezes,

@@ -54,6 +54,7 @@ class Policy(TypedDict):
     fixtures: Sequence[str]
     bindings: Sequence[PolicyBinding]
     harness: Sequence[str]
+    property_suite: Literal["folder", "selected"]
     approvers: Sequence[str] | None
     registry: str | None
     freezes: str | None

@@ -27,6 +27,7 @@ class Setup:
     fixtures: str  # the gate's --fixtures folder
     fixture_globs: tuple[str, ...]  # the policy's `fixtures:` (empty: every file in the folder)
     reads_fixtures: bool  # False: the tests read no fixture files, and the policy says so
+    property_selection: str | None  # the pytest words selecting the property suite, if any
     property_command: str
     test_command: str
     waiver_repository: str  # OWNER/NAME of waiver
@@ -62,6 +63,15 @@ def render_policy(setup: Setup) -> str:
             "# crosses `/`. Only these files are locked, so no other file there is drift.",
             "fixtures:",
             *(f"  - {_quoted(glob)}" for glob in setup.fixture_globs),
+        ]
+    if setup.property_selection is not None:
+        lines += [
+            "",
+            f"# The property suite is the tests that `{setup.property_selection}` selects among",
+            "# the others, so its modules are test modules, not harness: a registered property",
+            "# test the change edits (its body, its decorators or what it uses) is unknown_test",
+            "# (edited) and waits for a person, like any registered test.",
+            "property_suite: selected",
         ]
     lines += [
         "",

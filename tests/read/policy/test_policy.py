@@ -40,7 +40,8 @@ RENDER_BINDING = """\
 """
 KEYS = (
     "approvers, bindings, fixtures, freeze_hours, freeze_requires, freezes, harness, "
-    "introduced_instability, limits, max_freeze_hours, min_replays, registry, strict"
+    "introduced_instability, limits, max_freeze_hours, min_replays, property_suite, registry, "
+    "strict"
 )
 
 
@@ -371,6 +372,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "fixtures": [],
         "bindings": [],
         "harness": [],
+        "property_suite": "folder",
         "approvers": None,
         "registry": str(root / "known-tests.txt"),
         "freezes": None,
@@ -386,6 +388,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
             "fixtures": "default",
             "bindings": "default",
             "harness": "default",
+            "property_suite": "default",
             "approvers": "default",
             "registry": "file",
             "freezes": "default",
@@ -455,6 +458,7 @@ def test_policy_check_prints_the_effective_values(
         "fixtures": [],
         "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
         "harness": [],
+        "property_suite": "folder",
         "approvers": None,
         "registry": None,
         "freezes": "ci/freezes.json",
@@ -470,6 +474,7 @@ def test_policy_check_prints_the_effective_values(
             "fixtures": "default",
             "bindings": "file",
             "harness": "default",
+            "property_suite": "default",
             "approvers": "default",
             "registry": "default",
             "freezes": "file",
@@ -487,7 +492,7 @@ def test_the_documented_example_is_valid_and_sets_every_key(
     config = write_policy(tmp_path, example)
     assert main(["policy", "--check", str(config)]) == 0
     sources = json.loads(capsys.readouterr().out)["sources"]
-    assert len(sources) == 14
+    assert len(sources) == 15
     assert set(sources.values()) == {"file"}
 
 

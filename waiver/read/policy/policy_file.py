@@ -57,6 +57,7 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
         if bindings is None
         else tuple(Binding(tuple(b["tests"]), tuple(b["fixtures"])) for b in bindings),
         harness=_tuple(document.get("harness")),
+        property_suite=document.get("property_suite"),
         approvers=_tuple(document.get("approvers")),
         registry=NO_REGISTRY
         if document.get("registry") == NO_REGISTRY

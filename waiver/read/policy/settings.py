@@ -18,6 +18,8 @@ DEFAULT_POLICY = Policy()
 DEFAULT_LIMITS = Limits()
 
 Source = Literal["default", "file", "flag"]
+# How the property suite is set apart: modules of its own, or selected among the tests.
+PropertySuite = Literal["folder", "selected"]
 T = TypeVar("T")
 
 
@@ -43,6 +45,7 @@ class PolicyFile:
     fixtures: tuple[str, ...] | None = None
     bindings: tuple[Binding, ...] | None = None
     harness: tuple[str, ...] | None = None
+    property_suite: PropertySuite | None = None
     approvers: tuple[str, ...] | None = None
     registry: str | None = None  # NO_REGISTRY when the file says there is none, on purpose
     freezes: str | None = None
@@ -73,6 +76,7 @@ class Settings:
     fixture_set: bool = True
     bindings: tuple[Binding, ...] = ()
     harness: tuple[str, ...] = ()  # globs added to the built-in harness files, never removing one
+    property_suite: PropertySuite = "folder"
     approvers: tuple[str, ...] | None = None  # None: any user with write permission counts
     registry: str | None = None
     # The policy file says `registry: none`: the run goes without one on purpose, so its
@@ -82,6 +86,12 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     config: str | None = None
     sources: Mapping[str, Source] = field(default_factory=dict)
+
+    def locked_property_modules(self, modules: frozenset[str]) -> frozenset[str]:
+        """The modules a property report names that the lock must hold: all of them for a
+        suite of its own; none for a selected one, whose modules are test modules that the
+        edited-test check covers."""
+        return modules if self.property_suite == "folder" else frozenset()
 
 
 def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settings:
@@ -134,6 +144,7 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
         fixture_set=flags.fixtures is not None or given.fixtures != (),
         bindings=pick("bindings", None, given.bindings, ()),
         harness=pick("harness", None, given.harness, ()),
+        property_suite=pick("property_suite", None, given.property_suite, "folder"),
         approvers=pick("approvers", None, given.approvers, None),
         registry=registry if registry != NO_REGISTRY else None,
         registry_none=registry == NO_REGISTRY,
