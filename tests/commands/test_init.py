@@ -13,20 +13,23 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from support import REPO, git, load_report
+from init_support import (
+    BIN,
+    FILES,
+    WAIVER_REF,
+    gate,
+    init,
+    installed_from_github,
+    workflow_inputs,
+)
+from support import REPO, git
 from waiver.cli import main
-
-WAIVER_REF = "0123456789abcdef0123456789abcdef01234567"
-BIN = Path(sys.executable).parent
-FILES = ("fixture.lock", "known-tests.txt", "waiver.yml", ".github/workflows/waiver.yml")
 
 LIBRARY = "def add(a, b):\n    return a + b\n"
 TESTS = """\
@@ -123,51 +126,6 @@ def plugin(root: Path) -> Path:
 
 
 LAYOUTS: dict[str, Callable[[Path], Path]] = {"flat": flat, "src": src, "plugin": plugin}
-
-
-def init(root: Path, *extra: str) -> int:
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        return main(["init", "--waiver-repository", "acme/waiver", "--waiver-ref", WAIVER_REF,
-                     *extra])  # fmt: skip
-    finally:
-        os.chdir(cwd)
-
-
-def workflow_inputs(root: Path) -> dict[str, Any]:
-    workflow = yaml.safe_load((root / ".github" / "workflows" / "waiver.yml").read_text())
-    inputs: dict[str, Any] = workflow["jobs"]["waiver"]["with"]
-    return inputs
-
-
-def pytest_part(command: str) -> list[str]:
-    """The pytest words of a written command, without its install step and with {junit}."""
-    words = command.split(" && ", 1)[1].split()
-    return [sys.executable if word == "python" else word for word in words[:-1]] + [
-        "--junitxml={junit}"
-    ]
-
-
-def gate(root: Path, base: str) -> tuple[int, dict[str, Any]]:
-    """The change replayed once with real pytest, then gated against the base's files."""
-    inputs = workflow_inputs(root)
-    shutil.rmtree(root / "reports", ignore_errors=True)
-    properties = " ".join(pytest_part(inputs["property-command"]))
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        assert main(["replay", "-n", "1", "--out", "reports", "--properties-first", properties,
-                     "--", *pytest_part(inputs["test-command"])]) in (0, 1)  # fmt: skip
-        code = main([
-            "gate", "--reports", "reports", "--properties", "reports/properties.xml",
-            "--fixtures", inputs["fixtures"], "--lock", inputs["lock"],
-            "--known-tests", inputs["known-tests"], "--config", inputs["config"],
-            "--replays", "1", "--min-replays", "1", "--trusted-ref", base, "--out", "waiver.json",
-        ])  # fmt: skip
-    finally:
-        os.chdir(cwd)
-    return code, load_report(root / "waiver.json")
 
 
 @pytest.fixture(scope="module", params=list(LAYOUTS))
@@ -512,9 +470,10 @@ def test_the_install_step_takes_the_test_extra_and_a_group_that_includes_another
         + PYTEST_TABLE
     )
     assert init(root, "--dry-run") == 0
-    assert "python -m pip install -e '.[test]' --group dev pytest hypothesis && " in (
-        capsys.readouterr().out
-    )
+    assert (
+        "python -m pip install 'pip>=25.1' && "
+        "python -m pip install -e '.[test]' pytest hypothesis --group dev && "
+    ) in capsys.readouterr().out
 
 
 def printed_refresh(root: Path, capsys: pytest.CaptureFixture[str], command: str) -> str:
@@ -548,15 +507,8 @@ def test_the_printed_lock_refresh_writes_the_same_lock(
 def test_without_flags_the_waiver_pip_installed_from_github_is_pinned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    installed = tmp_path / "site" / "waiver-0.1.0.dist-info"
-    installed.mkdir(parents=True)
-    (installed / "METADATA").write_text("Metadata-Version: 2.1\nName: waiver\nVersion: 0.1.0\n")
-    (installed / "direct_url.json").write_text(
-        '{"url": "https://github.com/acme/waiver.git", '
-        f'"vcs_info": {{"vcs": "git", "commit_id": "{WAIVER_REF}"}}}}'
-    )
+    installed_from_github(tmp_path / "site", monkeypatch)
     root = flat(tmp_path / "repo")
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
     monkeypatch.chdir(root)
     assert main(["init", "--dry-run"]) == 0
     assert f"uses: acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}\n" in (
@@ -581,7 +533,7 @@ def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
 ) -> None:
     """The ids init takes from pytest's collection are the ids the gate reads from JUnit."""
     root, _ = change
-    refresh = printed_refresh(root, capsys, "waiver replay ")
+    refresh = printed_refresh(root, capsys, "scratch=")
     collected = (root / "known-tests.txt").read_text()
     (root / "known-tests.txt").unlink()
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
@@ -589,6 +541,7 @@ def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
                           text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert (root / "known-tests.txt").read_text() == collected
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
 
 
 def test_actionlint_finds_every_input_of_the_written_workflow_in_the_reusable_workflow(

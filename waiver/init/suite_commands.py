@@ -13,6 +13,8 @@ from waiver.write.setup_files import REGISTRY
 
 # The names a project gives its test dependencies, as an extra or a dependency group.
 TEST_SETS = ("test", "tests", "testing", "dev")
+# The first pip that installs a dependency group (`--group`).
+GROUPS_PIP = "pip>=25.1"
 # The pytest options a property selection may be given by, each with an expression.
 SELECTING_FLAGS = ("-m", "-k")
 
@@ -37,9 +39,11 @@ def install_step() -> str:
         words = ["-r", "requirements.txt"]
     else:
         words = []
-    if group is not None:
-        words += ["--group", group]
-    return f"python -m pip install {shlex.join([*words, 'pytest', 'hypothesis'])}"
+    install = f"python -m pip install {shlex.join([*words, 'pytest', 'hypothesis'])}"
+    if group is None:
+        return install
+    # pip reads dependency groups from 25.1 on; a fresh venv of Python 3.11 brings 23.2.
+    return f"python -m pip install {shlex.quote(GROUPS_PIP)} && {install} --group {group}"
 
 
 def pytest_words(layout: Layout) -> tuple[list[str], list[str]]:
@@ -128,8 +132,10 @@ def registry_refresh(layout: Layout) -> str:
     property_words, test_words = pytest_words(layout)
     properties = f"python -m pytest {shlex.join(property_words)} --junitxml={{junit}}"
     tests = f"python -m pytest {shlex.join(test_words)} --junitxml={{junit}}"
+    # The replay's reports go to a folder of their own outside the repository, so the
+    # refresh leaves nothing behind in the work tree but the registry.
     return (
-        f"waiver replay -n 1 --out waiver-baseline --properties-first {_argument(properties)} "
-        f"-- {tests} && waiver baseline --reports waiver-baseline "
-        f"--properties waiver-baseline/properties.xml --out {REGISTRY}"
+        f'scratch="$(mktemp -d)" && waiver replay -n 1 --out "$scratch" '
+        f"--properties-first {_argument(properties)} -- {tests} && waiver baseline "
+        f'--reports "$scratch" --properties "$scratch/properties.xml" --out {REGISTRY}'
     )

@@ -1,0 +1,78 @@
+"""Helpers of the `waiver init` tests: init run in a generated repository, the workflow it
+wrote, and the gate run with that workflow's arguments on a change replayed once."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from support import load_report
+from waiver.cli import main
+
+WAIVER_REF = "0123456789abcdef0123456789abcdef01234567"
+BIN = Path(sys.executable).parent
+FILES = ("fixture.lock", "known-tests.txt", "waiver.yml", ".github/workflows/waiver.yml")
+
+
+def init(root: Path, *extra: str) -> int:
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        return main(["init", "--waiver-repository", "acme/waiver", "--waiver-ref", WAIVER_REF,
+                     *extra])  # fmt: skip
+    finally:
+        os.chdir(cwd)
+
+
+def workflow_inputs(root: Path) -> dict[str, Any]:
+    workflow = yaml.safe_load((root / ".github" / "workflows" / "waiver.yml").read_text())
+    inputs: dict[str, Any] = workflow["jobs"]["waiver"]["with"]
+    return inputs
+
+
+def pytest_part(command: str) -> list[str]:
+    """The pytest words of a written command, without its install step and with {junit}."""
+    words = shlex.split(command.rsplit(" && ", 1)[1])
+    return [sys.executable if word == "python" else word for word in words[:-1]] + [
+        "--junitxml={junit}"
+    ]
+
+
+def gate(root: Path, base: str) -> tuple[int, dict[str, Any]]:
+    """The change replayed once with real pytest, then gated against the base's files."""
+    inputs = workflow_inputs(root)
+    shutil.rmtree(root / "reports", ignore_errors=True)
+    properties = shlex.join(pytest_part(inputs["property-command"]))
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        assert main(["replay", "-n", "1", "--out", "reports", "--properties-first", properties,
+                     "--", *pytest_part(inputs["test-command"])]) in (0, 1)  # fmt: skip
+        code = main([
+            "gate", "--reports", "reports", "--properties", "reports/properties.xml",
+            "--fixtures", inputs["fixtures"], "--lock", inputs["lock"],
+            "--known-tests", inputs["known-tests"], "--config", inputs["config"],
+            "--replays", "1", "--min-replays", "1", "--trusted-ref", base, "--out", "waiver.json",
+        ])  # fmt: skip
+    finally:
+        os.chdir(cwd)
+    return code, load_report(root / "waiver.json")
+
+
+def installed_from_github(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process sees a waiver that pip installed from acme/waiver at WAIVER_REF by git."""
+    installed = site / "waiver-0.1.0.dist-info"
+    installed.mkdir(parents=True)
+    (installed / "METADATA").write_text("Metadata-Version: 2.1\nName: waiver\nVersion: 0.1.0\n")
+    (installed / "direct_url.json").write_text(
+        '{"url": "https://github.com/acme/waiver.git", '
+        f'"vcs_info": {{"vcs": "git", "commit_id": "{WAIVER_REF}"}}}}'
+    )
+    monkeypatch.syspath_prepend(str(site))
