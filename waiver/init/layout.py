@@ -171,9 +171,12 @@ def _is_test_module(module: str) -> bool:
     return name.startswith("test_") or name.endswith("_test.py")
 
 
-def _property_suites(root: str, folders: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Property folders by name; else the one folder whose test modules all use
-    hypothesis. Returns the suites, and the hypothesis modules when they are scattered."""
+def _property_suites(
+    root: str, folders: list[str], test_folders: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Property folders by name; else the one folder below the test folders whose test
+    modules all use hypothesis (a test folder itself holds the plain tests too). Returns
+    the suites, and the hypothesis modules when they are scattered."""
     named = [
         folder
         for folder in _outermost([f for f in folders if f.rsplit("/", 1)[-1] in PROPERTY_FOLDERS])
@@ -189,7 +192,7 @@ def _property_suites(root: str, folders: list[str]) -> tuple[tuple[str, ...], tu
                 users.setdefault(folder, []).append(module)
             else:
                 mixed.add(folder)
-    if len(users) == 1 and not mixed & set(users):
+    if len(users) == 1 and not (mixed | set(test_folders)) & set(users):
         return tuple(users), ()
     return (), tuple(module for modules in users.values() for module in modules)
 
@@ -204,7 +207,7 @@ def find_layout(root: str) -> Layout:
     folders = [folder for top in test_folders for folder in _folders(root, top)]
     if os.path.isdir(os.path.join(root, "fixtures")):
         folders.append("fixtures")
-    suites, scattered = _property_suites(root, folders)
+    suites, scattered = _property_suites(root, folders, test_folders)
     named = [folder for folder in folders if folder.rsplit("/", 1)[-1] in FIXTURE_FOLDERS]
     fixtures = _outermost(
         [
