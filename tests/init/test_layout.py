@@ -90,6 +90,15 @@ def test_a_folder_of_hypothesis_modules_is_the_suite_and_scattered_ones_are_name
     mixed = tree(tmp_path / "mixed", {"tests/test_a.py": PROPERTY, "tests/test_b.py": ""})
     layout = find_layout(str(mixed))
     assert (layout.property_suites, layout.scattered_properties) == ((), ("tests/test_a.py",))
+    assert layout.property_selection == ("-m", "hypothesis")
+
+
+def test_a_test_folder_whose_one_module_uses_hypothesis_is_selected_not_a_suite(
+    tmp_path: Path,
+) -> None:
+    root = tree(tmp_path, {"tests/test_a.py": PROPERTY, "tests/strategies.py": PROPERTY})
+    layout = find_layout(str(root))
+    assert (layout.property_suites, layout.property_selection) == ((), ("-m", "hypothesis"))
 
 
 def test_an_empty_property_folder_is_no_suite(tmp_path: Path) -> None:
