@@ -221,16 +221,20 @@ def test_the_written_workflow_passes_actionlint_and_zizmor(change: tuple[Path, s
     root, _ = change
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
     workflow = root / ".github" / "workflows" / "waiver.yml"
-    linted = subprocess.run([str(BIN / "actionlint"), str(workflow)], cwd=root, env=env,
-                            capture_output=True, text=True, check=False)  # fmt: skip
+    report = root / ".github" / "workflows" / "waiver-report.yml"
+    linted = subprocess.run([str(BIN / "actionlint"), str(workflow), str(report)], cwd=root,
+                            env=env, capture_output=True, text=True, check=False)  # fmt: skip
     assert linted.returncode == 0, linted.stdout + linted.stderr
     for persona in ("regular", "auditor"):
         audited = subprocess.run(
             [str(BIN / "zizmor"), "--offline", f"--persona={persona}", "--format", "plain",
-             str(workflow)],
+             str(workflow), str(report)],
             env=env, capture_output=True, text=True, check=False,
         )  # fmt: skip
         assert audited.returncode == 0, audited.stdout + audited.stderr
+    reporting = yaml.safe_load(report.read_text())["jobs"]["report"]
+    assert reporting["uses"] == f"acme/waiver/.github/workflows/waiver-report.yml@{WAIVER_REF}"
+    assert reporting["with"]["waiver-ref"] == WAIVER_REF
     inputs = workflow_inputs(root)
     assert inputs["waiver-repository"] == "acme/waiver"
     assert inputs["waiver-ref"] == WAIVER_REF
@@ -552,14 +556,20 @@ def test_actionlint_finds_every_input_of_the_written_workflow_in_the_reusable_wo
     root, _ = change
     repo = tmp_path / "lint"
     (repo / ".github" / "workflows").mkdir(parents=True)
-    shutil.copy(REPO / ".github" / "workflows" / "waiver-gate.yml", repo / ".github" / "workflows")
-    written = (root / ".github" / "workflows" / "waiver.yml").read_text()
-    local = written.replace(
-        f"acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}",
-        "./.github/workflows/waiver-gate.yml",
-    )
-    assert local != written
-    (repo / ".github" / "workflows" / "waiver.yml").write_text(local)
+    # Each written workflow, beside the reusable one it calls, under a name of its own.
+    for reusable, written_name, caller in (
+        ("waiver-gate.yml", "waiver.yml", "waiver.yml"),
+        ("waiver-report.yml", "waiver-report.yml", "report.yml"),
+    ):
+        shutil.copy(REPO / ".github" / "workflows" / reusable, repo / ".github" / "workflows")
+        written = (root / ".github" / "workflows" / written_name).read_text()
+        local = written.replace(
+            f"acme/waiver/.github/workflows/{reusable}@{WAIVER_REF}",
+            f"./.github/workflows/{reusable}",
+        )
+        assert local != written
+        (repo / ".github" / "workflows" / caller).write_text(local)
+    local = (repo / ".github" / "workflows" / "waiver.yml").read_text()
     subprocess.run(["git", "init", "--quiet"], cwd=repo, check=True)
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
     linted = subprocess.run([str(BIN / "actionlint")], cwd=repo, env=env, capture_output=True,

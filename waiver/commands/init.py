@@ -2,8 +2,8 @@
 
 It finds the layout (waiver.init.layout), and writes the fixture lock (with the same code
 as `waiver lock`), the known-tests registry (from pytest's collection), a commented policy
-file and a workflow calling waiver's reusable workflow, pinned by commit
-(waiver.init.plan). It never overwrites a file without --force, and without a property
+file, a workflow calling waiver's reusable gate workflow and one posting its verdict on the
+pull request, pinned by commit (waiver.init.plan). It never overwrites a file without --force, and without a property
 suite it writes nothing: a gate whose property step cannot fail protects nothing, and init
 will not invent one.
 """
@@ -19,7 +19,7 @@ from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
-from waiver.write.setup_files import LOCK, POLICY, REGISTRY, WORKFLOW
+from waiver.write.setup_files import LOCK, POLICY, REGISTRY, REPORT_WORKFLOW, WORKFLOW
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         force=args.force,
         dry_run=args.dry_run,
     )
-    targets = [LOCK, REGISTRY, POLICY, WORKFLOW]
+    targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
     if existing and not options.force and not options.dry_run:
         if len(existing) == len(targets):
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             )
             return EXIT_CLEAR
         raise UsageError(
-            f"{', '.join(existing)} exist already; nothing written (--force rewrites all four)"
+            f"{', '.join(existing)} exist already; nothing written (--force rewrites all five)"
         )
     problems = Problems()
     source = problems.attempt(lambda: waiver_source(options.waiver_repository, options.waiver_ref))
@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "init",
-        help="from a repository's root: write the lock, the registry, a policy file and a "
-        "workflow for the gate",
+        help="from a repository's root: write the lock, the registry, a policy file and the "
+        "workflows for the gate",
     )
     parser.add_argument(
         "--fixtures",

@@ -25,9 +25,11 @@ from waiver.write.setup_files import (
     LOCK,
     POLICY,
     REGISTRY,
+    REPORT_WORKFLOW,
     WORKFLOW,
     Setup,
     render_policy,
+    render_report_workflow,
     render_workflow,
 )
 
@@ -164,6 +166,13 @@ def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> lis
             f"the gate on every pull request, through {repository}'s reusable workflow at {ref}",
             "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
             "waiver-ref",
+        ),
+        Planned(
+            REPORT_WORKFLOW,
+            render_report_workflow(setup),
+            "after every run of the gate, the commit status `waiver` (require it in the branch "
+            "rule) and the pull-request comment, for forks too",
+            "edit it by hand with the gate's workflow: the same inputs and the same commit",
         ),
     ]
 
