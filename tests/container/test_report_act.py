@@ -185,3 +185,13 @@ def test_a_head_that_moved_on_posts_nothing(fork: Fork) -> None:
 
     assert answers.writes == [], log[-6000:]
     assert f"No pull request has head {fork.head} any more" in log
+
+
+def test_an_api_that_fails_posts_nothing_and_says_why(fork: Fork) -> None:
+    answers = Answers(status=500)
+    with github_api(answers) as api:
+        log = fork.report(api, "failing")
+
+    assert answers.writes == [], log[-6000:]
+    assert f"GET /repos/{DEMO_REPOSITORY}/commits/{fork.head}/pulls answered HTTP 500" in log
+    assert f"No pull request has head {fork.head} any more" in log
