@@ -9,8 +9,6 @@ action that copies the file into a folder the test reads.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,7 @@ import yaml
 
 from docker_support import docker_missing_reason
 from support import REPO, load_report
-from workflow_support import ACT, UPLOAD_STAND_IN, copy_files
+from workflow_support import ACT, UPLOAD_STAND_IN, act, copy_files
 
 UPLOAD_ARTIFACT = next(
     step["uses"]
@@ -95,24 +93,15 @@ def run_act(
     event_file.write_text(json.dumps(event))
     artifacts = tmp_path / "artifacts"
     artifacts.mkdir()
-    home = tmp_path / "home"
-    home.mkdir()
-    completed = subprocess.run(
-        [str(ACT), "pull_request", "--eventpath", str(event_file),
-         "-P", "ubuntu-latest=-self-hosted",
+    returncode, log = act(
+        ["pull_request", "--eventpath", str(event_file),
          "--local-repository", f"{UPLOAD_ARTIFACT}={tmp_path / 'upload-artifact'}",
          "--env", f"WAIVER_ARTIFACTS={artifacts}", *extra],
-        cwd=work,
-        env={**os.environ, "HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+        work, tmp_path / "home",
     )  # fmt: skip
-    log = completed.stdout + completed.stderr
     outputs_file = artifacts / "outputs.json"
     outputs = json.loads(outputs_file.read_text()) if outputs_file.exists() else {}
-    return ActRun(completed.returncode, log, outputs, artifacts)
+    return ActRun(returncode, log, outputs, artifacts)
 
 
 def uploaded(run: ActRun) -> dict[str, Any]:

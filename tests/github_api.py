@@ -16,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 HEAD = "a" * 40  # the head commit a run was about
 
 
@@ -178,6 +180,12 @@ def environment(tmp_path: Path, api: str) -> dict[str, str]:
         "GITHUB_EVENT_PATH": str(workflow_run_event(tmp_path)),
         "GITHUB_REPOSITORY": "owner/repo",
     }
+
+
+def use_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, api: str) -> None:
+    """The process's environment as a fork's workflow_run job at the stand-in has it."""
+    for key, value in environment(tmp_path, api).items():
+        monkeypatch.setenv(key, value)
 
 
 def fork_answers(comments: list[dict[str, Any]] | None = None) -> Answers:

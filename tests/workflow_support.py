@@ -347,22 +347,30 @@ def run_workflow(demo: Path, base_commit: str, inputs: dict[str, Any]) -> Workfl
     artifacts = run / "artifacts"
     artifacts.mkdir()
     home = run / "home"
-    home.mkdir()
     started = time.monotonic()
-    completed = subprocess.run(
-        [str(ACT), "pull_request", "--eventpath", str(event), "-W", ".github/workflows/caller.yml",
-         "-P", "ubuntu-latest=-self-hosted", "--no-skip-checkout", *stand_ins(run / "stand-ins"),
+    returncode, log = act(
+        ["pull_request", "--eventpath", str(event), "-W", ".github/workflows/caller.yml",
+         "--no-skip-checkout", *stand_ins(run / "stand-ins"),
          "--env", f"WAIVER_ARTIFACTS={artifacts}", "--env", f"WAIVER_GIT={run / 'git'}"],
-        cwd=demo,
+        demo, home,
+    )  # fmt: skip
+    seconds = time.monotonic() - started
+    outputs_file = artifacts / "outputs.json"
+    outputs = json.loads(outputs_file.read_text()) if outputs_file.exists() else {}
+    return WorkflowRun(returncode, log, seconds, outputs, artifacts)
+
+
+def act(arguments: list[str], cwd: Path, home: Path) -> tuple[int, str]:
+    """act with `arguments`, every job on this machine and a HOME of its own (made here):
+    its exit code and its log."""
+    home.mkdir()
+    completed = subprocess.run(
+        [str(ACT), *arguments, "-P", "ubuntu-latest=-self-hosted"],
+        cwd=cwd,
         env={**os.environ, "HOME": str(home)},
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
-    )  # fmt: skip
-    seconds = time.monotonic() - started
-    outputs_file = artifacts / "outputs.json"
-    outputs = json.loads(outputs_file.read_text()) if outputs_file.exists() else {}
-    return WorkflowRun(
-        completed.returncode, completed.stdout + completed.stderr, seconds, outputs, artifacts
     )
+    return completed.returncode, completed.stdout + completed.stderr

@@ -345,24 +345,6 @@ def test_a_project_names_its_own_property_selection(
     assert "tests/test_props.py::test_add_commutes\n" in (root / "known-tests.txt").read_text()
 
 
-@pytest.mark.parametrize(
-    ("flags", "problem"),
-    [
-        (["--property-select=-x"], "--property-select takes -m EXPR, -k EXPR or test ids"),
-        (["--property-select", "tests/test_props.py"], "--property-select takes -m EXPR"),
-        (["--property-select=-m hypothesis", "--property-suite", "tests/properties"],
-         "give --property-suite or --property-select, not both"),
-    ],
-)  # fmt: skip
-def test_a_selection_pytest_cannot_take_apart_is_a_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], problem: str
-) -> None:
-    root = flat(tmp_path)
-    assert init(root, *flags) == 2
-    assert problem in capsys.readouterr().err
-    assert not any((root / name).exists() for name in FILES)
-
-
 def test_without_a_fixture_folder_the_lock_holds_the_harness_alone_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -401,8 +383,13 @@ def test_a_dry_run_prints_every_file_and_writes_nothing(
         (["--waiver-ref", "main"], "--waiver-ref must be a full commit id"),
         (["--waiver-repository", "not a repo"], "--waiver-repository must be OWNER/NAME"),
         (["--fixtures", "../elsewhere"], "--fixtures must name a folder inside the repository"),
+        # A selection pytest cannot take apart:
+        (["--property-select=-x"], "--property-select takes -m EXPR, -k EXPR or test ids"),
+        (["--property-select", "tests/test_props.py"], "--property-select takes -m EXPR"),
+        (["--property-select=-m hypothesis", "--property-suite", "tests/properties"],
+         "give --property-suite or --property-select, not both"),
     ],
-)
+)  # fmt: skip
 def test_bad_flags_are_usage_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], problem: str
 ) -> None:

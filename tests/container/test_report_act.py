@@ -12,9 +12,7 @@ the head into the base, as GitHub does.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +24,10 @@ from github_api import Answers, comment, github_api, review
 from support import REPO, git
 from waiver.github.comment import MARKER
 from workflow_support import (
-    ACT,
     DEMO_REPOSITORY,
     WAIVER_REPOSITORY,
     Repositories,
+    act,
     commit_all,
     stand_ins,
 )
@@ -106,23 +104,15 @@ class Fork:
             "id": 42, "event": "pull_request", "head_sha": self.head, "pull_requests": [],
         }}))  # fmt: skip
         shutil.rmtree(self.artifacts / "waiver-report", ignore_errors=True)
-        home = self.run / f"home-{name}"
-        home.mkdir()
-        completed = subprocess.run(
-            [str(ACT), "workflow_run", "--eventpath", str(event),
-             "-W", ".github/workflows/report.yml", "-P", "ubuntu-latest=-self-hosted",
+        _, log = act(
+            ["workflow_run", "--eventpath", str(event), "-W", ".github/workflows/report.yml",
              "--no-skip-checkout", *stand_ins(self.run / "stand-ins"),
              "--env", f"WAIVER_ARTIFACTS={self.artifacts}",
              "--env", f"WAIVER_GIT={self.run / 'git'}",
              "--env", f"GITHUB_API_URL={api}", "-s", f"GITHUB_TOKEN={TOKEN}"],
-            cwd=self.demo,
-            env={**os.environ, "HOME": str(home)},
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
+            self.demo, self.run / f"home-{name}",
         )  # fmt: skip
-        return completed.stdout + completed.stderr
+        return log
 
     def gated(self) -> dict[str, Any]:
         document: dict[str, Any] = json.loads(

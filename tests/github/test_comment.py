@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from github_api import HEAD, Answers, comment, environment, fork_answers, github_api
+from github_api import (
+    HEAD,
+    Answers,
+    comment,
+    environment,
+    fork_answers,
+    github_api,
+    use_environment,
+)
 from support import ROUND_TRIP, run_gate
 from waiver.cli import main
 from waiver.github.comment import LIMIT, MARKER, render_comment
@@ -124,8 +132,7 @@ def test_the_command_posts_the_report_and_fails_clearly_on_an_api_error(
     run_gate(example)
     answers = fork_answers()
     with github_api(answers) as api:
-        for key, value in environment(tmp_path, api).items():
-            monkeypatch.setenv(key, value)
+        use_environment(monkeypatch, tmp_path, api)
         capsys.readouterr()
         assert main(["comment", "--report", str(example / "waiver.json")]) == 0
         assert capsys.readouterr().out == "waiver: comment: commented on pull request #7\n"

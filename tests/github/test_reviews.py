@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from github_api import HEAD, Answers, environment, fork_answers, github_api, review
+from github_api import HEAD, Answers, environment, fork_answers, github_api, review, use_environment
 from support import read_github_output
 from waiver.approval import count_approvals
 from waiver.cli import main
@@ -65,8 +65,7 @@ def test_the_command_names_the_pull_request_in_step_outputs_and_none_on_failure(
     output.touch()
     answers = fork_answers()
     with github_api(answers) as api:
-        for key, value in environment(tmp_path, api).items():
-            monkeypatch.setenv(key, value)
+        use_environment(monkeypatch, tmp_path, api)
         monkeypatch.setenv("GITHUB_OUTPUT", str(output))
         assert main(["approvals", "--out", str(tmp_path / "a.json")]) == 0
         first = read_github_output(output.read_text())

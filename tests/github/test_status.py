@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from github_api import HEAD, Answers, environment, github_api
+from github_api import HEAD, Answers, environment, github_api, use_environment
 from support import KNOWN, load_report, run_gate
 from waiver.cli import main
 from waiver.github.rest import ApiFailed
@@ -104,8 +104,7 @@ def test_the_command_posts_and_an_api_error_is_exit_2_with_a_message(
     report = str(example / "waiver.json")
     answers = Answers()
     with github_api(answers) as api:
-        for key, value in environment(tmp_path, api).items():
-            monkeypatch.setenv(key, value)
+        use_environment(monkeypatch, tmp_path, api)
         monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.example")
         monkeypatch.setenv("GITHUB_RUN_ID", "42")
         capsys.readouterr()

@@ -12,12 +12,11 @@ import argparse
 import os
 from dataclasses import dataclass
 
-from waiver.errors import EXIT_CLEAR, InputError
+from waiver.commands.remote import post
 from waiver.github.comment import render_comment
 from waiver.github.pulls import post_comment
-from waiver.github.rest import ApiFailed, run_url
+from waiver.github.rest import run_url
 from waiver.read.waiver_json import read_report
-from waiver.write.escape import log_line
 from waiver.write.report_types import report_of
 
 
@@ -31,12 +30,7 @@ def run(args: argparse.Namespace) -> int:
     options = CommentOptions(report=args.report, run_url=run_url(os.environ))
     document = read_report(options.report, lambda row: True).document
     text = render_comment(report_of(document), options.run_url)
-    try:
-        said = post_comment(os.environ, text)
-    except ApiFailed as error:
-        raise InputError("the GitHub API", str(error)) from None
-    print(log_line(f"waiver: comment: {said}"))
-    return EXIT_CLEAR
+    return post(lambda: post_comment(os.environ, text), "comment: ")
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

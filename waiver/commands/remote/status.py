@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from waiver.errors import EXIT_CLEAR, InputError
-from waiver.github.rest import ApiFailed, run_url
+from waiver.commands.remote import post
+from waiver.errors import InputError
+from waiver.github.rest import run_url
 from waiver.github.status import post_status, status_of
 from waiver.read.waiver_json import read_report
 from waiver.write.escape import log_line
@@ -32,12 +33,7 @@ def _report(path: str | None) -> tuple[Report | None, list[Row]]:
 def run(args: argparse.Namespace) -> int:
     report, rows = _report(args.report)
     state = status_of(args.exit_code, report, rows)
-    try:
-        said = post_status(os.environ, args.sha, state, run_url(os.environ))
-    except ApiFailed as error:
-        raise InputError("the GitHub API", str(error)) from None
-    print(log_line(f"waiver: {said}"))
-    return EXIT_CLEAR
+    return post(lambda: post_status(os.environ, args.sha, state, run_url(os.environ)), "")
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
