@@ -334,10 +334,12 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
             if uses.startswith("actions/checkout@"):
                 assert step["with"]["persist-credentials"] is False
     gate = document["jobs"]["gate"]
-    # The gate job's shell steps name waiver and clear the folders it fills; nothing else.
+    # The gate job's shell steps name waiver, clear the folders it fills and name why a
+    # property report is missing; nothing else.
     assert [step["name"] for step in gate["steps"] if "run" in step] == [
         "Name the waiver to check out",
         "Clear the folders this job fills",
+        "Name why the property report is missing",
     ]
     action_checkout = _step("gate", "Check out waiver")
     assert action_checkout["with"] == {
