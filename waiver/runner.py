@@ -68,7 +68,9 @@ def count_cases(path: str) -> Counts:
     """Testcases of a report by outcome; an unreadable report is an input error."""
     tally = {PASS: 0, FAIL: 0, SKIP: 0}
 
-    def sink(_suite: str, _classname: str, _name: str, outcome: int, _retries: int) -> None:
+    def sink(
+        _suite: str, _classname: str, _name: str, outcome: int, _retries: int, _message: str
+    ) -> None:
         tally[outcome] += 1
 
     chunks = read_chunks(open_regular(path, path), Limits().max_report_bytes, path)

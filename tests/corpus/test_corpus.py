@@ -9,7 +9,9 @@ The golden files in `golden/` were written by the reader once (`WAIVER_REGENERAT
 then each one was reviewed by hand against its XML: every id against its testcase's
 classname, name and enclosing suite; every outcome against the testcase's children and
 its status/result attributes; every retry count against the flaky/rerun elements and
-the repeated testcases; the producer against the file's origin in the MANIFEST.
+the repeated testcases; the producer against the file's origin in the MANIFEST; every
+failing id's message against its first failure's `message` attribute, or its text where
+the producer writes none.
 
 The corpus is found at `$WAIVER_CORPUS`, else at `../shared/corpus` beside the repository.
 Without it this module is skipped, except in CI (`CI=true`), where that is a failure.
@@ -161,9 +163,9 @@ def row_id(row: Row) -> str:
     return row.path
 
 
-def read_cases(path: str) -> tuple[int, list[tuple[str, str, str, int, int]]]:
+def read_cases(path: str) -> tuple[int, list[tuple[str, str, str, int, int, str]]]:
     """The testcase count read_junit returns, and everything it hands to the sink."""
-    cases: list[tuple[str, str, str, int, int]] = []
+    cases: list[tuple[str, str, str, int, int, str]] = []
     count = read_junit(
         read_chunks(open_regular(path, path), None, path),
         path,
@@ -177,7 +179,7 @@ def test_a_well_formed_report_is_read_whole_and_stably(row: Row) -> None:
     count, cases = read_cases(row.file)
     assert count == int(row.testcases)
     assert len(cases) == count + SUITE_LEVEL_FAILURES.get(row.path, 0)
-    assert {outcome for *_, outcome, _ in cases} <= {PASS, FAIL, SKIP}
+    assert {outcome for *_, outcome, _, _ in cases} <= {PASS, FAIL, SKIP}
 
     tally = Tally()
     rule = TestIdRule(str(REPO))
@@ -238,7 +240,7 @@ def test_outcomes_agree_with_junitparser(row: Row) -> None:
         for case in suite
     )
     _, cases = read_cases(row.file)
-    ours = Counter((classname, name, outcome) for _, classname, name, outcome, _ in cases)
+    ours = Counter((classname, name, outcome) for _, classname, name, outcome, _, _ in cases)
     suite_level = SUITE_LEVEL_FAILURES.get(row.path, 0)
     assert ours - theirs == (Counter({("", "", FAIL): suite_level}) if suite_level else Counter())
     assert theirs - ours == Counter()
@@ -263,6 +265,7 @@ def describe(path: str) -> dict[str, Any]:
                     else "skip"
                 ),
                 "retries": tally.retries.get(position, 0),
+                **({"message": tally.messages[position]} if position in tally.messages else {}),
             }
             for position, test_id in enumerate(tally.ids)
         ],

@@ -13,7 +13,7 @@ from waiver.read.junit.replay import Limits, Tally, read_replay, read_single
 from waiver.read.junit.stream import FAIL, PASS, SKIP, read_junit
 from waiver.read.junit.testid import TestIdRule
 
-Case = tuple[str, str, str, int, int]
+Case = tuple[str, str, str, int, int, str]
 
 
 def read(document: bytes, chunk: int | None = None) -> list[Case]:
@@ -49,7 +49,7 @@ def test_a_declared_encoding_python_knows_is_read(encoding: str, chunk: int | No
     }[encoding]
     testcase = f'<testcase classname="c" name="{name}"/>'
     document = f'<?xml version="1.0" encoding="{encoding}"?>{suite(testcase)}'
-    assert read(document.encode(encoding), chunk) == [("s", "c", name, PASS, 0)]
+    assert read(document.encode(encoding), chunk) == [("s", "c", name, PASS, 0, "")]
 
 
 @pytest.mark.parametrize(
@@ -62,12 +62,12 @@ def test_a_declared_encoding_python_knows_is_read(encoding: str, chunk: int | No
 )
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
 def test_utf_16_is_read_whatever_it_declares(document: str, encoding: str) -> None:
-    assert read(document.encode(encoding)) == [("s", "", "ü", PASS, 0)]
+    assert read(document.encode(encoding)) == [("s", "", "ü", PASS, 0, "")]
 
 
 def test_a_utf_8_byte_order_mark_wins_over_the_declaration() -> None:
     document = '<?xml version="1.0" encoding="bogus"?>' + suite('<testcase name="ü"/>')
-    assert read(b"\xef\xbb\xbf" + document.encode()) == [("s", "", "ü", PASS, 0)]
+    assert read(b"\xef\xbb\xbf" + document.encode()) == [("s", "", "ü", PASS, 0, "")]
 
 
 @pytest.mark.parametrize(
@@ -134,7 +134,7 @@ def test_an_unreadable_encoding_is_an_input_error(
     ],
 )
 def test_the_outcome_of_a_testcase(testcase: str, outcome: int) -> None:
-    assert read(suite(testcase).encode()) == [("s", "", "t", outcome, 0)]
+    assert read(suite(testcase).encode()) == [("s", "", "t", outcome, 0, "")]
 
 
 @pytest.mark.parametrize(
@@ -148,7 +148,7 @@ def test_the_outcome_of_a_testcase(testcase: str, outcome: int) -> None:
 )
 def test_retry_elements_fail_the_case_in_any_order(children: str) -> None:
     assert read(suite(f'<testcase name="t">{children}</testcase>').encode()) == [
-        ("s", "", "t", FAIL, 2)
+        ("s", "", "t", FAIL, 2, "")
     ]
 
 
@@ -158,7 +158,7 @@ def test_times_and_counts_in_attributes_do_not_matter() -> None:
         '<testcase name="a" time="-3"/><testcase name="b" time="1e400"/>'
         '<testcase name="c" time="&lt;&lt;computed&gt;&gt;"/></testsuite></testsuites>'
     )
-    assert [name for _, _, name, _, _ in read(document.encode())] == ["a", "b", "c"]
+    assert [name for _, _, name, _, _, _ in read(document.encode())] == ["a", "b", "c"]
 
 
 def test_a_failure_written_in_a_suite_fails_the_suite_once() -> None:
@@ -167,7 +167,10 @@ def test_a_failure_written_in_a_suite_fails_the_suite_once() -> None:
         '<error message="class did not load"/><failure/></testsuite>'
         '<testcase classname="k" name="t"/></testsuite></testsuites>'
     )
-    assert read(document.encode()) == [("inner", "", "", FAIL, 0), ("outer", "k", "t", PASS, 0)]
+    assert read(document.encode()) == [
+        ("inner", "", "", FAIL, 0, "class did not load"),
+        ("outer", "k", "t", PASS, 0, ""),
+    ]
 
 
 def test_the_innermost_suite_names_a_case_without_classname() -> None:
@@ -175,7 +178,7 @@ def test_the_innermost_suite_names_a_case_without_classname() -> None:
         '<testsuites><testsuite name="a"><testsuite name="b"><testcase name="x"/></testsuite>'
         '<testcase name="y"/></testsuite><testcase name="z"/></testsuites>'
     )
-    assert [(s, n) for s, _, n, _, _ in read(document.encode())] == [
+    assert [(s, n) for s, _, n, _, _, _ in read(document.encode())] == [
         ("b", "x"),
         ("a", "y"),
         ("", "z"),

@@ -2,7 +2,9 @@
 
 Replays are read by several processes at once when the machine has more than one core;
 these properties hold the parallel read to the one-process read and to a plain model of
-the rule (a replay passes a test only when every occurrence that ran passed).
+the rule (a replay passes a test only when every occurrence that ran passed), and of the
+first failure message (that of the first failing occurrence in the lowest-numbered
+replay that has one).
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from waiver.read.junit.replay_set import ReplaySet, read_replays
 from waiver.read.junit.testid import TestIdRule
 
 IDS = ("k::a", "k::b", "m::c", "m::d")
-ELEMENTS = {"pass": "", "fail": "<failure/>", "skip": "<skipped/>", "flaky": "<flakyError/>"}
+# Each failure names where it stands, as an attribute or as its text.
+ELEMENTS = {
+    "pass": "",
+    "fail": '<failure message="{}"/>',
+    "skip": "<skipped/>",
+    "flaky": "<flakyError>{}</flakyError>",
+}
+FAILING = frozenset({"fail", "flaky"})
 
 occurrences = st.lists(
     st.tuples(st.sampled_from(IDS), st.sampled_from(sorted(ELEMENTS))), max_size=8
@@ -30,11 +39,16 @@ occurrences = st.lists(
 replay_sets = st.lists(st.one_of(occurrences, st.sampled_from(["missing", "broken"])), max_size=5)
 
 
-def report(cases: list[tuple[str, str]]) -> str:
+def failure_message(replay: int, occurrence: int) -> str:
+    return f"replay {replay} occurrence {occurrence}"
+
+
+def report(cases: list[tuple[str, str]], replay: int) -> str:
     testcases = []
-    for test_id, kind in cases:
+    for occurrence, (test_id, kind) in enumerate(cases, start=1):
         classname, name = test_id.split("::")
-        testcases.append(case(classname, name, ELEMENTS[kind]))
+        body = ELEMENTS[kind].format(failure_message(replay, occurrence))
+        testcases.append(case(classname, name, body))
     return suite(*testcases)
 
 
@@ -42,10 +56,10 @@ def write_replays(folder: Path, replays: list[list[tuple[str, str]] | str]) -> N
     for number, replay in enumerate(replays, start=1):
         path = folder / f"run-{number}.xml"
         if replay == "broken":
-            path.write_text(report([("k::a", "pass")])[:-9])
+            path.write_text(report([("k::a", "pass")], number)[:-9])
         elif replay != "missing":
             assert isinstance(replay, list)
-            path.write_text(report(replay))
+            path.write_text(report(replay, number))
 
 
 def model_outcomes(replays: list[list[tuple[str, str]] | str]) -> dict[str, tuple[bool, ...]]:
@@ -62,6 +76,19 @@ def model_outcomes(replays: list[list[tuple[str, str]] | str]) -> dict[str, tupl
         for test_id, passed in ran.items():
             outcomes[test_id].append(passed)
     return {test_id: tuple(found) for test_id, found in outcomes.items()}
+
+
+def model_messages(replays: list[list[tuple[str, str]] | str]) -> dict[str, str]:
+    """Per failing id, the message of its first failing occurrence in the lowest-numbered
+    readable replay in which it failed."""
+    messages: dict[str, str] = {}
+    for number, replay in enumerate(replays, start=1):
+        if isinstance(replay, str):
+            continue
+        for occurrence, (test_id, kind) in enumerate(replay, start=1):
+            if kind in FAILING and test_id not in messages:
+                messages[test_id] = failure_message(number, occurrence)
+    return messages
 
 
 def read(folder: Path, workers: int, expected: int) -> ReplaySet | str:
@@ -82,6 +109,7 @@ def snapshot(result: ReplaySet | str) -> object:
         # A replay's states may end before ids that other replays added: no outcome there.
         [bytes(states) + bytes(width - len(states)) for states in tally.replays],
         tally.retries,
+        tally.first_messages(),
         tally.testcases,
         result.replay_count,
         result.errors,
@@ -109,6 +137,7 @@ def test_parallel_and_single_process_reads_agree_with_the_rule(
     assert isinstance(single, ReplaySet)
     tally = single.tally
     assert {test_id: tally.outcomes(tally.index[test_id]) for test_id in tally.ids} == expected
+    assert tally.first_messages() == model_messages(replays)
     unreadable = [number for number, replay in enumerate(replays, 1) if isinstance(replay, str)]
     assert [error.replay for error in single.errors] == unreadable
 
@@ -132,6 +161,29 @@ def test_replays_listing_ids_in_other_orders_line_up_by_id(tmp_path: Path, worke
         (False, True, True),
         (True,),
     ]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_the_first_message_is_from_the_lowest_numbered_failing_replay(
+    tmp_path: Path, workers: int
+) -> None:
+    """With two or three cores the last replays are read first, at the same time as the
+    others, in processes that saw no id before: they list the ids in their own order."""
+    write_replays(
+        tmp_path,
+        [
+            [("k::a", "pass"), ("k::b", "pass")],
+            [("k::a", "pass"), ("k::b", "flaky")],
+            [("m::c", "fail"), ("k::b", "fail"), ("k::a", "fail")],
+        ],
+    )
+    result = read(tmp_path, workers=workers, expected=3)
+    assert isinstance(result, ReplaySet)
+    assert result.tally.first_messages() == {
+        "k::b": "replay 2 occurrence 2",
+        "m::c": "replay 3 occurrence 1",
+        "k::a": "replay 3 occurrence 3",
+    }
 
 
 def test_without_semaphores_the_replays_are_read_in_one_process(

@@ -16,6 +16,11 @@ in that replay passed.
 
 `Tally.retries` counts, per id over all replays, the attempts beyond the first: every
 retry element and every repeated occurrence.
+
+`Tally.messages` keeps, per id, its first failure message: the message of the first
+failing occurrence that carries one (in file order, shards in name order) in the
+lowest-numbered replay that has one. Replays are merged in replay order whatever order
+they were read in, so it is the same for any number of workers.
 """
 
 from __future__ import annotations
@@ -67,6 +72,7 @@ class ReplayCases:
     new_ids: list[str]
     states: bytearray  # one state byte per position
     retries: dict[int, int]  # position -> attempts beyond the first
+    messages: dict[int, str]  # position -> first failure message, for the failing ids
     testcases: int
     started: datetime | None  # the earliest zone-aware suite timestamp of the replay
 
@@ -79,6 +85,7 @@ class Tally:
     ids: list[str] = field(default_factory=list)
     replays: list[bytearray] = field(default_factory=list)
     retries: dict[int, int] = field(default_factory=dict)
+    messages: dict[int, str] = field(default_factory=dict)  # from the first replay with one
     testcases: int = 0  # <testcase> elements read, over all replays
     started: list[datetime] = field(default_factory=list)  # each replay's, where it has one
 
@@ -102,29 +109,38 @@ class Tally:
                 ids.append(test_id)
             moved = moved or position != offset
             positions.append(position)
-        states, retries = replay.states, replay.retries
+        states, retries, messages = replay.states, replay.retries, replay.messages
         if moved:
             # Another replay, read at the same time, added ids first: the new ids of this
             # one are not at the positions it gave them.
             states = replay.states[:known] + bytearray(len(ids) - known)
             for local, position in enumerate(positions, start=known):
                 states[position] = replay.states[local]
-            retries = {
-                position if position < known else positions[position - known]: extra
-                for position, extra in retries.items()
-            }
+
+            def placed(local: int) -> int:
+                return local if local < known else positions[local - known]
+
+            retries = {placed(local): extra for local, extra in retries.items()}
+            messages = {placed(local): message for local, message in messages.items()}
         self.replays.append(states)
         self.testcases += replay.testcases
         if replay.started is not None:
             self.started.append(replay.started)
         for position, extra in retries.items():
             self.retries[position] = self.retries.get(position, 0) + extra
+        for position, message in messages.items():
+            self.messages.setdefault(position, message)
 
     def forget(self, count: int) -> None:
         """Drop the ids from position `count` on, added by a replay that is not kept."""
         for test_id in self.ids[count:]:
             del self.index[test_id]
         del self.ids[count:]
+
+    def first_messages(self) -> dict[str, str]:
+        """Each failing id's first failure message, by test id."""
+        ids = self.ids
+        return {ids[position]: message for position, message in self.messages.items()}
 
     def outcomes(self, position: int) -> tuple[bool, ...]:
         """Pass/fail per replay that produced an outcome for the id, in replay order."""
@@ -229,15 +245,16 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
 
     Ids the tally does not know are added to its index and ids as they are read (a second
     index of every id would cost tens of MB at 500,000 tests), and dropped again if the
-    replay cannot be read. Its states and retries are left for `Tally.add`.
+    replay cannot be read. Its states, retries and messages are left for `Tally.add`.
     """
     index, ids = tally.index, tally.ids
     base = len(ids)
     states = bytearray(base)
     retries: dict[int, int] = {}
+    messages: dict[int, str] = {}
     prefixes = rule.prefixes
 
-    def sink(suite: str, classname: str, name: str, outcome: int, extra: int) -> None:
+    def sink(suite: str, classname: str, name: str, outcome: int, extra: int, message: str) -> None:
         prefix = prefixes.get(classname)  # the rule's own cache, without a call per testcase
         test_id = rule(suite, classname, name) if prefix is None else prefix + name
         position = index.get(test_id)
@@ -251,6 +268,8 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
         if extra:
             retries[position] = retries.get(position, 0) + extra
         states[position] = state | outcome | SEEN
+        if message and position not in messages:
+            messages[position] = message
 
     testcases = 0
     started = Started()
@@ -265,7 +284,7 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
     except InputError:
         tally.forget(base)
         raise
-    return ReplayCases(base, ids[base:], states, retries, testcases, started.earliest)
+    return ReplayCases(base, ids[base:], states, retries, messages, testcases, started.earliest)
 
 
 def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:

@@ -1,7 +1,8 @@
 """A streaming, hardened JUnit reader built on expat.
 
 It never builds a tree: each `<testcase>` is reported once its end tag is read, and
-text (tracebacks, captured output) is never even copied into Python. Documents with a
+text (tracebacks, captured output) is never even copied into Python, but for the first
+few lines of a failure that carries no `message` (`first_message`). Documents with a
 DOCTYPE, entity declarations or external entities are refused before anything in them
 could be expanded or fetched.
 
@@ -79,8 +80,29 @@ DECLARATION = re.compile(rb"<\?xml\s[^>]*?\bencoding\s*=\s*[\"']([A-Za-z][A-Za-z
 # Python codec name -> the spelling expat decodes natively.
 EXPAT_ENCODINGS = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "ascii": "US-ASCII"}
 
-# (suite name, classname, name, PASS|FAIL|SKIP, retry elements seen) for each testcase
-CaseSink = Callable[[str, str, str, int, int], None]
+# The longest failure message kept: a line a reviewer reads in the summary, kept for each
+# failing test in memory and in the report. A report can carry megabytes of it.
+MAX_MESSAGE_CHARS = 200
+# The text of a failure read for its message, at most: enough for MAX_MESSAGE_CHARS once
+# the indentation of a traceback is folded away.
+MAX_TEXT_CHARS = 8 * MAX_MESSAGE_CHARS
+ELLIPSIS = "…"
+
+# (suite name, classname, name, PASS|FAIL|SKIP, retry elements seen, first failure message
+# or "") for each testcase
+CaseSink = Callable[[str, str, str, int, int, str], None]
+
+
+def first_message(text: str, cut: bool) -> str:
+    """A failure's message as the reader keeps it: white space folded to single spaces (so
+    it is one line wherever it is shown), at most MAX_MESSAGE_CHARS characters, and ending
+    in an ellipsis where the failure said more than that (`cut`: more than was read of it).
+    """
+    more = cut or len(text) > MAX_TEXT_CHARS
+    folded = " ".join(text[:MAX_TEXT_CHARS].split())
+    if len(folded) > MAX_MESSAGE_CHARS or (more and folded):
+        return folded[: MAX_MESSAGE_CHARS - 1].rstrip() + ELLIPSIS
+    return folded
 
 
 @dataclass(slots=True)
@@ -88,6 +110,7 @@ class _OpenSuite:
     name: str
     depth: int
     failed: bool = False  # a failure or error written directly inside the suite
+    message: str = ""  # the first such failure's message
 
 
 class RefusedReport(Exception):
@@ -172,9 +195,11 @@ class _Handlers:
     """The parse state of one document, and its expat handlers: `root` for the first
     element, which hands the parser on to `start` for every later one, and `end`.
 
-    Character data has no handler: text is never copied into Python. `start` and `end`
-    run once per element of a report that may hold millions, so the state lives in slots
-    and the testcase path does no more than it must (bench/: the gate stays at the floor).
+    Character data has a handler only inside a failure that carries no `message`, until
+    MAX_TEXT_CHARS of its text are read: other text is never copied into Python. `start`
+    and `end` run once per element of a report that may hold millions, so the state lives
+    in slots and the testcase path does no more than it must (bench/: the gate stays at the
+    floor).
     """
 
     parser: expat.XMLParserType
@@ -188,7 +213,11 @@ class _Handlers:
     name: str = ""
     outcome: int = 0
     retries: int = 0
+    message: str = ""  # the open testcase's first failure message
     count: int = 0
+    text_depth: int = 0  # depth of the failure whose text is being read, 0 when none
+    text: list[str] = field(default_factory=list)
+    text_chars: int = 0
 
     def root(self, tag: str, attrs: dict[str, str]) -> None:
         """The document's first element, then `start` for every element after it."""
@@ -207,6 +236,8 @@ class _Handlers:
                     self.outcome = FAIL
                     if tag in RETRY_TAGS:
                         self.retries += 1
+                    if not self.message and not self.text_depth:
+                        self.message = self._message_of(attrs, depth)
                 elif tag == SKIP_TAG and self.outcome != FAIL:
                     self.outcome = SKIP
                 elif tag == "testcase":
@@ -227,6 +258,7 @@ class _Handlers:
         if len(classname or self.suite) + len(name) > MAX_ID_CHARS:
             raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
         self.retries = 0
+        self.message = ""
         outcome = PASS
         # `in` before a look-up: most testcases carry neither of these.
         if "status" in attrs:
@@ -234,6 +266,37 @@ class _Handlers:
         if "result" in attrs and outcome == PASS and attrs["result"] in SKIP_RESULT:
             outcome = SKIP
         self.outcome = outcome
+
+    def _message_of(self, attrs: dict[str, str], depth: int) -> str:
+        """A failure's `message`; without one, its text is read until the failure ends.
+
+        Expat hands an attribute over whole, so only its first MAX_TEXT_CHARS are folded.
+        """
+        message = first_message(attrs.get("message", ""), False)
+        if not message:
+            self.text_depth = depth
+            self.parser.CharacterDataHandler = self._text
+        return message
+
+    def _text(self, data: str) -> None:
+        """Text of a failure without a `message`, kept up to MAX_TEXT_CHARS and then no more
+        read: a report may carry megabytes of it."""
+        room = MAX_TEXT_CHARS - self.text_chars
+        self.text.append(data[:room])
+        self.text_chars += len(data)
+        if self.text_chars > MAX_TEXT_CHARS:
+            self.parser.CharacterDataHandler = None
+
+    def _text_read(self) -> None:
+        """The failure whose text was being read has ended: its text is its message."""
+        self.parser.CharacterDataHandler = None
+        message = first_message("".join(self.text), self.text_chars > MAX_TEXT_CHARS)
+        self.text_depth = self.text_chars = 0
+        self.text.clear()
+        if self.case_depth:
+            self.message = message
+        elif self.suites:
+            self.suites[-1].message = message
 
     def _outside_case(self, tag: str, attrs: dict[str, str], depth: int) -> None:
         """An element that opens outside any testcase: a root, a suite, a suite's failure."""
@@ -246,19 +309,26 @@ class _Handlers:
             self.suite = suite = attrs.get("name", "")
             suites.append(_OpenSuite(suite, depth))
         elif tag in FAIL_TAGS and suites and depth == suites[-1].depth + 1:
-            suites[-1].failed = True
+            open_suite = suites[-1]
+            open_suite.failed = True
+            if not open_suite.message and not self.text_depth:
+                open_suite.message = self._message_of(attrs, depth)
 
     def end(self, tag: str) -> None:
         depth = self.depth
         if depth == self.case_depth:
             self.case_depth = 0
             self.count += 1
-            self.sink(self.suite, self.classname, self.name, self.outcome, self.retries)
+            self.sink(
+                self.suite, self.classname, self.name, self.outcome, self.retries, self.message
+            )
+        elif depth == self.text_depth:
+            self._text_read()
         elif not self.case_depth and tag == "testsuite":
             suites = self.suites
             closed = suites.pop()
             if closed.failed:
-                self.sink(closed.name, "", "", FAIL, 0)
+                self.sink(closed.name, "", "", FAIL, 0, closed.message)
             self.suite = suites[-1].name if suites else ""
         self.depth = depth - 1
 
