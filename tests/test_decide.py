@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -272,6 +273,20 @@ def test_rows_are_a_sorted_sequence_found_by_id() -> None:
     assert rows.find("e") is None
     with pytest.raises(IndexError):
         rows[4]
+
+
+def test_each_row_shows_its_own_message_and_the_message_decides_nothing() -> None:
+    cases = [Case(("b", "c", "a"), evidence((False,) * 5)), case("d")]
+    messages = {"a": "assert 1 == 2", "d": "replay 1: cold", "gone": "no row has it"}
+    shown = decide(cases, Policy(), NOW, messages=messages)
+    plain = decide(cases, Policy(), NOW)
+    assert [row.message for row in shown.rows] == ["assert 1 == 2", None, None, "replay 1: cold"]
+    assert [replace(row, message=None) for row in shown.rows] == list(plain.rows)
+    assert (shown.blocked, shown.verdict, shown.counts) == (
+        plain.blocked,
+        plain.verdict,
+        plain.counts,
+    )
 
 
 def test_an_id_in_two_cases_gets_a_row_for_each_in_case_order() -> None:

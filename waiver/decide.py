@@ -6,7 +6,7 @@ same classes, and the tests can drive every rule directly.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
@@ -338,8 +338,11 @@ def decide(
     now: datetime,
     freeze_records: Iterable[FreezeRecord] = (),
     review: ReviewFacts | None = None,
+    messages: Mapping[str, str] | None = None,
 ) -> Decision:
     """Classify every case, attach proposals and valid stored freezes, and reach the verdict.
+
+    `messages`, the first failure message of each failing id, are shown, never judged.
 
     Freezes are attached after classification and never feed back into it: an active
     record leaves its row unstable_assertion and `blocked` exactly as it was. A counted
@@ -353,7 +356,7 @@ def decide(
         tuple(test_id for test_id, _, _ in found),
         tuple(finding for _, finding, _ in found),
         {number: row[2] for number, row in enumerate(found) if row[2] is not None},
-    )
+    ).with_messages(messages or {})
     records = tuple(freeze_records)
     active: dict[str, FreezeRecord] = {}
     void: list[VoidFreeze] = []

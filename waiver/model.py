@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, overload
 
@@ -182,6 +182,7 @@ class Row:
     unknown: UnknownReason | None = None
     base: BaseFinding | None = None
     admitted_by: Admission | None = None
+    message: str | None = None  # the first failure message its replays gave
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +204,7 @@ class Finding:
         test_id: str,
         freeze: FreezeProposal | None = None,
         active_freeze: FreezeRecord | None = None,
+        message: str | None = None,
     ) -> Row:
         return Row(
             test_id,
@@ -217,6 +219,7 @@ class Finding:
             self.unknown,
             self.base,
             self.admitted_by,
+            message,
         )
 
 
@@ -232,6 +235,7 @@ class Rows(Sequence[Row]):
     findings: tuple[Finding, ...] = ()  # one per test id, shared between rows
     freezes: Mapping[int, FreezeProposal] = field(default_factory=dict)  # by row number
     active: Mapping[int, FreezeRecord] = field(default_factory=dict)  # by row number
+    messages: Mapping[int, str] = field(default_factory=dict)  # by row number
 
     def __len__(self) -> int:
         return len(self.test_ids)
@@ -247,15 +251,32 @@ class Rows(Sequence[Row]):
             return [self[i] for i in range(len(self))[number]]
         number = range(len(self))[number]  # negative numbers count from the end
         return self.findings[number].row(
-            self.test_ids[number], self.freezes.get(number), self.active.get(number)
+            self.test_ids[number],
+            self.freezes.get(number),
+            self.active.get(number),
+            self.messages.get(number),
+        )
+
+    def number(self, test_id: str) -> int | None:
+        """The row number of `test_id`, found by bisection in the sorted ids."""
+        number = bisect.bisect_left(self.test_ids, test_id)
+        if number < len(self) and self.test_ids[number] == test_id:
+            return number
+        return None
+
+    def with_messages(self, messages: Mapping[str, str]) -> Rows:
+        """These rows, each with its id's message: the few failing ids are each found by
+        bisection rather than a pass over every row."""
+        numbered = ((self.number(test_id), message) for test_id, message in messages.items())
+        return replace(
+            self,
+            messages={number: message for number, message in numbered if number is not None},
         )
 
     def find(self, test_id: str) -> Row | None:
-        """The row of `test_id`, found by bisection in the sorted ids."""
-        number = bisect.bisect_left(self.test_ids, test_id)
-        if number < len(self) and self.test_ids[number] == test_id:
-            return self[number]
-        return None
+        """The row of `test_id`, or None when no row has it."""
+        number = self.number(test_id)
+        return None if number is None else self[number]
 
 
 @dataclass(frozen=True)

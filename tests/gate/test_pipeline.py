@@ -11,8 +11,10 @@ import pytest
 
 from support import (
     EMPTY,
+    EMPTY_FAILURE,
     KNOWN,
     ROUND_TRIP,
+    ROUND_TRIP_FAILURE,
     classes,
     gate_args,
     replay_example,
@@ -44,6 +46,12 @@ def test_the_example_is_blocked_with_one_proposal(example: Path) -> None:
         "failed": [],
         "skipped": [],
     }
+
+
+def test_each_failing_row_carries_its_first_failure_message(example: Path) -> None:
+    _, report = run_gate(example)
+    messages = {row["test_id"]: row.get("message") for row in report["rows"]}
+    assert messages == {ROUND_TRIP: ROUND_TRIP_FAILURE, EMPTY: EMPTY_FAILURE, KNOWN: None}
 
 
 def test_one_changed_fixture_byte_drifts_every_row(example: Path) -> None:

@@ -61,6 +61,8 @@ rows = st.builds(
     active_freeze=st.none() | st.builds(FreezeRecord, st.just(0), st.just({"test_id": "x"})),
     unknown=st.none() | st.sampled_from(UnknownReason),
     base=st.none() | bases,
+    # Failure messages are untrusted text too, and differ from row to row.
+    message=st.none() | st.text(min_size=1, max_size=12),
 )
 
 
@@ -85,6 +87,7 @@ def as_columns(generated: list[Row]) -> Rows:
         tuple(findings),
         {number: row.freeze for number, row in enumerate(generated) if row.freeze},
         {number: row.active_freeze for number, row in enumerate(generated) if row.active_freeze},
+        {number: row.message for number, row in enumerate(generated) if row.message},
     )
 
 
@@ -120,6 +123,7 @@ BASE = Row("t", TestClass.STABLE_PASS, 5, 5, 0, "a" * 64, False, None, None)
         {"strict": True},
         {"unknown": UnknownReason.SHORT},
         {"base": BaseFinding(5, 5, BaseMeaning.NONE, False)},
+        {"message": "assert 1 == 2"},
     ],
     ids=lambda change: next(iter(change)),
 )

@@ -113,7 +113,9 @@ def classify_replays(
         cases = failed_property_cases(failed_properties, fixtures)
     review, approvals = review_facts(options, settings, protected, fixtures, options.environment)
     return Classified(
-        decision=decide(cases, settings.policy, now, records, review),
+        decision=decide(
+            cases, settings.policy, now, records, review, replays.tally.first_messages()
+        ),
         replays=replays_json(replays, skip),
         skipped=skipped,
         base=None if base is None else {"reports": options.base_reports, **read_json(base)},

@@ -100,6 +100,8 @@ def row_json(row: Row) -> report_types.Row:
         document["base"] = base_json(row.base)
     if row.admitted_by is not None:
         document["admitted_by"] = admission_json(row.admitted_by)
+    if row.message is not None:
+        document["message"] = row.message
     return document
 
 
@@ -250,8 +252,10 @@ class ReportRows:
         distinct = dict(zip(map(id, findings), findings, strict=True))
         rests = {key: _rest(finding) for key, finding in distinct.items()}
         start = 0
-        for number in [*sorted(rows.freezes.keys() | rows.active.keys()), len(rows)]:
-            # Up to the next row with a freeze, each line is the escaped id and its rest.
+        own = rows.freezes.keys() | rows.active.keys() | rows.messages.keys()
+        for number in [*sorted(own), len(rows)]:
+            # Up to the next row with a freeze or a message, each line is the escaped id
+            # and its rest.
             yield from (
                 _ROW_START + encode_basestring_ascii(test_id) + rest
                 for test_id, rest in zip(

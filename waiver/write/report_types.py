@@ -125,6 +125,7 @@ Row = TypedDict(
         "active_freeze": Stored | None,
         "base": NotRequired[RowBase],
         "admitted_by": NotRequired[AdmittedBy],
+        "message": NotRequired[str],
     },
 )
 
