@@ -1,16 +1,19 @@
-"""Test names written by the code under review: inert in the summary, the report and the logs."""
+"""Test names and failure messages written by the code under review: inert in the summary,
+the report and the logs, and a message capped however long it is."""
 
 from __future__ import annotations
 
 import json
 import re
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 
 import pytest
 from markdown_it import MarkdownIt
 
-from hostile_support import Repo, Run
+from hostile_support import GOOD_CASE, Repo, Run
 from junit_support import junit
+from support import load_report
+from waiver.read.junit.stream import ELLIPSIS, MAX_MESSAGE_CHARS
 
 NAMES = {
     "newline-error-command": "x\n::error::x",
@@ -62,5 +65,57 @@ def test_a_hostile_name_is_inert(repo: Repo, run_gate: Run, key: str) -> None:
         assert inert not in bare, inert
     not_a_pass = html.split("Not a pass (1)</h3>")[1].split("</table>")[0]
     assert not_a_pass.count("<tr>") == 2  # header and the one row
-    assert not_a_pass.count("<td>") == 4
+    assert not_a_pass.count("<td>") == 5  # the message is a cell of its own
     assert bare.count("<details>") == bare.count("</details>") == 1
+
+
+MESSAGES = {
+    "mention-image-details": "@org/admins <img src=x> </details>",
+    "pipe": "a | b || c",
+    "newline-commands": "first\n::error::second\r\n  ::add-mask::x",
+    "legacy-commands": "##[error]x ##vso[task.setvariable variable=a]b",
+    "backticks": "``x`` `y",
+    "link-and-image": "[click](http://evil.example) ![i](http://evil.example/i.png)",
+    "bidi-override": "ok\u202egnp.exe",
+    "ten-megabytes": "m" * (10 << 20),
+}
+HOSTILE_ID = "suite.Evil::test_message"
+
+
+@pytest.mark.parametrize("form", ["attribute", "text"])
+@pytest.mark.parametrize("key", sorted(MESSAGES))
+def test_a_hostile_failure_message_is_inert_and_capped(
+    repo: Repo, run_gate: Run, key: str, form: str
+) -> None:
+    message = MESSAGES[key]
+    failure = (
+        f"<failure message={quoteattr(message)}/>"
+        if form == "attribute"
+        else f"<failure>{escape(message)}</failure>"
+    )
+    evil = f'<testcase classname="suite.Evil" name="test_message">{failure}</testcase>'
+    for replay in range(1, 6):
+        repo.replay(replay, junit(evil, GOOD_CASE))
+    code, out, _ = run_gate()
+    assert code == 1
+    [row] = [row for row in load_report(repo.root / "waiver.json")["rows"] if "message" in row]
+    kept = row["message"]
+    assert row["test_id"] == HOSTILE_ID
+    assert kept == " ".join(message.split())[: MAX_MESSAGE_CHARS - 1] + (
+        ELLIPSIS if len(message) > MAX_MESSAGE_CHARS else ""
+    )
+    summary = (repo.root / "summary.md").read_text()
+    assert len(summary.encode()) < 20_000
+    assert "\u202e" not in summary + out
+    html = MarkdownIt("gfm-like").render(summary)
+    bare = outside_code(html)
+    for inert in ("<img", "<a ", "@org", "evil.example", "::error", "##["):
+        assert inert not in bare, inert
+    assert bare.count("<details>") == bare.count("</details>") == 1  # the passes' list
+    not_a_pass = html.split("Not a pass (1)</h3>")[1].split("</table>")[0]
+    assert not_a_pass.count("<tr>") == 2
+    assert not_a_pass.count("<td>") == 5
+    lines = out.splitlines()
+    shown = lines[lines.index(f"  stable_assertion_fail  0/5  {HOSTILE_ID}") + 1]
+    assert shown.startswith("      ")
+    assert len(shown) < 2 * MAX_MESSAGE_CHARS

@@ -14,7 +14,7 @@ from support import REPO, check_golden, gate_args, git, load_report, report_docu
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.write.budget import LIST_CAP
-from waiver.write.summary import RESERVE, render_summary
+from waiver.write.summary import LIMIT, RESERVE, render_summary
 
 CLASSES = [test_class.value for test_class in TestClass]
 
@@ -100,7 +100,7 @@ def test_a_20000_test_run_has_a_summary_of_a_few_kilobytes(clean_run: Path) -> N
     assert "<details><summary>19999 stable passes</summary>" in summary
     assert (
         "| `unstable_assertion` | `pkg.module_0000::test_case_000007` | 2/5 | "
-        "proposed, expires 2026-12-02T12:00:00Z |"
+        "proposed, expires 2026-12-02T12:00:00Z | `no` |"
     ) in summary.splitlines()
 
 
@@ -110,6 +110,22 @@ def test_a_clean_64000_test_summary_is_a_few_kilobytes() -> None:
     check_balanced(summary)
     assert len(summary.encode("utf-8")) < 5_000
     assert "- … and 880 more, listed in waiver.json" in summary
+
+
+def test_rows_with_the_longest_messages_stay_under_1_mib() -> None:
+    """6,000 stable failures, each with a message of the most that escaping can make of
+    200 characters: hidden characters spelled out, pipes and backticks escaped."""
+    rows = [(f"tests/t.py::test_{n:05}", "stable_assertion_fail") for n in range(6_000)]
+    document = report_document(rows)
+    for row in document["rows"]:
+        row["message"] = "\u200b|`" * 66 + "…"
+    summary = render_summary(document)
+    check_balanced(summary)
+    assert len(summary.encode("utf-8")) <= LIMIT
+    assert "<U+200B>\\|" in summary
+    assert re.search(
+        r"_\d+ rows left out to stay under 1 MiB; all of them are in waiver.json._", summary
+    )
 
 
 def test_an_input_error_summary_names_the_trusted_revision_given(

@@ -9,7 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from support import EMPTY, KNOWN, ROUND_TRIP, case_json, gate_args, load_report, run_gate
+from support import (
+    EMPTY,
+    EMPTY_FAILURE,
+    KNOWN,
+    ROUND_TRIP,
+    ROUND_TRIP_FAILURE,
+    case_json,
+    gate_args,
+    load_report,
+    run_gate,
+)
 from waiver.cli import main
 
 WARNING = (
@@ -70,6 +80,7 @@ def test_the_terminal_puts_closed_classes_first(
         f"waiver: blocked; report written to {example / 'waiver.json'}\n"
         "blocking tests (3):\n"
         f"  stable_assertion_fail  0/5  {EMPTY}\n"
+        f"      {EMPTY_FAILURE}\n"
         f"  unknown_test (new)  5/5  {KNOWN}\n"
         f"  unknown_test (vanished)  0/0  {KNOWN}_renamed\n" + WARNING
     )
@@ -130,7 +141,8 @@ def test_a_review_terminal_names_the_tests_behind_the_verdict(
     assert capsys.readouterr().out == (
         f"waiver: review; report written to {example / 'waiver.json'}\n"
         "not a pass (1):\n"
-        f"  unstable_assertion  2/5  {ROUND_TRIP}  freeze proposed\n" + WARNING
+        f"  unstable_assertion  2/5  {ROUND_TRIP}  freeze proposed\n"
+        f"      {ROUND_TRIP_FAILURE}\n" + WARNING
     )
 
 
@@ -169,8 +181,9 @@ def test_the_retries_column_shows_only_when_a_row_has_retries(example: Path) -> 
     _duplicate_case(example / "reports" / "run-1.xml", "test_round_trip")
     _, report = run_gate(example, "--summary", str(summary))
     assert [row["retries"] for row in report["rows"] if row["test_id"] == ROUND_TRIP] == [1]
-    assert "| class | test id | replays passed | in-replay retries | freeze |" in (
-        summary.read_text().splitlines()
+    assert (
+        "| class | test id | replays passed | in-replay retries | freeze | first failure |"
+        in summary.read_text().splitlines()
     )
 
 

@@ -96,10 +96,17 @@ def _class_cell(row: Row, expected: int) -> str:
     )
 
 
+def _message_cell(row: Row) -> str:
+    message = row.get("message")
+    return "—" if message is None else md_code(message)
+
+
 def rows_table(out: Budget, rows: Sequence[Row], expected: int, with_base: bool) -> int:
     """The rows that are not a pass; the retries column only when some row has retries, the
-    base column only when base replays were given."""
+    base column only when base replays were given, the first failure's message only when
+    some row has one (it is at most MAX_MESSAGE_CHARS long: the reader cut it)."""
     retries = any(row["retries"] for row in rows)
+    messages = any("message" in row for row in rows)
     return table(
         out,
         f"Not a pass ({len(rows)})",
@@ -110,6 +117,7 @@ def rows_table(out: Budget, rows: Sequence[Row], expected: int, with_base: bool)
             *(["base"] if with_base else []),
             *(["in-replay retries"] if retries else []),
             "freeze",
+            *(["first failure"] if messages else []),
         ],
         [
             [
@@ -119,6 +127,7 @@ def rows_table(out: Budget, rows: Sequence[Row], expected: int, with_base: bool)
                 *([_base_cell(row)] if with_base else []),
                 *([str(row["retries"])] if retries else []),
                 _freeze_cell(row),
+                *([_message_cell(row)] if messages else []),
             ]
             for row in rows
         ],

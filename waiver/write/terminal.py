@@ -1,10 +1,10 @@
 """What `waiver gate` prints off GitHub after the verdict: why it is blocked, in plain text.
 
 What blocks the run apart from its rows; the cause of the whole run when there is one,
-else the blocking rows, closed classes first, capped with a count of the rest; whether
-the replays were skipped and why; then the warning that the protected files came
-from the working tree. Untrusted text is spelled out, one line each, so that it can
-start no log command.
+else the blocking rows, closed classes first, capped with a count of the rest, each with
+its first failure message indented on the line below it; whether the replays were
+skipped and why; then the warning that the protected files came from the working tree.
+Untrusted text is spelled out, one line each, so that it can start no log command.
 """
 
 from __future__ import annotations
@@ -62,6 +62,12 @@ class Lines(Sequence[str]):
         return self.line(self.items[index])
 
 
+def _failure(row: Row) -> str:
+    """The row's first failure message on a line of its own below the row, if it has one."""
+    message = row.get("message")
+    return "" if message is None else f"\n      {_inert(message)}"
+
+
 def _why_blocked(report: Report) -> list[str]:
     cause = run_cause(report)
     if cause is not None:
@@ -84,6 +90,7 @@ def _why_blocked(report: Report) -> list[str]:
         return (
             f"  {class_label(row, expected)}{strict}  "
             f"{row['replay_pass']}/{row['replay_total']}  {_inert(row['test_id'])}"
+            f"{_failure(row)}"
         )
 
     return [f"blocking tests ({len(blocking)}):", *_capped(Lines(blocking, line), "blocking tests")]
@@ -108,7 +115,7 @@ def _not_a_pass(report: Report) -> list[str]:
     def line(row: Row) -> str:
         return (
             f"  {class_label(row, expected)}  {row['replay_pass']}/{row['replay_total']}  "
-            f"{_inert(row['test_id'])}{_standing(row)}"
+            f"{_inert(row['test_id'])}{_standing(row)}{_failure(row)}"
         )
 
     return [f"not a pass ({len(rows)}):", *_capped(Lines(rows, line), "tests")] if rows else []
