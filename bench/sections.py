@@ -1,7 +1,8 @@
 """Sections of bench/RESULTS.md that are measured by their own scripts.
 
 bench/run.py rewrites the document and keeps these; each script replaces its own. The test
-suite's wall time is measured by hand with the commands its section names. A section runs
+suite's wall time and the cost of failure messages are measured by hand with the commands
+their sections name. A section runs
 from its `## ` heading to the next `## ` heading or the end.
 """
 
@@ -14,8 +15,9 @@ START_UP = "## Action start-up"
 FREEZE = "## Freeze commands on a large report"
 HARNESS = "## Harness resolution by plugin count"
 EDITED = "## Edited-test detection on a large suite"
+MESSAGES = "## First failure messages in the reader"
 TEST_SUITE = "## Test suite wall time"
-SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, TEST_SUITE)
+SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, MESSAGES, TEST_SUITE)
 
 
 def section_of(document: str, heading: str) -> str:
