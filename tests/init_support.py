@@ -61,6 +61,7 @@ def gate(root: Path, base: str) -> tuple[int, dict[str, Any]]:
             "--fixtures", inputs["fixtures"], "--lock", inputs["lock"],
             "--known-tests", inputs["known-tests"], "--config", inputs["config"],
             "--replays", "1", "--min-replays", "1", "--trusted-ref", base, "--out", "waiver.json",
+            "--summary", "summary.md",
         ])  # fmt: skip
     finally:
         os.chdir(cwd)

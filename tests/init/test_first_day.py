@@ -179,6 +179,10 @@ def test_a_break_a_plain_test_catches_is_stable_assertion_fail(change: tuple[Pat
         "tests/test_tally.py::test_add": "stable_pass",
         "tests/test_tally.py::test_describe": "stable_assertion_fail",
     }
+    # The reviewer reads what failed in the summary, without opening the XML.
+    [failed] = [row for row in report["rows"] if row["class"] == "stable_assertion_fail"]
+    assert failed["message"].startswith("AssertionError: assert '3 item' == '3 items'")
+    assert "AssertionError: assert '3 item' == '3 items'" in (root / "summary.md").read_text()
 
 
 @pytest.mark.slow

@@ -82,7 +82,11 @@ def test_the_terminal_puts_closed_classes_first(
         f"  stable_assertion_fail  0/5  {EMPTY}\n"
         f"      {EMPTY_FAILURE}\n"
         f"  unknown_test (new)  5/5  {KNOWN}\n"
-        f"  unknown_test (vanished)  0/0  {KNOWN}_renamed\n" + WARNING
+        f"  unknown_test (vanished)  0/0  {KNOWN}_renamed\n"
+        # An unstable row that does not block is not a pass either, and is named too.
+        "unstable, not a pass (1):\n"
+        f"  2/5  {ROUND_TRIP}  freeze proposed\n"
+        f"      {ROUND_TRIP_FAILURE}\n" + WARNING
     )
 
 

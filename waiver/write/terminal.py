@@ -121,6 +121,30 @@ def _not_a_pass(report: Report) -> list[str]:
     return [f"not a pass ({len(rows)}):", *_capped(Lines(rows, line), "tests")] if rows else []
 
 
+def _unstable_beside(report: Report) -> list[str]:
+    """The unstable rows of a blocked run that do not block themselves: not a pass either."""
+    if run_cause(report) is not None:
+        return []
+    rows = [
+        row
+        for row in split_rows(report["rows"])[1]
+        if row["class"] == TestClass.UNSTABLE_ASSERTION and not row_blocks(row)
+    ]
+    rows.sort(key=lambda row: row["test_id"])
+
+    def line(row: Row) -> str:
+        return (
+            f"  {row['replay_pass']}/{row['replay_total']}  {_inert(row['test_id'])}"
+            f"{_standing(row)}{_failure(row)}"
+        )
+
+    return (
+        [f"unstable, not a pass ({len(rows)}):", *_capped(Lines(rows, line), "tests")]
+        if rows
+        else []
+    )
+
+
 def _skipped_replays(report: Report) -> list[str]:
     replays = report["replays"]
     if replays is None or not replays.get("skipped"):
@@ -168,6 +192,7 @@ def render_terminal(document: Mapping[str, object]) -> str:
     if report["blocked"] and report["error"] is None:
         lines = [f"blocked: {reason}" for reason in report["run_blockers"]]
         lines.extend(_why_blocked(report))
+        lines.extend(_unstable_beside(report))
         lines.extend(_skipped_replays(report))
     elif report["verdict"] == "review":
         lines.extend(_not_a_pass(report))
