@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from support import EMPTY, EMPTY_FAILURE, KNOWN, REPO, ROUND_TRIP, classes, load_report
+from support import (
+    EMPTY,
+    EMPTY_FAILURE,
+    KNOWN,
+    REPO,
+    ROUND_TRIP,
+    ROUND_TRIP_FAILURE,
+    classes,
+    load_report,
+)
 
 README = (REPO / "README.md").read_text()
 TRY_IT = README.split("## Try it", 1)[1].split("\n## ", 1)[0]
@@ -68,6 +77,9 @@ def test_the_example_command_prints_the_verdict_and_the_report_path(tmp_path: Pa
         "blocking tests (1):",
         f"  stable_assertion_fail  0/5  {EMPTY}",
         f"      {EMPTY_FAILURE}",
+        "unstable, not a pass (1):",
+        f"  2/5  {ROUND_TRIP}  freeze proposed",
+        f"      {ROUND_TRIP_FAILURE}",
         "warning: the lock, registry and freeze store were read from the working tree, which "
         "the change itself can edit; pass --trusted-ref with the base commit to read them from "
         "it",
