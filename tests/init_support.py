@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import load_report
+from support import git, load_report
 from waiver.cli import main
 
 WAIVER_REF = "0123456789abcdef0123456789abcdef01234567"
@@ -78,3 +78,18 @@ def installed_from_github(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         f'"vcs_info": {{"vcs": "git", "commit_id": "{WAIVER_REF}"}}}}'
     )
     monkeypatch.syspath_prepend(str(site))
+
+
+def commit_as_base(root: Path) -> Path:
+    """`root`, with what init wrote, as a repository whose one commit is the base."""
+    git(root, "init", "--quiet")
+    git(root, "add", "-A")
+    git(root, "commit", "--quiet", "-m", "base")
+    return root
+
+
+def copy_to_change(base: Path, tmp_path: Path) -> tuple[Path, str]:
+    """A private copy of the committed repository at `base`, for one change: (root, base)."""
+    root = tmp_path / "repo"
+    shutil.copytree(base, root)
+    return root, git(root, "rev-parse", "HEAD")

@@ -23,6 +23,8 @@ from init_support import (
     BIN,
     FILES,
     WAIVER_REF,
+    commit_as_base,
+    copy_to_change,
     gate,
     init,
     installed_from_github,
@@ -134,17 +136,12 @@ def initialised(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     root = LAYOUTS[request.param](tmp_path_factory.mktemp(request.param))
     assert init(root) == 0
     (root / ".gitignore").write_text("reports/\nwaiver.json\n.hypothesis/\n__pycache__/\n")
-    git(root, "init", "--quiet")
-    git(root, "add", "-A")
-    git(root, "commit", "--quiet", "-m", "base")
-    return root
+    return commit_as_base(root)
 
 
 @pytest.fixture
 def change(initialised: Path, tmp_path: Path) -> tuple[Path, str]:
-    root = tmp_path / "repo"
-    shutil.copytree(initialised, root)
-    return root, git(root, "rev-parse", "HEAD")
+    return copy_to_change(initialised, tmp_path)
 
 
 @pytest.mark.slow

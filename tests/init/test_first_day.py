@@ -18,7 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from init_support import BIN, gate, installed_from_github, workflow_inputs
+from init_support import (
+    BIN,
+    commit_as_base,
+    copy_to_change,
+    gate,
+    installed_from_github,
+    workflow_inputs,
+)
 from support import REPO, git, write_tree
 from waiver.cli import main
 from waiver.init.layout import find_layout
@@ -80,17 +87,12 @@ def first_day(tmp_path_factory: pytest.TempPathFactory) -> Path:
         installed_from_github(tmp_path_factory.mktemp("site"), patch)
         patch.chdir(root)
         assert main(["init"]) == 0
-    git(root, "init", "--quiet")
-    git(root, "add", "-A")
-    git(root, "commit", "--quiet", "-m", "base")
-    return root
+    return commit_as_base(root)
 
 
 @pytest.fixture
 def change(first_day: Path, tmp_path: Path) -> tuple[Path, str]:
-    root = tmp_path / "repo"
-    shutil.copytree(first_day, root)
-    return root, git(root, "rev-parse", "HEAD")
+    return copy_to_change(first_day, tmp_path)
 
 
 def commit(root: Path, files: dict[str, str]) -> None:
