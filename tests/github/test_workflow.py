@@ -428,7 +428,10 @@ def test_the_hostile_name_is_inert_everywhere(example: Path) -> None:
         "::error title=waiver%3A stable_assertion_fail,file=tests/assertions/test_slug.py::"
     )
     shown = unescape_data(hostile.split("::", 2)[2])
-    assert "\n" not in shown and "<U+000A>::error::fake %0A" in shown
+    # The one line break is ours, before the first failure message; the name's is spelled out.
+    named, _, failure = shown.partition("\nfirst failure: ")
+    assert "\n" not in named and "<U+000A>::error::fake %0A" in named
+    assert failure == "boom"
 
     summary_rows = [line for line in render_summary(document).splitlines() if "evil" in line]
     assert summary_rows == [

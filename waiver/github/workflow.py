@@ -132,6 +132,9 @@ def _row_annotation(row: Row, root: str, workspace: str, expected: int) -> tuple
         f"{STRICT if strict else BASE_BLOCKS if base_blocks else EXPLANATIONS[test_class]} "
         f"(passed {row['replay_pass']} of {row['replay_total']} replays)"
     )
+    failure = row.get("message")
+    if failure is not None:  # on a line of its own, as the runner shows it below the title
+        message += f"\nfirst failure: {visible_text(failure)}"
     return kind, command(kind, properties, message)
 
 
