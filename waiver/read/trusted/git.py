@@ -110,10 +110,9 @@ class GitRevision:
 
     @functools.cached_property
     def _prefix(self) -> str:
-        """Where the gate's root sits inside the repository, as git spells it."""
-        top = os.path.realpath(self._repository.path)
-        relative = os.path.relpath(os.path.realpath(self._root), top)
-        return "" if relative == "." else relative.replace(os.sep, "/") + "/"
+        """Where the gate's root sits inside the repository, as git spells it (the
+        repository was found from the root, so the root is inside it)."""
+        return repository_prefix(self._repository, self._root) or ""
 
     def _repository_path(self, path: str) -> str:
         """`path` (as given on the command line) relative to the repository's top level.
@@ -241,6 +240,16 @@ class GitRevision:
         return found
 
 
+def repository_prefix(repository: Repo, folder: str) -> str | None:
+    """Where `folder` sits in the repository's work tree, as git spells a path there: ""
+    at the top, "sub/" below it, None outside it. Symlinks on the way are resolved."""
+    top = os.path.realpath(repository.path)
+    relative = os.path.relpath(os.path.realpath(folder), top).replace(os.sep, "/")
+    if relative == ".." or relative.startswith("../"):
+        return None
+    return "" if relative == "." else relative + "/"
+
+
 def head_commit(repository: Repo, root: str) -> Commit:
     """The commit checked out in the clone: the change's."""
     try:
@@ -262,11 +271,9 @@ def tracked_in(root: str, path: str) -> list[str]:
     except UNREADABLE:
         return []
     folder, only = (path, None) if os.path.isdir(path) else os.path.split(path)
-    top = os.path.realpath(repository.path)
-    relative = os.path.relpath(os.path.realpath(folder or "."), top).replace(os.sep, "/")
-    if relative == ".." or relative.startswith("../"):
+    prefix = repository_prefix(repository, folder or ".")
+    if prefix is None:
         return []
-    prefix = "" if relative == "." else relative + "/"
     tree = CommitTree(repository, head_commit(repository, root).tree, prefix)
     tracked = []
     pending = [""]

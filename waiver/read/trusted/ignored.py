@@ -31,7 +31,7 @@ from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
 
 from waiver.errors import InputError
-from waiver.read.trusted.git import UNREADABLE, head_commit
+from waiver.read.trusted.git import UNREADABLE, head_commit, repository_prefix
 from waiver.read.trusted.trees import CommitTree, DiskTree, FileTree, no_folder
 
 GITIGNORE = ".gitignore"
@@ -94,8 +94,7 @@ def ignored_folders(root: str, trusted: str | None) -> Callable[[str], bool]:
     except UNREADABLE:
         return no_folder  # outside a git clone nothing is ignored
     top = os.path.realpath(repository.path)
-    relative = os.path.relpath(os.path.realpath(root), top).replace(os.sep, "/")
-    prefix = "" if relative == "." else relative + "/"
+    prefix = repository_prefix(repository, root) or ""  # found from the root: it is inside
     try:
         head: FileTree | None = CommitTree(repository, head_commit(repository, root).tree, "")
     except InputError:
