@@ -17,10 +17,7 @@ from waiver.write.report_types import report_of
 
 
 def judged(exit_code: str, report: dict[str, Any] | None) -> tuple[str, str]:
-    if report is None:
-        return status_of(exit_code, None, [])
-    typed = report_of(report)
-    return status_of(exit_code, typed, list(typed["rows"]))
+    return status_of(exit_code, None if report is None else report_of(report))
 
 
 def passing(report: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ def _admitted_by(rows: Sequence[Row]) -> list[str]:
     return sorted({row["admitted_by"]["login"] for row in rows if "admitted_by" in row})
 
 
-def status_of(exit_code: str, report: Report | None, rows: Sequence[Row]) -> tuple[str, str]:
+def status_of(exit_code: str, report: Report | None) -> tuple[str, str]:
     """The state and the one-line description of the status."""
     if exit_code not in ("0", "1"):
         error = report["error"] if report else None
@@ -39,6 +39,7 @@ def status_of(exit_code: str, report: Report | None, rows: Sequence[Row]) -> tup
         return "error", f"the gate did not finish (exit code {exit_code or 'none'})"
     if report is None:
         return "error", "the gate wrote no report"
+    rows = list(report["rows"])
     verdict, _ = shown_verdict(report, rows)
     if exit_code == "1" or verdict == "blocked":
         blocking = sum(1 for row in rows if row_blocks(row))

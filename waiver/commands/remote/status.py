@@ -16,23 +16,21 @@ from waiver.github.rest import run_url
 from waiver.github.status import post_status, status_of
 from waiver.read.waiver_json import read_report
 from waiver.write.escape import log_line
-from waiver.write.report_types import Report, Row, report_of
+from waiver.write.report_types import Report, report_of
 
 
-def _report(path: str | None) -> tuple[Report | None, list[Row]]:
+def _report(path: str | None) -> Report | None:
     if path is None or not os.path.exists(path):
-        return None, []
+        return None
     try:
-        report = report_of(read_report(path).document)
+        return report_of(read_report(path).document)
     except InputError as error:
         print(log_line(f"waiver: status: the report is not used: {error}"))
-        return None, []
-    return report, list(report["rows"])
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
-    report, rows = _report(args.report)
-    state = status_of(args.exit_code, report, rows)
+    state = status_of(args.exit_code, _report(args.report))
     return post(lambda: post_status(os.environ, args.sha, state, run_url(os.environ)), "")
 
 
