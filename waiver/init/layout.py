@@ -149,7 +149,8 @@ def _outermost(folders: list[str]) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def _inside(path: str, folder: str) -> bool:
+def inside(path: str, folder: str) -> bool:
+    """Whether the repository path `path` is the folder `folder` or lies below it."""
     return path == folder or path.startswith(folder + "/")
 
 
@@ -180,7 +181,7 @@ def _property_suites(
     named = [
         folder
         for folder in _outermost([f for f in folders if f.rsplit("/", 1)[-1] in PROPERTY_FOLDERS])
-        if any(_is_test_module(m) for f in folders if _inside(f, folder) for m in _modules(root, f))
+        if any(_is_test_module(m) for f in folders if inside(f, folder) for m in _modules(root, f))
     ]
     if named:
         return tuple(named), ()
@@ -213,7 +214,7 @@ def find_layout(root: str) -> Layout:
         [
             folder
             for folder in [*named, *_data_only(root, folders, test_folders)]
-            if not any(_inside(folder, suite) for suite in suites)
+            if not any(inside(folder, suite) for suite in suites)
         ]
     )
     # Hypothesis's pytest plugin marks every @given test `hypothesis`.
@@ -242,5 +243,5 @@ def _data_only(root: str, folders: list[str], test_folders: tuple[str, ...]) -> 
         for folder in folders
         if folder not in test_folders
         and folder not in with_modules
-        and any(_inside(holder, folder) for holder in with_files)
+        and any(inside(holder, folder) for holder in with_files)
     ]

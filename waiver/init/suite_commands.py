@@ -7,7 +7,7 @@ import os
 import shlex
 
 from waiver.errors import UsageError
-from waiver.init.layout import Layout
+from waiver.init.layout import Layout, inside
 from waiver.init.pyproject import PYPROJECT, read_install_tables
 from waiver.write.setup_files import REGISTRY
 
@@ -17,10 +17,6 @@ TEST_SETS = ("test", "tests", "testing", "dev")
 GROUPS_PIP = "pip>=25.1"
 # The pytest options a property selection may be given by, each with an expression.
 SELECTING_FLAGS = ("-m", "-k")
-
-
-def _inside(path: str, folders: tuple[str, ...]) -> bool:
-    return any(path == folder or path.startswith(folder + "/") for folder in folders)
 
 
 def install_step() -> str:
@@ -59,7 +55,9 @@ def pytest_words(layout: Layout) -> tuple[list[str], list[str]]:
         return _selected_words(layout.test_folders, layout.property_selection)
     suites = list(layout.property_suites)
     tests = list(layout.test_folders) + [
-        f"--ignore={suite}" for suite in suites if _inside(suite, layout.test_folders)
+        f"--ignore={suite}"
+        for suite in suites
+        if any(inside(suite, folder) for folder in layout.test_folders)
     ]
     return ["--rootdir=.", "-m", "", *suites], ["--rootdir=.", *tests]
 
