@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,13 +38,17 @@ def repositories(tmp_path_factory: pytest.TempPathFactory) -> Repositories:
 
 
 def scenario(
-    repositories: Repositories, name: str, change: Callable[[Path], None], with_source: bool = True
+    repositories: Repositories,
+    name: str,
+    change: Callable[[Path], None],
+    with_source: bool = True,
+    **inputs: Any,
 ) -> WorkflowRun:
     demo = repositories.change(name)
     change(demo)
     commit_all(demo, name)
     waiver = repositories.waiver_commit if with_source else None
-    return run_workflow(demo, repositories.base_commit, demo_inputs(waiver))
+    return run_workflow(demo, repositories.base_commit, demo_inputs(waiver, **inputs))
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -187,6 +192,32 @@ def test_a_drifted_harness_or_fixture_is_blocked_with_no_replay_job(
     assert replay_jobs_run(run) == []
     assert "The lock check exited 1: no replay can change the verdict" in run.log
     assert f"{drifted}" in run.log.split("Check the fixtures and the harness")[1]
+
+
+# --- the harness restore fails: the gate job names it as the cause ---------------------
+
+
+@pytest.fixture(scope="module")
+def restore_fails(repositories: Repositories) -> WorkflowRun:
+    # The policy file named is not in the base commit, so the restore cannot read it.
+    return scenario(
+        repositories,
+        "restore-fails",
+        lambda demo: edit(demo / "slugify.py", "def slugify", "# Slugs are ASCII.\ndef slugify"),
+        config="missing.yml",
+    )
+
+
+def test_a_failed_harness_restore_is_named_as_why_the_property_report_is_missing(
+    restore_fails: WorkflowRun,
+) -> None:
+    run = restore_fails
+    assert run.returncode != 0
+    assert run.artifact_names("waiver-properties") == []
+    named = run.log.split("Run Main Name why the property report is missing", 1)[1]
+    assert "::error title=waiver::the property job could not restore the base commit's" in named
+    assert "**Why the property report is missing:**" in named  # in the job summary
+    assert run.report()["blocked"] is True
 
 
 # --- no waiver named: no verdict from the change's tree --------------------------------
