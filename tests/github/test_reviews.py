@@ -75,3 +75,31 @@ def test_the_command_names_the_pull_request_in_step_outputs_and_none_on_failure(
     assert first == {"pull-request": "7", "head": HEAD, "base": "b" * 40}
     assert read_github_output(output.read_text()) == {"pull-request": "", "head": "", "base": ""}
     assert "answered HTTP 500" in json.loads((tmp_path / "b.json").read_text())["error"]
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b"<html>rate limited</html>", "answered something that is not JSON"),
+        (b'{"number": 7}', "answered something that is not a list"),
+    ],
+)
+def test_a_body_of_the_wrong_kind_reads_no_reviews(tmp_path: Path, body: bytes, said: str) -> None:
+    answers = fork_answers()
+    answers.raw_body = body
+    with github_api(answers) as api, pytest.raises(ApiFailed) as raised:
+        fetch_reviews(environment(tmp_path, api))
+    assert said in str(raised.value)
+
+
+def test_a_pull_request_answered_as_a_list_reads_no_reviews(tmp_path: Path) -> None:
+    answers = fork_answers()
+    with github_api(answers) as api:
+        env = environment(tmp_path, api)
+        Path(env["GITHUB_EVENT_PATH"]).write_text(
+            json.dumps({"workflow_run": {"head_sha": HEAD, "pull_requests": [{"number": 9}]}})
+        )
+        answers.raw_body = b"[]"
+        with pytest.raises(ApiFailed) as raised:
+            fetch_reviews(env)
+    assert str(raised.value) == "GET pull request #9 answered something that is not an object"
