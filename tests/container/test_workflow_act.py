@@ -57,6 +57,11 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+def add_a_comment(demo: Path) -> None:
+    """The smallest change there is: a comment, which changes no test's verdict."""
+    edit(demo / "slugify.py", "def slugify", "# Slugs are ASCII.\ndef slugify")
+
+
 def replay_jobs_run(run: WorkflowRun) -> list[str]:
     return sorted(run.artifact_names("waiver-junit-") + run.artifact_names("waiver-base-junit-"))
 
@@ -69,7 +74,7 @@ def comment_only(repositories: Repositories) -> WorkflowRun:
     return scenario(
         repositories,
         "comment-only",
-        lambda demo: edit(demo / "slugify.py", "def slugify", "# Slugs are ASCII.\ndef slugify"),
+        add_a_comment,
     )
 
 
@@ -203,7 +208,7 @@ def restore_fails(repositories: Repositories) -> WorkflowRun:
     return scenario(
         repositories,
         "restore-fails",
-        lambda demo: edit(demo / "slugify.py", "def slugify", "# Slugs are ASCII.\ndef slugify"),
+        add_a_comment,
         config="missing.yml",
     )
 
