@@ -8,6 +8,7 @@
 #                                 (known-tests -> INPUT_KNOWN_TESTS)
 #   INPUT_WORKING_DIRECTORY       the repository under test, relative to the workspace
 #   WAIVER_APPROVALS_FILE         what the reviews step wrote, when INPUT_APPROVALS is github
+#   INPUT_PROVENANCE              what `waiver provenance` wrote, in a workflow_run job
 #   GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP   set by the runner
 #
 # The container gets no network, no capabilities, no token, and a read-only root and
@@ -23,11 +24,12 @@ set -euo pipefail
 # The inputs that become `waiver gate` flags (waiver/github/action_inputs.py GATE_INPUTS; `out` is
 # handled apart). tests/test_action_yml.py keeps the three lists equal.
 readonly GATE_INPUTS=(reports properties fixtures lock known-tests freezes config
-    min-replays freeze-hours trusted-ref replays shards base-reports approvals)
+    min-replays freeze-hours trusted-ref replays shards base-reports approvals provenance)
 readonly IN_CONTAINER_WORKSPACE=/github/workspace
 readonly IN_CONTAINER_OUT=/github/out
 readonly IN_CONTAINER_FILES=/github/file_commands
 readonly IN_CONTAINER_APPROVALS=/github/approvals.json
+readonly IN_CONTAINER_PROVENANCE=/github/provenance.json
 
 fail() {
     printf '::error title=waiver::%s\n' "$*"
@@ -135,6 +137,15 @@ github)
     ;;
 esac
 
+# The run the reports came from, as the provenance step of a workflow_run job wrote it on
+# the runner: a file outside the workspace, mounted read-only. One that did not arrive is a
+# run that cannot be named, and blocks.
+provenance=${INPUT_PROVENANCE:-}
+if [[ -n $provenance && ( ! -f $provenance || -L $provenance ) ]]; then
+    provenance=$(mktemp "${RUNNER_TEMP:-/tmp}/waiver-provenance.XXXXXX")
+    printf '{"caller": "", "waiver": {"repository": "", "commit": ""}, "run": null, "error": "the step that names the run left no file"}\n' >"$provenance"
+fi
+
 scratch=$(mktemp -d "${RUNNER_TEMP:-/tmp}/waiver-gate.XXXXXX")
 name=$(basename -- "$out")
 args=(run --rm --network none --cap-drop ALL --security-opt no-new-privileges --read-only
@@ -156,6 +167,9 @@ fi
 if [[ -n $approvals ]]; then
     args+=(--mount "type=bind,source=$approvals_file,target=$IN_CONTAINER_APPROVALS,readonly")
 fi
+if [[ -n $provenance ]]; then
+    args+=(--mount "type=bind,source=$provenance,target=$IN_CONTAINER_PROVENANCE,readonly")
+fi
 for input in "${GATE_INPUTS[@]}"; do
     upper=${input^^}
     variable=INPUT_${upper//-/_}
@@ -164,6 +178,8 @@ for input in "${GATE_INPUTS[@]}"; do
         value=$trusted_ref
     elif [[ $input == approvals ]]; then
         value=${approvals:+$IN_CONTAINER_APPROVALS}
+    elif [[ $input == provenance ]]; then
+        value=${provenance:+$IN_CONTAINER_PROVENANCE}
     fi
     if [[ -n $value ]]; then
         # The name keeps its dashes, as the runner would spell it for a container action.

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# `waiver approvals`, `waiver status` or `waiver comment` in the gate's image: the steps that
-# talk to GitHub's REST API, with the host network and the token that the gate's own run
-# never gets.
+# `waiver approvals`, `waiver provenance`, `waiver status` or `waiver comment` in the gate's
+# image: the steps that talk to GitHub's REST API, with the host network and the token that
+# the gate's own run never gets.
 #
-# Usage: run-with-api.sh approvals|status|comment ARGS...
+# Usage: run-with-api.sh approvals|provenance|status|comment ARGS...
 #   WAIVER_IMAGE    the image the gate runs in
 #   WAIVER_REPORT   optional: the gate's waiver.json, mounted read-only at /in/waiver.json
 #   WAIVER_OUT      optional: a folder mounted at /out, for what the command writes
 #   GITHUB_TOKEN    handed to the container by name, never as a value on a command line
-#   GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_SERVER_URL, GITHUB_RUN_ID, GITHUB_EVENT_PATH,
-#   GITHUB_OUTPUT   set by the runner; the event and the output file are mounted
+#   WAIVER_BRANCHES optional: the base branches whose pull requests a workflow_run job
+#                   speaks for, comma-separated
+#   GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_SERVER_URL, GITHUB_RUN_ID, GITHUB_WORKFLOW_REF,
+#   GITHUB_EVENT_PATH, GITHUB_OUTPUT   set by the runner; the event and the output file are
+#                   mounted
 set -euo pipefail
 
 fail() {
@@ -22,8 +25,8 @@ if [[ $image == -* ]]; then
     fail "WAIVER_IMAGE must be an image reference"
 fi
 case ${1:-} in
-approvals | status | comment) ;;
-*) fail "run-with-api.sh runs approvals, status or comment, not $(printf %q "${1:-}")" ;;
+approvals | provenance | status | comment) ;;
+*) fail "run-with-api.sh runs approvals, provenance, status or comment, not $(printf %q "${1:-}")" ;;
 esac
 
 # A mount option ends at a comma, so no path given to one may hold a comma.
@@ -40,7 +43,7 @@ mount() {
 args=(run --rm --network host --cap-drop ALL --security-opt no-new-privileges --read-only
     --user "$(id -u):$(id -g)"
     --env GITHUB_TOKEN --env GITHUB_API_URL --env GITHUB_REPOSITORY
-    --env GITHUB_SERVER_URL --env GITHUB_RUN_ID
+    --env GITHUB_SERVER_URL --env GITHUB_RUN_ID --env GITHUB_WORKFLOW_REF --env WAIVER_BRANCHES
     --env HTTPS_PROXY --env https_proxy --env NO_PROXY --env no_proxy)
 if [[ -n ${GITHUB_EVENT_PATH:-} && -f $GITHUB_EVENT_PATH ]]; then
     mount "$GITHUB_EVENT_PATH" /in/event.json ,readonly

@@ -29,6 +29,7 @@ class Answers:
     per_page: int = 2  # small, so that every test crosses pages
     status: int = 200  # answered to every request when not 200
     raw_body: bytes | None = None  # answered instead of JSON when set
+    pull_body: bytes | None = None  # answered for the pull request itself, when set
     next_host: str | None = None  # a `next` link to another host, when set
     asked: list[tuple[str, str | None]] = field(default_factory=list)  # (path, Authorization)
     head: str = "a" * 40  # the pull request's current head
@@ -115,6 +116,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, answers.raw_body)
             return
         segments = parts.path.strip("/").split("/")
+        if segments[-2] == "pulls" and segments[-1].isdigit() and answers.pull_body is not None:
+            self._send(200, answers.pull_body)
+            return
         if segments[-2] == "pulls" and segments[-1].isdigit():
             pull = {
                 "number": int(segments[-1]),

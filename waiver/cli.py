@@ -26,7 +26,7 @@ from waiver.commands import (
     replay,
     restore_harness,
 )
-from waiver.commands.remote import approvals, comment, status
+from waiver.commands.remote import approvals, comment, provenance, status
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, EXIT_INTERNAL, InputError, UsageError
 from waiver.write.escape import log_line
 
@@ -44,6 +44,7 @@ COMMANDS = (
     check_lock,
     freeze,
     approvals,
+    provenance,
     comment,
     status,
 )

@@ -22,7 +22,7 @@ def test_each_input_shared_with_the_gate_workflow_has_its_type_and_default() -> 
     report = REPORT[True]["workflow_call"]["inputs"]
     gate = GATE[True]["workflow_call"]["inputs"]
     shared = report.keys() & gate.keys()
-    assert report.keys() - shared == {"comment"}
+    assert report.keys() - shared == {"comment", "gate-workflow", "branches"}
     for name in shared:
         assert (report[name]["type"], report[name].get("default")) == (
             gate[name]["type"], gate[name].get("default"),

@@ -39,15 +39,34 @@ def test_a_fork_run_reads_the_reviews_of_the_pull_request_its_head_belongs_to(
     ]  # fmt: skip
 
 
-def test_a_run_that_names_its_pull_request_is_not_looked_up_by_commit(tmp_path: Path) -> None:
-    answers = Answers()
+def _pull(number: int, branch: str) -> dict[str, object]:
+    return {"number": number, "state": "open", "head": {"sha": HEAD}, "base": {"ref": branch}}
+
+
+def test_a_run_is_judged_for_the_open_pull_request_into_a_named_branch(tmp_path: Path) -> None:
+    # The run names #5, which targets a branch the change controls; #9 into main shares
+    # the head. The status speaks for main's pull request alone.
+    answers = Answers(commit_pulls=[_pull(5, "evil"), _pull(9, "main")])
     env = environment(tmp_path, "http://127.0.0.1:1")
     Path(env["GITHUB_EVENT_PATH"]).write_text(
-        json.dumps({"workflow_run": {"head_sha": HEAD, "pull_requests": [{"number": 9}]}})
+        json.dumps({"workflow_run": {"head_sha": HEAD, "pull_requests": [{"number": 5}]}})
     )
     with github_api(answers) as api:
-        fetch_reviews({**env, "GITHUB_API_URL": api})
-    assert answers.asked[0][0] == "/repos/owner/repo/pulls/9"
+        fetch_reviews({**env, "GITHUB_API_URL": api, "WAIVER_BRANCHES": "main, release"})
+    asked = [path for path, _ in answers.asked]
+    assert asked[:3] == [
+        f"/repos/owner/repo/commits/{HEAD}/pulls",
+        "/repos/owner/repo/pulls/9",
+        "/repos/owner/repo/pulls/9/reviews",
+    ]
+    assert not [path for path in asked if path.startswith("/repos/owner/repo/pulls/5")]
+
+
+def test_no_open_pull_request_into_a_named_branch_has_none_to_judge(tmp_path: Path) -> None:
+    answers = Answers(commit_pulls=[_pull(5, "evil")])
+    with github_api(answers) as api, pytest.raises(ApiFailed) as raised:
+        fetch_reviews({**environment(tmp_path, api), "WAIVER_BRANCHES": "main"})
+    assert str(raised.value) == f"no open pull request into main has head {HEAD}"
 
 
 def test_a_pull_request_that_moved_on_has_no_reviews_to_judge(tmp_path: Path) -> None:
@@ -94,12 +113,7 @@ def test_a_body_of_the_wrong_kind_reads_no_reviews(tmp_path: Path, body: bytes, 
 
 def test_a_pull_request_answered_as_a_list_reads_no_reviews(tmp_path: Path) -> None:
     answers = fork_answers()
-    with github_api(answers) as api:
-        env = environment(tmp_path, api)
-        Path(env["GITHUB_EVENT_PATH"]).write_text(
-            json.dumps({"workflow_run": {"head_sha": HEAD, "pull_requests": [{"number": 9}]}})
-        )
-        answers.raw_body = b"[]"
-        with pytest.raises(ApiFailed) as raised:
-            fetch_reviews(env)
-    assert str(raised.value) == "GET pull request #9 answered something that is not an object"
+    answers.pull_body = b"[]"
+    with github_api(answers) as api, pytest.raises(ApiFailed) as raised:
+        fetch_reviews(environment(tmp_path, api))
+    assert str(raised.value) == "GET pull request #7 answered something that is not an object"

@@ -36,6 +36,7 @@ PLACES: dict[str, str] = {
     "Registry": "/properties/registry",
     "EditedTest": "/properties/registry/properties/edited/items",
     "Approvals": "/properties/approvals",
+    "ProvenanceJson": "/properties/provenance",
     "Refused": "/properties/approvals/properties/refused/items",
     "AdmittedBy": "/$defs/admission",
     "Error": "/properties/error",

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         base_reports=args.base_reports,
         base_replays=args.base_replays,
         approvals=args.approvals,
+        provenance=args.provenance,
         environment=os.environ,
     )
     protected: ProtectedFiles = (
@@ -172,4 +173,10 @@ def _add_review_arguments(parser: argparse.ArgumentParser) -> None:
         help="count the pull request's approvals: `github` reads them from the REST API "
         "($GITHUB_API_URL, $GITHUB_TOKEN, $GITHUB_EVENT_PATH), FILE is what `waiver "
         "approvals` wrote; a counted approval admits what blocks only for review",
+    )
+    parser.add_argument(
+        "--provenance",
+        metavar="FILE",
+        help="the gate run the reports came from, as `waiver provenance` wrote it: reports "
+        "that the base's own gate workflow did not produce block the run, unread",
     )

@@ -26,5 +26,6 @@ class GateOptions:
     base_reports: str | None = None
     base_replays: int | None = None
     approvals: str | None = None  # "github", or the file `waiver approvals` wrote
+    provenance: str | None = None  # the file `waiver provenance` wrote: the reports' run
     # The environment `--approvals github` reads GitHub's API, token and event from.
     environment: Mapping[str, str] = field(default_factory=dict)

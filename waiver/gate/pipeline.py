@@ -19,15 +19,16 @@ from waiver.errors import InputError, UsageError
 from waiver.gate.context import fixtures_json
 from waiver.gate.evidence import build_cases, failed_property_cases
 from waiver.gate.options import GateOptions
+from waiver.gate.provenance import Judged, judge_provenance
 from waiver.gate.replay_inputs import (
     read_assertion_replays,
     read_base_replays,
     read_json,
     replays_json,
 )
-from waiver.gate.review import review_facts
+from waiver.gate.review import read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
-from waiver.model import Decision, FreezeRecord, Verdict
+from waiver.model import Admission, Decision, FreezeRecord, Verdict
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness.reach_in import new_reach_ins, reach_in_blocker
@@ -36,10 +37,17 @@ from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Settings, effective
+from waiver.read.provenance import read_provenance
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
-from waiver.write.report import Context, Json, error_report_json, report_json
+from waiver.write.report import (
+    Context,
+    Json,
+    admission_json,
+    error_report_json,
+    report_json,
+)
 from waiver.write.report_files import check_output_paths, remove_report, write_report
 
 NO_REGISTRY_BLOCKS = (
@@ -59,7 +67,6 @@ class Classified:
     replays_skipped: Skip | None = None  # why no replay was read, when none was needed
     # Registered tests the change edited, with what changed; only with a trusted revision.
     edited: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    approvals: Json | None = None  # what the report says of the reviews, when asked for
 
 
 def classify_replays(
@@ -69,6 +76,7 @@ def classify_replays(
     rule: TestIdRule,
     fixtures: Fixtures,
     properties: PropertyRun,
+    approval: Admission | None,
     now: datetime,
 ) -> Classified:
     """Replays, registry and freeze store in, decision out.
@@ -111,7 +119,7 @@ def classify_replays(
     cases = build_cases(replays, registry, property_ok, fixtures, skipped, base, frozenset(edited))
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
-    review, approvals = review_facts(options, settings, protected, fixtures, options.environment)
+    review = review_facts(approval, options, settings, protected, fixtures)
     return Classified(
         decision=decide(
             cases, settings.policy, now, records, review, replays.tally.first_messages()
@@ -121,7 +129,26 @@ def classify_replays(
         base=None if base is None else {"reports": options.base_reports, **read_json(base)},
         replays_skipped=None if replays.replay_count else skip,
         edited=edited,
-        approvals=approvals,
+    )
+
+
+def provenance_json(judged: Judged, admitted_by: Admission | None) -> Json:
+    return {
+        "run_id": judged.run_id,
+        "workflow": judged.workflow,
+        "problem": judged.problem,
+        "admitted_by": None if admitted_by is None else admission_json(admitted_by),
+    }
+
+
+def _untrusted_reports(
+    settings: Settings, protected: ProtectedFiles, context: Context, now: datetime
+) -> Json:
+    """The report of reports that no run of the base's gate workflow produced: blocked, with
+    why, and not one of them read (their contents are the change's to choose)."""
+    decision = replace(decide((), settings.policy, now), blocked=True, verdict=Verdict.BLOCKED)
+    return report_json(
+        decision, settings, replace(context, trusted_revision=protected.revision), now
     )
 
 
@@ -129,15 +156,27 @@ def _gate(
     options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
 ) -> Json:
     check_policy(settings.policy)
+    approval, approvals = read_review(options, settings, protected, options.environment)
+    judged, provenance = None, None
+    if options.provenance is not None:
+        judged = judge_provenance(read_provenance(options.provenance), protected.committed())
+        blocker = judged.blocker(approval)
+        admitted_by = approval if judged.problem is not None and blocker is None else None
+        provenance = provenance_json(judged, admitted_by)
+        if blocker is not None:
+            early = Context(run_blockers=[blocker], approvals=approvals, provenance=provenance)
+            return _untrusted_reports(settings, protected, early, now)
     rule = TestIdRule(options.root)
     check_untracked(options.root, (options.reports, options.base_reports, options.properties))
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
     modules = settings.locked_property_modules(properties.modules)
     fixtures = read_fixtures(paths, settings, protected, modules)
-    classified = classify_replays(options, settings, protected, rule, fixtures, properties, now)
-    run_blockers = []
+    classified = classify_replays(
+        options, settings, protected, rule, fixtures, properties, approval, now
+    )
     decision = classified.decision
+    run_blockers = []
     if settings.registry is None and not settings.registry_none:
         run_blockers.append(NO_REGISTRY_BLOCKS)
     skip = classified.replays_skipped
@@ -149,6 +188,9 @@ def _gate(
         run_blockers.append(reach_in_blocker(reach_ins))
     if run_blockers:
         decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
+    elif judged is not None and judged.problem is not None and decision.verdict is Verdict.CLEAN:
+        # An admitted workflow update is a person's call, never `clean`.
+        decision = replace(decision, verdict=Verdict.REVIEW)
     context = Context(
         fixtures=fixtures_json(options, settings, protected, fixtures, reach_ins),
         properties={
@@ -176,7 +218,8 @@ def _gate(
         trusted_revision=protected.revision,
         run_blockers=run_blockers,
         base=classified.base,
-        approvals=classified.approvals,
+        approvals=approvals,
+        provenance=provenance,
     )
     return report_json(decision, settings, context, now)
 

@@ -19,6 +19,7 @@ from waiver.errors import InputError
 from waiver.gate.options import GateOptions
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
+from waiver.model import Admission
 from waiver.read.approvals import Unusable, read_approvals, review_data
 from waiver.read.lock.drift import Fixtures
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, lock_digest, parse_lock
@@ -65,15 +66,11 @@ def fixture_update(committed: Committed, fixtures: Fixtures, lock: str, root: st
     return entries is not None and lock_digest(entries) == lock_digest(fixtures.state.tree)
 
 
-def review_facts(
-    options: GateOptions,
-    settings: Settings,
-    protected: ProtectedFiles,
-    fixtures: Fixtures,
-    env: Mapping[str, str],
-) -> tuple[ReviewFacts | None, Json | None]:
-    """The counted approval with what it may admit (None when none counts), and what the
-    report says of the reviews (None when none were asked for)."""
+def read_review(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, env: Mapping[str, str]
+) -> tuple[Admission | None, Json | None]:
+    """The approval that counts (None when none does), and what the report says of the
+    reviews (None when none were asked for)."""
     if options.approvals is None:
         return None, None
     report: Json = {"source": options.approvals, "counted": [], "refused": [], "problem": None}
@@ -97,11 +94,24 @@ def review_facts(
         report["problem"] = (
             f"the reviews are of head {data.head_sha}; the gate checks {committed.head_commit}"
         )
-    if committed is None or report["problem"] is not None or not counted:
+    if report["problem"] is not None or not counted:
         return None, report
-    facts = ReviewFacts(
-        counted[0],
+    return counted[0], report
+
+
+def review_facts(
+    approval: Admission | None,
+    options: GateOptions,
+    settings: Settings,
+    protected: ProtectedFiles,
+    fixtures: Fixtures,
+) -> ReviewFacts | None:
+    """The counted approval with what it may admit; None when none counts."""
+    committed = protected.committed()
+    if approval is None or committed is None:
+        return None
+    return ReviewFacts(
+        approval,
         change_registry(committed, settings.registry, options.root),
         fixture_update(committed, fixtures, options.lock, options.root),
     )
-    return facts, report

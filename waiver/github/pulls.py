@@ -1,9 +1,11 @@
 """Posting the waiver comment: find the pull request, make sure its head is still the commit
 the report is about, and create the one comment or edit it in place.
 
-The pull request is the event's (`pull_request.number`), or the first of a `workflow_run`
-event's `pull_requests`, or, where that list is empty as it is for forks, the open pull
-request whose head is the run's head commit. The comment is found again by its marker on a
+The pull request is the event's (`pull_request.number`); for a `workflow_run` event it is
+the open pull request whose head is the run's head commit and whose base branch is one of
+`$WAIVER_BRANCHES` (comma-separated; unset, any), the lowest-numbered where several are,
+whether or not the event names it (a fork's run names none; a same-repository run names
+the one it was for, which may target a branch the change controls). The comment is found again by its marker on a
 comment the tool's own account wrote (every page is read); another user's comment is never
 edited, whatever it holds. An unchanged comment is not rewritten.
 """
@@ -21,17 +23,15 @@ TOOL_ACCOUNT = "github-actions[bot]"
 
 
 def _run_head(event: Mapping[str, Any]) -> tuple[int | None, str]:
-    """The pull request the event names, if it names one, and the commit its run is about."""
+    """The pull request the event names (None for a workflow_run event, whose pull request
+    is looked up), and the commit its run is about."""
     pull, run = event.get("pull_request"), event.get("workflow_run")
     if isinstance(pull, dict):
         head = pull.get("head")
         sha = head.get("sha") if isinstance(head, dict) else None
         number = pull.get("number")
     elif isinstance(run, dict):
-        sha = run.get("head_sha")
-        pulls = run.get("pull_requests")
-        first = pulls[0] if isinstance(pulls, list) and pulls else None
-        number = first.get("number") if isinstance(first, dict) else None
+        sha, number = run.get("head_sha"), None
     else:
         raise ApiFailed("the event is neither a pull_request nor a workflow_run event")
     if not isinstance(sha, str):
@@ -39,16 +39,36 @@ def _run_head(event: Mapping[str, Any]) -> tuple[int | None, str]:
     return (number if isinstance(number, int) else None), sha
 
 
-def _pull_of_commit(api: Api, repository: str, sha: str) -> int:
-    """The open pull request whose head is `sha` (a fork's run names none itself)."""
+def branches_of(env: Mapping[str, str]) -> frozenset[str] | None:
+    """The base branches whose pull requests the status speaks for; None: any."""
+    named = frozenset(filter(None, (b.strip() for b in env.get("WAIVER_BRANCHES", "").split(","))))
+    return named or None
+
+
+def open_pulls_of_commit(api: Api, repository: str, sha: str) -> list[Mapping[str, Any]]:
+    """The open pull requests whose head is `sha`, lowest number first."""
+    found = []
     for pull in api.pages(f"/repos/{repository}/commits/{sha}/pulls"):
         if isinstance(pull, dict) and pull.get("state") == "open":
             head = pull.get("head")
-            if isinstance(head, dict) and head.get("sha") == sha:
-                number = pull.get("number")
-                if isinstance(number, int):
-                    return number
-    raise ApiFailed(f"no open pull request has head {sha}")
+            number = pull.get("number")
+            if isinstance(head, dict) and head.get("sha") == sha and isinstance(number, int):
+                found.append(pull)
+    return sorted(found, key=lambda pull: int(pull["number"]))
+
+
+def base_branch(pull: Mapping[str, Any]) -> object:
+    base = pull.get("base")
+    return base.get("ref") if isinstance(base, dict) else None
+
+
+def _pull_of_commit(api: Api, repository: str, sha: str, branches: frozenset[str] | None) -> int:
+    """The open pull request into one of `branches` whose head is `sha`."""
+    for pull in open_pulls_of_commit(api, repository, sha):
+        if branches is None or base_branch(pull) in branches:
+            return int(pull["number"])
+    into = "" if branches is None else f" into {', '.join(sorted(branches))}"
+    raise ApiFailed(f"no open pull request{into} has head {sha}")
 
 
 def _own_comment(api: Api, repository: str, number: int) -> dict[str, Any] | None:
@@ -64,13 +84,13 @@ def _own_comment(api: Api, repository: str, number: int) -> dict[str, Any] | Non
 
 
 def run_pull(
-    api: Api, repository: str, event: Mapping[str, Any]
+    api: Api, repository: str, event: Mapping[str, Any], branches: frozenset[str] | None
 ) -> tuple[int, str, Mapping[str, Any]]:
     """The pull request the run is about: its number, the commit the run was about, and the
     pull request as the API has it now (its current head, base and author)."""
     number, sha = _run_head(event)
     if number is None:
-        number = _pull_of_commit(api, repository, sha)
+        number = _pull_of_commit(api, repository, sha, branches)
     pull, _ = api.get(f"{api.base}/repos/{repository}/pulls/{number}")
     if not isinstance(pull, dict):
         raise ApiFailed(f"GET pull request #{number} answered something that is not an object")
@@ -85,7 +105,7 @@ def current_head(pull: Mapping[str, Any]) -> object:
 def post_comment(env: Mapping[str, str], text: str, opener: Opener = urlopen) -> str:
     """Create or edit the comment; what was done, in a line."""
     api, repository = connect(env, opener)
-    number, sha, pull = run_pull(api, repository, read_event(env))
+    number, sha, pull = run_pull(api, repository, read_event(env), branches_of(env))
     current = current_head(pull)
     if current != sha:
         return f"pull request #{number} has moved on to {current}; nothing posted for {sha}"

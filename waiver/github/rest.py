@@ -90,14 +90,18 @@ class Api:
         found = NEXT.search(link or "")
         return document, None if found is None else found[1]
 
-    def pages(self, path: str) -> list[object]:
-        """Every item of a list endpoint, page after page."""
-        url: str | None = f"{self.base}{path}?per_page=100"
+    def pages(self, path: str, query: str = "", key: str | None = None) -> list[object]:
+        """Every item of a list endpoint, page after page. `query` is more of the query
+        string; `key` names the list in an endpoint that wraps it in an object (as
+        `/actions/runs` does in `workflow_runs`)."""
+        url: str | None = f"{self.base}{path}?{query}{'&' if query else ''}per_page=100"
         items: list[object] = []
         for _ in range(MAX_PAGES):
             if url is None:
                 return items
             page, url = self.get(url)
+            if key is not None:
+                page = page.get(key) if isinstance(page, dict) else None
             if not isinstance(page, list):
                 raise ApiFailed(f"GET {path} answered something that is not a list")
             items += page

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from waiver.approval import latest_reviews
-from waiver.github.pulls import current_head, run_pull
+from waiver.github.pulls import branches_of, current_head, run_pull
 from waiver.github.rest import Api, ApiFailed, HttpStatus, Opener, connect, read_event, urlopen
 from waiver.read.approvals import Unusable, parse_reviews
 
@@ -30,7 +30,7 @@ def _pull_request(api: Api, repository: str, env: Mapping[str, str]) -> Mapping[
         return pull
     if not isinstance(event.get("workflow_run"), dict):
         raise ApiFailed("the event is not of a pull request")
-    number, sha, pull = run_pull(api, repository, event)
+    number, sha, pull = run_pull(api, repository, event, branches_of(env))
     if current_head(pull) != sha:
         raise ApiFailed(f"pull request #{number} has moved on from {sha}, which the run was about")
     return pull

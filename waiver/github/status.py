@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from waiver.github.comment import shown_verdict
 from waiver.github.rest import FULL_SHA, ApiFailed, Opener, connect, urlopen
-from waiver.write.report_types import Report, Row
+from waiver.write.report_types import ProvenanceJson, Report, Row
 from waiver.write.why import row_blocks
 
 CONTEXT = "waiver"
@@ -26,8 +26,11 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
 
 
-def _admitted_by(rows: Sequence[Row]) -> list[str]:
-    return sorted({row["admitted_by"]["login"] for row in rows if "admitted_by" in row})
+def _admitted_by(rows: Sequence[Row], provenance: ProvenanceJson | None) -> list[str]:
+    logins = {row["admitted_by"]["login"] for row in rows if "admitted_by" in row}
+    if provenance is not None and provenance["admitted_by"] is not None:
+        logins.add(provenance["admitted_by"]["login"])
+    return sorted(logins)
 
 
 def status_of(exit_code: str, report: Report | None) -> tuple[str, str]:
@@ -42,9 +45,12 @@ def status_of(exit_code: str, report: Report | None) -> tuple[str, str]:
     rows = list(report["rows"])
     verdict, _ = shown_verdict(report, rows)
     if exit_code == "1" or verdict == "blocked":
+        # What blocks the whole run says more than a count: it names the file and why.
+        for reason in report["run_blockers"]:
+            return "failure", _cut(f"blocked: {reason}")
         blocking = sum(1 for row in rows if row_blocks(row))
         return "failure", _cut(f"blocked: {blocking} test(s) block admission")
-    reviewers = _admitted_by(rows)
+    reviewers = _admitted_by(rows, report.get("provenance"))
     if reviewers:
         return "success", _cut(f"{verdict}: admitted by the approval of {', '.join(reviewers)}")
     return "success", _cut(f"{verdict}: nothing blocks admission")

@@ -45,6 +45,7 @@ class Context:
     run_blockers: Sequence[str] = field(default=())  # what blocks the run, apart from rows
     base: Json | None = None  # the base replays, only when they were given
     approvals: Json | None = None  # the reviews, only when the run was asked to read them
+    provenance: Json | None = None  # the run whose reports these are, only when it was given
 
 
 def timestamp(moment: datetime) -> str:
@@ -173,6 +174,7 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
         },
         "error": None,
         **({"approvals": context.approvals} if context.approvals is not None else {}),
+        **({"provenance": context.provenance} if context.provenance is not None else {}),
         # Present only when base replays were given: without them the report is as before.
         **(
             {"base": {**context.base, "meanings": base_counts(decision.rows)}}

@@ -224,6 +224,13 @@ class Approvals(TypedDict):
     problem: str | None
 
 
+class ProvenanceJson(TypedDict):
+    run_id: int | None
+    workflow: str | None
+    problem: str | None
+    admitted_by: AdmittedBy | None
+
+
 class Freezes(TypedDict):
     active: Sequence[Stored]
     void: Sequence[VoidRecord]
@@ -265,6 +272,7 @@ class Report(TypedDict):
     freezes: Freezes
     error: Error | None
     approvals: NotRequired[Approvals]
+    provenance: NotRequired[ProvenanceJson]
     base: NotRequired[Base]
 
 

@@ -1,0 +1,102 @@
+"""`waiver provenance`: which gate run's reports a `workflow_run` job is about to judge, and
+what GitHub says made that run, written into a file that `waiver gate --provenance FILE`
+judges.
+
+It runs where the token is, in a step of its own, like `waiver approvals`. A failure to read
+the run is written into the file (the gate then blocks and says why) and is no failure of
+this step. On a runner it sets the step output `run-id`, the run whose artifacts the job
+downloads (empty when none could be named).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Mapping
+
+from waiver.errors import EXIT_CLEAR, InputError
+from waiver.github.rest import FULL_SHA, REPOSITORY, ApiFailed, connect, read_event
+from waiver.github.runs import gate_run, workflow_path
+from waiver.github.workflow import write_outputs
+from waiver.write.atomic import write_atomic
+from waiver.write.escape import log_line
+
+
+def _report_workflow(env: Mapping[str, str]) -> str | None:
+    """The file of the job's own caller (`$GITHUB_WORKFLOW_REF`), one of the gate's files."""
+    reference = env.get("GITHUB_WORKFLOW_REF", "")
+    return workflow_path(reference, env.get("GITHUB_REPOSITORY", "")) if "@" in reference else None
+
+
+def run(args: argparse.Namespace) -> int:
+    document: dict[str, object] = {
+        "caller": args.caller,
+        "report_workflow": _report_workflow(os.environ),
+        "waiver": {"repository": args.waiver_repository, "commit": args.waiver_ref},
+        "run": None,
+        "error": None,
+    }
+    try:
+        api, repository = connect(os.environ)
+        document["run"] = gate_run(
+            api, repository, read_event(os.environ), args.caller, args.pull_request
+        )
+        said = "the run whose reports are judged"
+    except ApiFailed as error:
+        document["error"] = str(error)
+        said = f"no run: {error}"
+    try:
+        write_atomic(args.out, json.dumps(document, ensure_ascii=True, sort_keys=True))
+    except OSError as error:
+        raise InputError(args.out, f"cannot write the run: {error.strerror}") from None
+    found = document["run"]
+    write_outputs(os.environ, {"run-id": str(found["id"]) if isinstance(found, dict) else ""})
+    print(log_line(f"waiver: provenance: {said}; written to {args.out}"))
+    return EXIT_CLEAR
+
+
+def _repository(value: str) -> str:
+    if not REPOSITORY.match(value):
+        raise argparse.ArgumentTypeError("must be owner/name")
+    return value
+
+
+def _commit(value: str) -> str:
+    if not FULL_SHA.match(value):
+        raise argparse.ArgumentTypeError("must be a full commit id")
+    return value
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "provenance", help="name the gate run whose reports a workflow_run job judges"
+    )
+    parser.add_argument("--out", required=True, metavar="FILE", help="where to write it")
+    parser.add_argument(
+        "--caller",
+        required=True,
+        metavar="PATH",
+        help="the base's gate workflow, the only file whose runs' reports are judged",
+    )
+    parser.add_argument(
+        "--waiver-repository",
+        required=True,
+        type=_repository,
+        metavar="OWNER/NAME",
+        help="the waiver this job runs",
+    )
+    parser.add_argument(
+        "--waiver-ref",
+        required=True,
+        type=_commit,
+        metavar="COMMIT",
+        help="its commit: the one the gate run's reusable workflow must be pinned to",
+    )
+    parser.add_argument(
+        "--pull-request",
+        type=int,
+        metavar="N",
+        help="the pull request the reports are judged for; the run must be about it",
+    )
+    parser.set_defaults(handler=run)

@@ -1,0 +1,91 @@
+"""Whether the reports a `workflow_run` job judges were produced by the base's own gate
+workflow. Pure: the run as GitHub told of it, the two commits' files, and the approval.
+
+A pull request's run executes the workflow file of the change, so the replays it uploads
+are the change's to write. Its reports are evidence only when the run's workflow file is
+the caller the trusted base holds, byte for byte at the commit the gate checks, and where
+it calls waiver's reusable workflows it does so at the commit this gate runs. Anything else
+blocks the run with the file and the reason named. A change of the gate's workflow files
+and of nothing else (a waiver upgrade moves both callers to a new commit) is for a person
+to read: an approval of its head admits it, like a fixture update of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from waiver.model import Admission
+from waiver.read.provenance import Provenance, ReportsRun
+from waiver.read.trusted.protected import Committed
+
+GATE_EVENTS = frozenset({"pull_request", "merge_group"})
+MAX_WORKFLOW_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Judged:
+    run_id: int | None
+    workflow: str | None  # the run's workflow file
+    problem: str | None  # why the reports are not the base's gate workflow's; None: they are
+    update: bool = False  # the change edits the gate's workflow files and nothing else
+
+    def blocker(self, approval: Admission | None) -> str | None:
+        """What blocks the run, if anything: a workflow update waits for an approval."""
+        if self.problem is None or (self.update and approval is not None):
+            return None
+        if self.update:
+            return (
+                f"{self.problem}; the change edits the gate's workflow files alone, which an "
+                "approval of its head commit admits"
+            )
+        return self.problem
+
+
+def _edits(provenance: Provenance, run: ReportsRun, committed: Committed) -> list[str]:
+    """How the run's workflow differs from the base's gate workflow."""
+    caller = provenance.caller
+    trusted = committed.trusted.read(caller, MAX_WORKFLOW_BYTES)
+    edits = []
+    if trusted is None:
+        edits.append(f"the base holds no {caller}")
+    elif committed.head.read(caller, MAX_WORKFLOW_BYTES) != trusted:
+        edits.append(f"{caller} is not the base's, byte for byte")
+    pinned = f"{provenance.waiver_repository}/.github/workflows/"
+    for path, sha in run.referenced:
+        if path.startswith(pinned) and sha != provenance.waiver_commit:
+            edits.append(f"it calls {path} at {sha}, not at {provenance.waiver_commit}")
+    return edits
+
+
+def judge_provenance(provenance: Provenance, committed: Committed | None) -> Judged:
+    run = provenance.run
+    if run is None:
+        return Judged(None, None, f"no gate run is known for these reports: {provenance.error}")
+    named = f"run {run.run_id} of {run.path or 'an unnamed workflow'}"
+    if committed is None:
+        return Judged(
+            run.run_id, run.path, f"{named} is judged against the base: give --trusted-ref"
+        )
+    if run.head_sha not in (committed.head_commit, committed.merged_head):
+        return Judged(
+            run.run_id, run.path, f"{named} was about {run.head_sha}, not the commit checked"
+        )
+    if run.event not in GATE_EVENTS:
+        return Judged(run.run_id, run.path, f"{named} was started by {run.event}")
+    if run.path != provenance.caller:
+        return Judged(
+            run.run_id,
+            run.path,
+            f"the reports come from {named}, not from the base's gate workflow {provenance.caller}",
+        )
+    edits = _edits(provenance, run, committed)
+    if not edits:
+        return Judged(run.run_id, run.path, None)
+    gate_files = {provenance.caller, provenance.report_workflow} - {None}
+    return Judged(
+        run.run_id,
+        run.path,
+        f"the reports come from {named}, which is not the base's gate workflow: "
+        + "; ".join(edits),
+        update=bool(committed.changed) and committed.changed <= gate_files,
+    )

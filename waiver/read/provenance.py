@@ -1,0 +1,85 @@
+"""The gate run whose reports are judged, as `waiver provenance` wrote it: JSON in,
+`Provenance` out, or an InputError.
+
+The file comes from a step of the trusted `workflow_run` job, not from the change, but it
+is read like any input: strictly, bounded, every field checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from waiver.errors import InputError
+from waiver.read.files import read_small
+from waiver.read.jsonfile import parse_json
+
+MAX_PROVENANCE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class ReportsRun:
+    """The run that produced the reports, as GitHub tells of it."""
+
+    run_id: int
+    path: str | None  # its workflow file
+    head_sha: str
+    event: str | None  # what started it
+    referenced: tuple[tuple[str, str], ...]  # (path@ref, commit) of each reusable workflow
+
+
+@dataclass(frozen=True)
+class Provenance:
+    caller: str  # the base's gate workflow file
+    report_workflow: str | None  # the file of the job that judges, one of the gate's files
+    waiver_repository: str
+    waiver_commit: str  # the commit the run's reusable gate workflow must be pinned to
+    run: ReportsRun | None
+    error: str | None  # why no run could be named
+
+
+def _text(value: Mapping[str, Any], key: str, source: str, optional: bool = False) -> Any:
+    found = value.get(key)
+    if (found is None and optional) or isinstance(found, str):
+        return found
+    raise InputError(source, f"the field {key} is not a string")
+
+
+def _run(value: object, source: str) -> ReportsRun | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(source, "the run is not an object")
+    run_id = value.get("id")
+    referenced = value.get("referenced_workflows")
+    if not isinstance(run_id, int) or isinstance(run_id, bool):
+        raise InputError(source, "the run's id is not a number")
+    if not isinstance(referenced, list) or not all(
+        isinstance(item, dict) and isinstance(item.get("path"), str)
+        and isinstance(item.get("sha"), str)
+        for item in referenced
+    ):  # fmt: skip
+        raise InputError(source, "the run's referenced_workflows is not a list of path and sha")
+    return ReportsRun(
+        run_id=run_id,
+        path=_text(value, "path", source, optional=True),
+        head_sha=_text(value, "head_sha", source),
+        event=_text(value, "event", source, optional=True),
+        referenced=tuple((item["path"], item["sha"]) for item in referenced),
+    )
+
+
+def read_provenance(path: str) -> Provenance:
+    document = parse_json(read_small(path, MAX_PROVENANCE_BYTES, path), path)
+    if not isinstance(document, dict) or not isinstance(document.get("waiver"), dict):
+        raise InputError(path, "not what `waiver provenance` writes")
+    waiver = document["waiver"]
+    return Provenance(
+        caller=_text(document, "caller", path),
+        report_workflow=_text(document, "report_workflow", path, optional=True),
+        waiver_repository=_text(waiver, "repository", path),
+        waiver_commit=_text(waiver, "commit", path),
+        run=_run(document.get("run"), path),
+        error=_text(document, "error", path, optional=True),
+    )
