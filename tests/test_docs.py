@@ -13,7 +13,9 @@ import pytest
 from support import REPO, check_caller_workflow, first_caller_workflow
 from waiver.cli import build_parser
 
-PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = sorted((REPO / "docs").glob("*.md"))
+CHANGELOG = REPO / "CHANGELOG.md"
+PAGES = [REPO / "README.md", CHANGELOG, *DOCS]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"
@@ -65,8 +67,16 @@ def test_the_link_check_sees_a_broken_link_and_a_missing_heading(tmp_path: Path)
 
 def test_every_docs_page_is_linked_from_the_front_page() -> None:
     linked = {target.partition("#")[0] for target in relative_links(REPO / "README.md")}
-    pages = {f"docs/{page.name}" for page in PAGES[1:]}
+    pages = {"CHANGELOG.md", *(f"docs/{page.name}" for page in DOCS)}
     assert pages <= linked, sorted(pages - linked)
+
+
+def test_the_changelog_adds_to_an_unreleased_section_at_its_top() -> None:
+    headings = re.findall(r"^(#{1,2}) (.+)$", prose(CHANGELOG.read_text()), re.MULTILINE)
+    assert headings[0] == ("#", "Changelog")
+    assert headings[1] == ("##", "Unreleased"), "newest first: changes go under Unreleased"
+    unreleased = CHANGELOG.read_text().partition("\n## Unreleased\n")[2].partition("\n## ")[0]
+    assert re.search(r"^- ", unreleased, re.MULTILINE), "the Unreleased section lists no change"
 
 
 def test_the_front_page_is_short_and_shows_the_workflow_on_its_first_screen() -> None:

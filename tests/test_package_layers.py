@@ -1,5 +1,5 @@
 """The pipeline's layers stay apart: reading never imports writing, the gate or the commands,
-and deciding imports neither reading nor writing."""
+deciding imports neither reading nor writing, and nothing below the commands imports one."""
 
 from __future__ import annotations
 
@@ -14,6 +14,11 @@ FORBIDDEN = {
     "read": ("waiver.write", "waiver.commands", "waiver.gate", "waiver.cli", "waiver.github"),
     "decide.py": ("waiver.read", "waiver.write", "waiver.commands", "waiver.gate"),
     "model.py": ("waiver.read", "waiver.write", "waiver.commands", "waiver.gate"),
+    "write": ("waiver.commands", "waiver.cli"),
+    "gate": ("waiver.commands", "waiver.cli"),
+    "init": ("waiver.commands", "waiver.cli"),
+    "github": ("waiver.commands", "waiver.cli"),
+    "diagnose": ("waiver.commands", "waiver.cli"),
 }
 
 

@@ -69,7 +69,8 @@ def check_policy(policy: Policy) -> None:
 
 
 def classify(evidence: Evidence, min_replays: int) -> TestClass:
-    """The first matching rule of SPEC section 2 wins; the test id plays no part."""
+    """The first matching rule of the classes table in docs/classes.md wins; the test id plays
+    no part."""
     if min_replays < 1:
         raise UsageError(f"min_replays must be at least 1, got {min_replays}")
     if not evidence.property_ok:

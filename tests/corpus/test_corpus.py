@@ -1,4 +1,4 @@
-"""The reader against 368 JUnit files written by real tools (`../shared/corpus`).
+"""The reader against 368 JUnit files written by real tools (`data/`, see its README.md).
 
 One case per MANIFEST.tsv row: every well-formed JUnit file is read whole, as often as it
 has `<testcase>` elements, with the same ids when read as two replays, and with the same
@@ -12,9 +12,6 @@ its status/result attributes; every retry count against the flaky/rerun elements
 the repeated testcases; the producer against the file's origin in the MANIFEST; every
 failing id's message against its first failure's `message` attribute, or its text where
 the producer writes none.
-
-The corpus is found at `$WAIVER_CORPUS`, else at `../shared/corpus` beside the repository.
-Without it this module is skipped, except in CI (`CI=true`), where that is a failure.
 """
 
 from __future__ import annotations
@@ -42,17 +39,9 @@ from waiver.read.junit.stream import FAIL, PASS, SKIP, SKIP_RESULT, STATUS_OUTCO
 from waiver.read.junit.testid import TestIdRule
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = Path(os.environ.get("WAIVER_CORPUS", REPO / ".." / "shared" / "corpus")).resolve()
+CORPUS = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGENERATE = os.environ.get("WAIVER_REGENERATE") == "1"
-
-if not (CORPUS / "MANIFEST.tsv").is_file():
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"the JUnit corpus is missing at {CORPUS}; CI must provide it", pytrace=False)
-    pytest.skip(
-        f"the JUnit corpus is not at {CORPUS} (set WAIVER_CORPUS to its folder)",
-        allow_module_level=True,
-    )
 
 
 @dataclass(frozen=True)

@@ -3,42 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from waiver.errors import EXIT_CLEAR
-from waiver.read.harness.named import Harness, suite_modules
-from waiver.read.harness.resolve import harness_in_tree
-from waiver.read.lock.lock_file import build_lock_text, fixtures_folder, scan_fixtures
-from waiver.read.lock.unmatched import check_globs_match
+from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import read_policy
-from waiver.read.policy.settings import Flags, PolicyFile, effective
-from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import FromWorkingTree
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
-
-
-def lock_text(
-    root: str,
-    fixtures: str,
-    patterns: Sequence[str],
-    property_suites: Sequence[str],
-    policy_file: PolicyFile | None,
-) -> str:
-    """The lock of the fixtures under `fixtures` (those matching `patterns`, else the policy
-    file's globs; none when the policy says `fixtures: []`) and of the harness,
-    property-suite modules included."""
-    settings = effective(policy_file, replace(Flags(), fixtures=tuple(patterns) or None), ".")
-    modules = frozenset(
-        module for suite in property_suites for module in suite_modules(root, suite)
-    )
-    skipped = ignored_folders(root, None)
-    harness = harness_in_tree(root, Harness(settings.harness, modules), skipped)
-    folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
-    found = [] if folder is None else scan_fixtures(root, folder, settings.fixtures, skipped)
-    check_globs_match(settings, folder, found, [path for path, _ in harness])
-    return build_lock_text(root, None if folder is None else fixtures, found, harness)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,9 @@ MAX_BODY_BYTES = 8 << 20
 MAX_PAGES = 30
 TIMEOUT_SECONDS = 20
 NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
-REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
+# `$GITHUB_REPOSITORY` as it goes into an API path: owner/name, no character that would
+# change the path.
+REPOSITORY_PATH = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
 FULL_SHA = re.compile(r"[0-9a-f]{40}\Z")
 Opener = Callable[[urllib.request.Request], Any]
 
@@ -114,7 +116,7 @@ def connect(env: Mapping[str, str], opener: Opener = urlopen) -> tuple[Api, str]
     if not token:
         raise ApiFailed("GITHUB_TOKEN is not set")
     repository = env.get("GITHUB_REPOSITORY", "")
-    if not REPOSITORY.match(repository):
+    if not REPOSITORY_PATH.match(repository):
         raise ApiFailed("GITHUB_REPOSITORY is not owner/name")
     return Api(env.get("GITHUB_API_URL") or DEFAULT_API, token, opener), repository
 

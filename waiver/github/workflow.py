@@ -23,7 +23,7 @@ from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row, report_of
-from waiver.write.summary import ORDER, render_summary
+from waiver.write.summary import RANK, render_summary
 from waiver.write.why import class_label, expected_replays
 
 MAX_PER_KIND = 10  # the runner shows at most 10 error and 10 warning annotations per step
@@ -40,7 +40,6 @@ BASE_BLOCKS = (
     "flips between replays, and the base replays do not show it flipping "
     "(introduced_instability: block): blocks, and gets no freeze"
 )
-RANK = {test_class: rank for rank, test_class in enumerate(ORDER)}
 
 Token = Callable[[], str]
 

@@ -8,7 +8,6 @@ import shlex
 from dataclasses import dataclass
 from functools import partial
 
-from waiver.commands.lock import lock_text
 from waiver.errors import UsageError
 from waiver.init.collection import collect
 from waiver.init.layout import Layout, find_layout
@@ -19,6 +18,7 @@ from waiver.init.suite_commands import (
     pytest_words,
     registry_refresh,
 )
+from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
 from waiver.write.setup_files import (

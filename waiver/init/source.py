@@ -9,7 +9,8 @@ from importlib import metadata
 
 from waiver.errors import UsageError
 
-REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
+# OWNER/NAME as GitHub allows it: what `--waiver-repository` may name.
+GITHUB_REPOSITORY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
 FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 GITHUB_URL = re.compile(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?")
 
@@ -42,7 +43,7 @@ def waiver_source(repository_flag: str | None, ref_flag: str | None) -> tuple[st
             "workflow runs, pinned by commit (known by itself only when pip installed waiver "
             "from GitHub with git)"
         )
-    if not REPOSITORY.fullmatch(repository):
+    if not GITHUB_REPOSITORY_NAME.fullmatch(repository):
         raise UsageError(f"--waiver-repository must be OWNER/NAME, got {repository!r}")
     if not FULL_SHA.fullmatch(ref):
         raise UsageError(f"--waiver-ref must be a full commit id (40 hex digits), got {ref!r}")

@@ -59,6 +59,7 @@ ORDER = [
     TestClass.UNKNOWN_TEST,
     TestClass.UNSTABLE_ASSERTION,
 ]
+# Where a class's rows stand in the summary, the terminal and the annotations: closed first.
 RANK = {test_class: number for number, test_class in enumerate(ORDER)}
 
 

@@ -16,12 +16,11 @@ from waiver.model import TestClass
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row, report_of
-from waiver.write.summary import ORDER
+from waiver.write.summary import RANK
 from waiver.write.why import class_label, expected_replays, row_blocks, run_cause
 
 MAX_LINES = 20
 T = TypeVar("T")
-RANK = {test_class: rank for rank, test_class in enumerate(ORDER)}
 WORKING_TREE = (
     "warning: the lock, registry and freeze store were read from the working tree, which "
     "the change itself can edit; pass --trusted-ref with the base commit to read them from it"

@@ -26,7 +26,9 @@ from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})
-TEST_MODULES = ("test_*.py", "*_test.py", "conftest.py")
+# Test code by its file name: pytest's default test modules (resolve.TEST_MODULES) and
+# conftest.py.
+TEST_CODE_FILES = ("test_*.py", "*_test.py", "conftest.py")
 RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy"})
 # Environment variables that carry the report's path or pytest's own options and plugins.
 RUNNER_VARIABLES = ("WAIVER_", "PYTEST_")
@@ -43,7 +45,9 @@ class ReachIn:
 def is_test_code(path: str) -> bool:
     parts = path.split("/")
     name = parts[-1]
-    return bool(TEST_FOLDERS & set(parts[:-1])) or any(fnmatchcase(name, p) for p in TEST_MODULES)
+    return bool(TEST_FOLDERS & set(parts[:-1])) or any(
+        fnmatchcase(name, p) for p in TEST_CODE_FILES
+    )
 
 
 def _imported(node: ast.AST) -> Iterator[str]:

@@ -1,16 +1,19 @@
-"""The trusted lock against the fixtures and the test harness in the working tree.
+"""The trusted lock against the fixtures and the test harness in the working tree, and the
+lock the working tree would have.
 
 One function for every command that asks whether the locked files drifted: the gate,
 `waiver check-lock` and `waiver replay --lock`. Each must reach the same answer from the
-same files, or a replay could be skipped that the gate then misses.
+same files, or a replay could be skipped that the gate then misses; the lock that `waiver
+lock` and `waiver init` write lists those files too (`lock_text`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from waiver.read.harness.bytecode import is_bytecode
-from waiver.read.harness.named import Harness
+from waiver.read.harness.named import Harness, suite_modules
 from waiver.read.harness.resolve import harness_in_tree
 from waiver.read.lock.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.lock.committed import CommittedChange, committed_changes, with_committed
@@ -18,6 +21,7 @@ from waiver.read.lock.lock_file import (
     MAX_LOCK_BYTES,
     FixtureState,
     LockEntry,
+    build_lock_text,
     fixtures_folder,
     hash_tree,
     lock_digest,
@@ -25,7 +29,7 @@ from waiver.read.lock.lock_file import (
     scan_fixtures,
 )
 from waiver.read.lock.unmatched import check_globs_match
-from waiver.read.policy.settings import Settings
+from waiver.read.policy.settings import Flags, PolicyFile, Settings, effective
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import ProtectedFiles
 
@@ -110,3 +114,25 @@ def read_fixtures(
     return Fixtures(
         lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set, tuple(changes)
     )
+
+
+def lock_text(
+    root: str,
+    fixtures: str,
+    patterns: Sequence[str],
+    property_suites: Sequence[str],
+    policy_file: PolicyFile | None,
+) -> str:
+    """The lock of the fixtures under `fixtures` (those matching `patterns`, else the policy
+    file's globs; none when the policy says `fixtures: []`) and of the harness,
+    property-suite modules included."""
+    settings = effective(policy_file, replace(Flags(), fixtures=tuple(patterns) or None), ".")
+    modules = frozenset(
+        module for suite in property_suites for module in suite_modules(root, suite)
+    )
+    skipped = ignored_folders(root, None)
+    harness = harness_in_tree(root, Harness(settings.harness, modules), skipped)
+    folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
+    found = [] if folder is None else scan_fixtures(root, folder, settings.fixtures, skipped)
+    check_globs_match(settings, folder, found, [path for path, _ in harness])
+    return build_lock_text(root, None if folder is None else fixtures, found, harness)
