@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 
 from waiver.errors import EXIT_CLEAR, InputError
-from waiver.github.rest import FULL_SHA, REPOSITORY, ApiFailed, connect, read_event
+from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, ApiFailed, connect, read_event
 from waiver.github.runs import gate_run, workflow_path
 from waiver.github.workflow import write_outputs
 from waiver.write.atomic import write_atomic
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _repository(value: str) -> str:
-    if not REPOSITORY.match(value):
+    if not REPOSITORY_PATH.match(value):
         raise argparse.ArgumentTypeError("must be owner/name")
     return value
 
