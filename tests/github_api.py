@@ -1,7 +1,8 @@
 """A local stand-in for the GitHub REST API endpoints waiver uses, on 127.0.0.1: a pull
 request's reviews and commits (paginated with `Link` headers, as the API does), a
 collaborator's permission, a pull request and the pull requests of a commit, an issue's
-comments, which it lets be created and edited, and commit statuses, which it records. Tests set what it answers and read
+comments, which it lets be created and edited, commit statuses, which it records, and the
+repository's workflow runs (in an object, as `/actions/runs` answers them). Tests set what it answers and read
 what it was asked."""
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class Answers:
     comments: list[dict[str, Any]] = field(default_factory=list)
     writes: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
     statuses: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
+    runs: list[dict[str, Any]] = field(default_factory=list)  # the repository's workflow runs
+    base_ref: str = "main"  # the pull request's base branch
 
 
 def comment(comment_id: int, login: str, body: str) -> dict[str, Any]:
@@ -124,7 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "number": int(segments[-1]),
                 "user": {"login": answers.author},
                 "head": {"sha": answers.head},
-                "base": {"sha": answers.base},
+                "base": {"sha": answers.base, "ref": answers.base_ref},
             }
             self._send(200, json.dumps(pull).encode())
             return
@@ -141,6 +144,7 @@ class _Handler(BaseHTTPRequestHandler):
             "commits": answers.commits,
             "comments": answers.comments,
             "pulls": answers.commit_pulls,
+            "runs": answers.runs,
         }
         items = lists.get(segments[-1])
         if items is None:
@@ -148,7 +152,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         page = int(urllib.parse.parse_qs(parts.query).get("page", ["1"])[0])
         size = answers.per_page
-        chunk = items[(page - 1) * size : page * size]
+        chunk: Any = items[(page - 1) * size : page * size]
+        if segments[-1] == "runs":  # the API wraps this list in an object
+            chunk = {"total_count": len(items), "workflow_runs": chunk}
         link = None
         if page * size < len(items):
             host = answers.next_host or f"127.0.0.1:{self.server.server_address[1]}"

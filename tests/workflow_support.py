@@ -10,8 +10,8 @@ composite action:
   commit, as on GitHub; a `refs/...` ref is fetched first, as refs/pull/N/merge is);
 - actions/setup-python does nothing (the test command names this Python);
 - upload-artifact and download-artifact (`name`, or `pattern` with `merge-multiple`) keep
-  artifacts in one folder on this machine, `$WAIVER_ARTIFACTS/<name>/`, whatever run
-  (`run-id`) a download names.
+  artifacts in one folder on this machine, `$WAIVER_ARTIFACTS/<name>/`; a download that
+  names a run (`run-id`) reads `$WAIVER_ARTIFACTS/run-<id>/<name>/` where that folder is.
 
 waiver itself is a git repository made of this checkout's files (the package, the action,
 its Dockerfile), as `waiver/waiver`; the example is `demo/demo`. act names no
@@ -150,7 +150,7 @@ inputs:
     description: Where, relative to the workspace.
     default: "."
   run-id:
-    description: Ignored; every run's artifacts are in the one folder.
+    description: The run whose artifacts; $WAIVER_ARTIFACTS/run-<id>/ when that exists.
     default: ""
   github-token:
     description: Ignored; there is none.
@@ -164,16 +164,22 @@ runs:
         PATTERN: ${{ inputs.pattern }}
         MERGE: ${{ inputs.merge-multiple }}
         DESTINATION: ${{ inputs.path }}
+        RUN_ID: ${{ inputs.run-id }}
       run: |
         destination=$GITHUB_WORKSPACE/$DESTINATION
+        root=$WAIVER_ARTIFACTS
+        if [[ -n $RUN_ID && -d $root/run-$RUN_ID ]]; then
+          root=$root/run-$RUN_ID
+        fi
+        echo "download stand-in: from run ${RUN_ID:-this one}"
         if [[ -n $NAME ]]; then
-          [[ -d $WAIVER_ARTIFACTS/$NAME ]] || { echo "::error::no artifact $NAME"; exit 1; }
+          [[ -d $root/$NAME ]] || { echo "::error::no artifact $NAME"; exit 1; }
           mkdir -p "$destination"
-          cp -R -- "$WAIVER_ARTIFACTS/$NAME/." "$destination/"
+          cp -R -- "$root/$NAME/." "$destination/"
           exit 0
         fi
         shopt -s nullglob
-        for artifact in "$WAIVER_ARTIFACTS"/$PATTERN; do
+        for artifact in "$root"/$PATTERN; do
           target=$destination
           [[ $MERGE == true ]] || target=$destination/$(basename "$artifact")
           mkdir -p "$target"

@@ -30,7 +30,7 @@ def test_a_fork_run_reads_the_reviews_of_the_pull_request_its_head_belongs_to(
 
     assert document["pull_request"] == {
         "number": 7, "user": {"login": "agent"}, "head": {"sha": HEAD},
-        "base": {"sha": "b" * 40},
+        "base": {"sha": "b" * 40, "ref": "main"},
     }  # fmt: skip
     counted, _ = count_approvals(review_data(document), None)
     assert [approval.login for approval in counted] == ["maintainer"]

@@ -12,6 +12,7 @@ edited, whatever it holds. An unchanged comment is not rewritten.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +21,21 @@ from waiver.github.rest import Api, ApiFailed, Opener, connect, read_event, urlo
 
 # The account GitHub Actions' own token posts as.
 TOOL_ACCOUNT = "github-actions[bot]"
+# The branch a merge queue builds a group on: the base branch, the pull request it ends
+# with, and the commit it builds on (the merge group's base).
+QUEUE_BRANCH = re.compile(
+    r"gh-readonly-queue/(?P<base>.+)/pr-(?P<number>[0-9]+)-(?P<sha>[0-9a-f]{40})\Z"
+)
+MERGE_GROUP = "merge_group"
+
+
+def queued_pull(run: Mapping[str, Any]) -> tuple[str, int, str]:
+    """A merge group's run: its base branch, the pull request it ends with, and its base
+    commit, from the queue's branch."""
+    found = QUEUE_BRANCH.match(str(run.get("head_branch")))
+    if found is None:
+        raise ApiFailed("the merge group's branch is not a merge queue's gh-readonly-queue/ branch")
+    return found["base"], int(found["number"]), found["sha"]
 
 
 def _run_head(event: Mapping[str, Any]) -> tuple[int | None, str]:

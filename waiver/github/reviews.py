@@ -3,7 +3,8 @@
 The pull request comes from the event (`$GITHUB_EVENT_PATH`): a `pull_request` or
 `pull_request_review` event names it; for a `workflow_run` event it is the pull request
 the run was about, as the API has it now (`waiver.github.pulls`), and one whose head moved
-on since is no pull request to judge. The API comes from `$GITHUB_API_URL`, the token from
+on since is no pull request to judge; for a merge group's run it is the pull request the
+queue's branch names, with the group's base commit as its base. The API comes from `$GITHUB_API_URL`, the token from
 `$GITHUB_TOKEN`; all from the environment mapping passed in (`waiver.github.rest`). The
 result is the document `waiver.read.approvals` reads.
 """
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from waiver.approval import latest_reviews
-from waiver.github.pulls import branches_of, current_head, run_pull
+from waiver.github.pulls import MERGE_GROUP, branches_of, current_head, queued_pull, run_pull
 from waiver.github.rest import Api, ApiFailed, HttpStatus, Opener, connect, read_event, urlopen
 from waiver.read.approvals import Unusable, parse_reviews
 
@@ -23,17 +24,35 @@ from waiver.read.approvals import Unusable, parse_reviews
 MAX_COMMITS = 250
 
 
-def _pull_request(api: Api, repository: str, env: Mapping[str, str]) -> Mapping[str, Any]:
+def _queued(api: Api, repository: str, run: Mapping[str, Any], env: Mapping[str, str]) -> Any:
+    """A merge group's last pull request, with the group's base commit as its base: the
+    reviews are of its head, which the group's commit merges."""
+    branch, number, base = queued_pull(run)
+    branches = branches_of(env)
+    if branches is not None and branch not in branches:
+        raise ApiFailed(f"the merge group is for {branch}, not {', '.join(sorted(branches))}")
+    pull, _ = api.get(f"{api.base}/repos/{repository}/pulls/{number}")
+    if not isinstance(pull, dict):
+        raise ApiFailed(f"GET pull request #{number} answered something that is not an object")
+    return {**pull, "base": {"sha": base, "ref": branch}}
+
+
+def _pull_request(
+    api: Api, repository: str, env: Mapping[str, str]
+) -> tuple[Mapping[str, Any], str]:
+    """The pull request whose reviews count, and the commit the run was about."""
     event = read_event(env)
-    pull = event.get("pull_request")
+    pull, run = event.get("pull_request"), event.get("workflow_run")
     if isinstance(pull, dict) and isinstance(pull.get("number"), int):
-        return pull
-    if not isinstance(event.get("workflow_run"), dict):
+        return pull, str(current_head(pull))
+    if not isinstance(run, dict):
         raise ApiFailed("the event is not of a pull request")
+    if run.get("event") == MERGE_GROUP:
+        return _queued(api, repository, run, env), str(run.get("head_sha"))
     number, sha, pull = run_pull(api, repository, event, branches_of(env))
     if current_head(pull) != sha:
         raise ApiFailed(f"pull request #{number} has moved on from {sha}, which the run was about")
-    return pull
+    return pull, sha
 
 
 def _latest_approvers(reviews: list[object]) -> list[str]:
@@ -49,7 +68,7 @@ def _latest_approvers(reviews: list[object]) -> list[str]:
 def fetch_reviews(env: Mapping[str, str], opener: Opener = urlopen) -> dict[str, object]:
     """The document `waiver.read.approvals` reads, fetched from the API."""
     api, repository = connect(env, opener)
-    pull = _pull_request(api, repository, env)
+    pull, run_head = _pull_request(api, repository, env)
     base = f"/repos/{repository}/pulls/{pull['number']}"
     reviews = api.pages(f"{base}/reviews")
     commits = api.pages(f"{base}/commits")
@@ -76,5 +95,6 @@ def fetch_reviews(env: Mapping[str, str], opener: Opener = urlopen) -> dict[str,
         "reviews": reviews,
         "commits": commits,
         "permissions": permissions,
+        "run_head": run_head,
         "error": None,
     }

@@ -15,7 +15,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.github.pulls import open_pulls_of_commit
+from waiver.github.pulls import MERGE_GROUP, open_pulls_of_commit
 from waiver.github.rest import FULL_SHA, Api, ApiFailed
 
 REVIEW_EVENT = "pull_request_review"
@@ -105,7 +105,7 @@ def gate_run(
     started_by = run.get("event")
     if started_by == REVIEW_EVENT:
         run = _latest_gate_run(api, repository, sha, caller)
-    if number is not None:
+    if number is not None and started_by != MERGE_GROUP:
         _check_pull_request(api, repository, run, sha, number)
     run_id = run.get("id")
     if not isinstance(run_id, int) or isinstance(run_id, bool):

@@ -4,8 +4,9 @@ that `waiver gate --approvals FILE` judges.
 It runs where the token is, in a step of its own, so that the gate's container needs no
 network and no token. A failure to read the reviews is written into the file (the gate
 then admits nothing and says why) and is no failure of this step. On a runner it also sets
-the step outputs `pull-request`, `head` and `base` (the pull request's number, head and
-base commits, empty when none could be read), which a `workflow_run` job checks out and
+the step outputs `pull-request`, `head` and `base` (the pull request's number, the commit
+the run was about — its head, or a merge group's commit — and the base commit, empty when
+none could be read), which a `workflow_run` job checks out and
 gates by.
 """
 
@@ -48,9 +49,11 @@ def _sha(pull: object, side: str) -> str:
 def pull_request_outputs(document: dict[str, object]) -> dict[str, str]:
     pull = document.get("pull_request")
     number = pull.get("number") if isinstance(pull, dict) else None
+    run_head = document.get("run_head")
     return {
         "pull-request": str(number) if isinstance(number, int) else "",
-        "head": _sha(pull, "head"),
+        # The commit the run was about: the pull request's head, or a merge group's commit.
+        "head": run_head if isinstance(run_head, str) and FULL_SHA.match(run_head) else "",
         "base": _sha(pull, "base"),
     }
 
