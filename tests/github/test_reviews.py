@@ -117,3 +117,48 @@ def test_a_pull_request_answered_as_a_list_reads_no_reviews(tmp_path: Path) -> N
     with github_api(answers) as api, pytest.raises(ApiFailed) as raised:
         fetch_reviews(environment(tmp_path, api))
     assert str(raised.value) == "GET pull request #7 answered something that is not an object"
+
+
+GROUP = "e" * 40
+GROUP_BASE = "f" * 40
+
+
+def _merge_group_env(tmp_path: Path, api: str, branch: str) -> dict[str, str]:
+    env = environment(tmp_path, api)
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps({"workflow_run": {
+        "event": "merge_group", "head_sha": GROUP, "head_branch": branch,
+    }}))  # fmt: skip
+    return env
+
+
+def test_a_merge_group_s_reviews_are_its_queued_pull_request_s(tmp_path: Path) -> None:
+    answers = Answers(head=HEAD)
+    with github_api(answers) as api:
+        env = _merge_group_env(tmp_path, api, f"gh-readonly-queue/main/pr-7-{GROUP_BASE}")
+        document = fetch_reviews({**env, "WAIVER_BRANCHES": "main"})
+    pull = document["pull_request"]
+    assert (pull["number"], pull["head"], pull["base"]) == (
+        7, {"sha": HEAD}, {"sha": GROUP_BASE, "ref": "main"},
+    )  # fmt: skip
+    assert document["run_head"] == GROUP
+    assert answers.asked[0][0] == "/repos/owner/repo/pulls/7"
+
+
+@pytest.mark.parametrize(
+    ("branch", "said"),
+    [
+        (
+            f"gh-readonly-queue/release/pr-7-{GROUP_BASE}",
+            "the merge group is for release, not main",
+        ),
+        ("feature/x", "the merge group's branch is not a merge queue's gh-readonly-queue/ branch"),
+    ],
+)
+def test_a_merge_group_of_another_branch_or_none_reads_no_reviews(
+    tmp_path: Path, branch: str, said: str
+) -> None:
+    answers = Answers()
+    with github_api(answers) as api, pytest.raises(ApiFailed) as raised:
+        fetch_reviews({**_merge_group_env(tmp_path, api, branch), "WAIVER_BRANCHES": "main"})
+    assert str(raised.value) == said
+    assert answers.asked == []
