@@ -17,7 +17,8 @@ HARNESS = "## Harness resolution by plugin count"
 EDITED = "## Edited-test detection on a large suite"
 MESSAGES = "## First failure messages in the reader"
 TEST_SUITE = "## Test suite wall time"
-SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, MESSAGES, TEST_SUITE)
+APPROVAL = "## Approval to status under act"
+SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, MESSAGES, TEST_SUITE, APPROVAL)
 
 
 def section_of(document: str, heading: str) -> str:

@@ -251,7 +251,7 @@ def caller_workflow(inputs: dict[str, Any]) -> str:
     """The user's workflow: the reusable workflow, then a job that keeps its outputs."""
     document = {
         "name": "caller",
-        "on": "pull_request",
+        "on": ["pull_request", "pull_request_review"],
         "permissions": {},
         "jobs": {
             "waiver": {
@@ -334,8 +334,11 @@ class Repositories:
         return demo
 
 
-def run_workflow(demo: Path, base_commit: str, inputs: dict[str, Any]) -> WorkflowRun:
-    """act on a pull_request event whose base is `base_commit` and head the clone's HEAD.
+def run_workflow(
+    demo: Path, base_commit: str, inputs: dict[str, Any], event_name: str = "pull_request"
+) -> WorkflowRun:
+    """act on a pull request's event (`event_name`: pull_request, or pull_request_review)
+    whose base is `base_commit` and head the clone's HEAD.
 
     The workflows are written into the clone but not committed: the jobs check out commits.
     """
@@ -355,7 +358,7 @@ def run_workflow(demo: Path, base_commit: str, inputs: dict[str, Any]) -> Workfl
     home = run / "home"
     started = time.monotonic()
     returncode, log = act(
-        ["pull_request", "--eventpath", str(event), "-W", ".github/workflows/caller.yml",
+        [event_name, "--eventpath", str(event), "-W", ".github/workflows/caller.yml",
          "--no-skip-checkout", *stand_ins(run / "stand-ins"),
          "--env", f"WAIVER_ARTIFACTS={artifacts}", "--env", f"WAIVER_GIT={run / 'git'}"],
         demo, home,
@@ -380,3 +383,59 @@ def act(arguments: list[str], cwd: Path, home: Path) -> tuple[int, str]:
         check=False,
     )
     return completed.returncode, completed.stdout + completed.stderr
+
+
+REPORT_WORKFLOW = REPO / ".github" / "workflows" / "waiver-report.yml"
+
+
+def report_caller(waiver_commit: str, **inputs: Any) -> str:
+    """A repository's report workflow: waiver's, on workflow_run, for the example."""
+    document = {
+        "name": "report",
+        "on": "workflow_run",
+        "permissions": {},
+        "jobs": {
+            "report": {
+                "uses": "./.github/workflows/waiver-report.yml",
+                "permissions": {"actions": "read", "contents": "read"}
+                | {"pull-requests": "write", "statuses": "write"},
+                "with": {
+                    "waiver-repository": WAIVER_REPOSITORY,
+                    "waiver-ref": waiver_commit,
+                    "replays": 5,
+                    "known-tests": "known-tests.txt",
+                    "freezes": "freezes.json",
+                    "base-image": "waiver-base:bookworm",
+                    "branches": "main",
+                    **inputs,
+                },
+            }
+        },
+    }
+    return yaml.safe_dump(document, sort_keys=False)
+
+
+def run_report(
+    demo: Path, waiver_commit: str, triggering: dict[str, Any], api: str, token: str, name: str
+) -> tuple[str, float]:
+    """act on a workflow_run event of the run `triggering`, with the REST API at `api` and
+    the artifacts of `$WAIVER_ARTIFACTS` (the run folder's `artifacts`): the log, and the
+    seconds it took. The workflows are written into the clone but not committed."""
+    run = demo.parents[2]
+    workflows = demo / ".github" / "workflows"
+    workflows.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPORT_WORKFLOW, workflows / "waiver-report.yml")
+    (workflows / "report.yml").write_text(report_caller(waiver_commit))
+    event = run / f"{name}.json"
+    event.write_text(json.dumps({"workflow_run": triggering}))
+    artifacts = run / "artifacts"
+    shutil.rmtree(artifacts / "waiver-report", ignore_errors=True)
+    started = time.monotonic()
+    _, log = act(
+        ["workflow_run", "--eventpath", str(event), "-W", ".github/workflows/report.yml",
+         "--no-skip-checkout", *stand_ins(run / "stand-ins"),
+         "--env", f"WAIVER_ARTIFACTS={artifacts}", "--env", f"WAIVER_GIT={run / 'git'}",
+         "--env", f"GITHUB_API_URL={api}", "-s", f"GITHUB_TOKEN={token}"],
+        demo, run / f"home-{name}",
+    )  # fmt: skip
+    return log, time.monotonic() - started

@@ -1,6 +1,8 @@
 """The report workflow (.github/workflows/waiver-report.yml) end to end under act, on a
 `workflow_run` event shaped as a fork's: it names no pull request, so the pull request is
-found by its head commit through a stand-in of the REST API (tests/github_api.py).
+found by its head commit through a stand-in of the REST API (tests/github_api.py). The
+base commit holds the gate's caller, so the run whose reports are judged can be the base's
+own gate workflow's, or, as a change would have it, another.
 
 The change fixes the example's bug, adds a registered test and edits a known one, so both
 block until a maintainer approves the head. The triggering run's reports are replays made
@@ -18,24 +20,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from change_support import add_a_test, replay_and_gate
 from github_api import Answers, comment, github_api, review
-from support import REPO, git
+from support import git
 from waiver.github.comment import MARKER
 from workflow_support import (
     DEMO_REPOSITORY,
     WAIVER_REPOSITORY,
     Repositories,
-    act,
     commit_all,
-    stand_ins,
+    run_report,
 )
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 
-REPORT_WORKFLOW = REPO / ".github" / "workflows" / "waiver-report.yml"
 TOKEN = "ghs_report_test_token"
 MOVED = "d" * 40
 # The gate run whose artifacts there are: a download that names any other finds none.
@@ -119,46 +118,9 @@ class Fork:
             **more,
         }  # fmt: skip
 
-    def caller(self) -> str:
-        document = {
-            "name": "report",
-            "on": "workflow_run",
-            "permissions": {},
-            "jobs": {
-                "report": {
-                    "uses": "./.github/workflows/waiver-report.yml",
-                    "permissions": {"actions": "read", "contents": "read"}
-                    | {"pull-requests": "write", "statuses": "write"},
-                    "with": {
-                        "waiver-repository": WAIVER_REPOSITORY,
-                        "waiver-ref": self.waiver_commit,
-                        "replays": 5,
-                        "known-tests": "known-tests.txt",
-                        "freezes": "freezes.json",
-                        "base-image": "waiver-base:bookworm",
-                        "branches": "main",
-                    },
-                }
-            },
-        }
-        return yaml.safe_dump(document, sort_keys=False)
-
     def report(self, api: str, name: str, **run: Any) -> str:
         """act on a workflow_run event of `gate_run(**run)`; the log."""
-        workflows = self.demo / ".github" / "workflows"
-        shutil.copy(REPORT_WORKFLOW, workflows / "waiver-report.yml")
-        (workflows / "report.yml").write_text(self.caller())
-        event = self.run / f"{name}.json"
-        event.write_text(json.dumps({"workflow_run": self.gate_run(**run)}))
-        shutil.rmtree(self.artifacts / "waiver-report", ignore_errors=True)
-        _, log = act(
-            ["workflow_run", "--eventpath", str(event), "-W", ".github/workflows/report.yml",
-             "--no-skip-checkout", *stand_ins(self.run / "stand-ins"),
-             "--env", f"WAIVER_ARTIFACTS={self.artifacts}",
-             "--env", f"WAIVER_GIT={self.run / 'git'}",
-             "--env", f"GITHUB_API_URL={api}", "-s", f"GITHUB_TOKEN={TOKEN}"],
-            self.demo, self.run / f"home-{name}",
-        )  # fmt: skip
+        log, _ = run_report(self.demo, self.waiver_commit, self.gate_run(**run), api, TOKEN, name)
         return log
 
     def gated(self) -> dict[str, Any]:

@@ -250,3 +250,20 @@ def test_without_waiver_repository_nothing_runs_and_the_error_names_the_inputs(
     assert run.artifact_names("waiver") == []
     assert "checkout stand-in: demo/demo" not in run.log
     assert "Classify every test id" not in run.log
+
+
+# --- a review: nothing replays ----------------------------------------------------------
+
+
+def test_a_review_runs_no_property_replay_or_gate_job(repositories: Repositories) -> None:
+    demo = repositories.change("review")
+    add_a_comment(demo)
+    commit_all(demo, "review")
+    run = run_workflow(
+        demo, repositories.base_commit, demo_inputs(repositories.waiver_commit),
+        event_name="pull_request_review",
+    )  # fmt: skip
+    assert run.returncode == 0, run.log[-6000:]
+    assert "A review replays nothing" in run.log
+    assert replay_jobs_run(run) == [] and run.artifact_names("waiver") == []
+    assert "Run the property suite once" not in run.log

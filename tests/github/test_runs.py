@@ -45,6 +45,7 @@ def provenance(
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+        monkeypatch.setenv("WAIVER_BRANCHES", "main")
         monkeypatch.setenv(
             "GITHUB_WORKFLOW_REF", "owner/repo/.github/workflows/report.yml@refs/heads/main"
         )
@@ -111,6 +112,12 @@ def test_a_review_without_a_completed_run_names_none(
             f"the run names no pull request and the open pull requests with head {HEAD} are "
             "#7, #8: which one it ran for cannot be told",
             id="a fork's run beside another pull request with its head",
+        ),
+        pytest.param(
+            [open_pull(7), open_pull(9)], [{"number": 7}],
+            f"pull requests #7, #9 share head {HEAD}: one status cannot speak for each; "
+            "close all but one",
+            id="two pull requests into main with one head",
         ),
     ],
 )  # fmt: skip

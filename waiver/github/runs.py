@@ -15,7 +15,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.github.pulls import MERGE_GROUP, open_pulls_of_commit
+from waiver.github.pulls import MERGE_GROUP, base_branch, open_pulls_of_commit
 from waiver.github.rest import FULL_SHA, Api, ApiFailed
 
 REVIEW_EVENT = "pull_request_review"
@@ -68,12 +68,19 @@ def _referenced(run: Mapping[str, Any]) -> list[dict[str, str]]:
 
 
 def _check_pull_request(
-    api: Api, repository: str, run: Mapping[str, Any], sha: str, number: int
+    api: Api,
+    repository: str,
+    run: Mapping[str, Any],
+    sha: str,
+    number: int,
+    branches: frozenset[str] | None,
 ) -> None:
-    """The run must be about pull request `number`: a same-repository run names the pull
-    requests it was for; a fork's names none, and is then only taken when no other open
-    pull request has the same head (another could target a branch the change controls, and
-    its run would have run that branch's workflow file)."""
+    """The run must be about pull request `number`, the one pull request into `branches`
+    with its head: a status belongs to a commit, so one that several such pull requests
+    share cannot speak for each. A same-repository run names the pull requests it was for;
+    a fork's names none, and is then only taken when no other open pull request has the
+    same head (another could target a branch the change controls, and its run would have
+    run that branch's workflow file)."""
     listed = run.get("pull_requests")
     named = (
         [p.get("number") for p in listed if isinstance(p, dict)] if isinstance(listed, list) else []
@@ -81,8 +88,16 @@ def _check_pull_request(
     if named and number not in named:
         said = ", ".join(f"#{n}" for n in named)
         raise ApiFailed(f"the run was for pull request {said}, not #{number}")
+    pulls = open_pulls_of_commit(api, repository, sha)
+    into = [p["number"] for p in pulls if branches is None or base_branch(p) in branches]
+    if len(into) > 1:
+        said = ", ".join(f"#{n}" for n in into)
+        raise ApiFailed(
+            f"pull requests {said} share head {sha}: one status cannot speak for each; "
+            "close all but one"
+        )
     if not named:
-        others = [p["number"] for p in open_pulls_of_commit(api, repository, sha)]
+        others = [p["number"] for p in pulls]
         if others != [number]:
             said = ", ".join(f"#{n}" for n in others) or "none"
             raise ApiFailed(
@@ -92,7 +107,12 @@ def _check_pull_request(
 
 
 def gate_run(
-    api: Api, repository: str, event: Mapping[str, Any], caller: str, number: int | None
+    api: Api,
+    repository: str,
+    event: Mapping[str, Any],
+    caller: str,
+    number: int | None,
+    branches: frozenset[str] | None,
 ) -> dict[str, object]:
     """The run whose reports are to be judged, as the document `waiver provenance` keeps;
     `number`, the pull request they are judged for (None: a merge group's run)."""
@@ -106,7 +126,7 @@ def gate_run(
     if started_by == REVIEW_EVENT:
         run = _latest_gate_run(api, repository, sha, caller)
     if number is not None and started_by != MERGE_GROUP:
-        _check_pull_request(api, repository, run, sha, number)
+        _check_pull_request(api, repository, run, sha, number, branches)
     run_id = run.get("id")
     if not isinstance(run_id, int) or isinstance(run_id, bool):
         raise ApiFailed("the run has no id")

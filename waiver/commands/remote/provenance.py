@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 
 from waiver.errors import EXIT_CLEAR, InputError
+from waiver.github.pulls import branches_of
 from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, ApiFailed, connect, read_event
 from waiver.github.runs import gate_run, workflow_path
 from waiver.github.workflow import write_outputs
@@ -40,7 +41,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         api, repository = connect(os.environ)
         document["run"] = gate_run(
-            api, repository, read_event(os.environ), args.caller, args.pull_request
+            api,
+            repository,
+            read_event(os.environ),
+            args.caller,
+            args.pull_request,
+            branches_of(os.environ),
         )
         said = "the run whose reports are judged"
     except ApiFailed as error:
