@@ -235,8 +235,13 @@ def test_the_written_workflow_passes_actionlint_and_zizmor(change: tuple[Path, s
     inputs = workflow_inputs(root)
     assert inputs["waiver-repository"] == "acme/waiver"
     assert inputs["waiver-ref"] == WAIVER_REF
-    uses = yaml.safe_load(workflow.read_text())["jobs"]["waiver"]["uses"]
-    assert uses == f"acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}"
+    gate = yaml.safe_load(workflow.read_text())
+    assert gate["jobs"]["waiver"]["uses"] == (
+        f"acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}"
+    )
+    # PyYAML reads the key `on` as true. A merge queue waits for the status on its group.
+    assert list(gate[True]) == ["pull_request", "pull_request_review", "merge_group"]
+    assert yaml.safe_load(report.read_text())[True]["workflow_run"]["workflows"] == ["waiver"]
     assert inputs["test-command"].endswith('--junitxml="$WAIVER_JUNIT"')
     assert inputs["property-command"].endswith('--junitxml="$WAIVER_JUNIT"')
 
