@@ -184,3 +184,21 @@ def test_the_workflow_bench_reads_each_replay_job_s_set_up_from_act_s_log() -> N
         f"{base} Run the assertion suite [3s]",
     ])  # fmt: skip
     assert workflow.set_up_and_test(log) == [(1.505, 2.0)]
+
+
+def test_approval_to_status_is_a_section_the_benchmark_keeps_and_meets_its_target() -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from sections import APPROVAL, section_of, separate_sections
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+
+    document = (REPO / "bench" / "RESULTS.md").read_text(encoding="utf-8")
+    section = section_of(document, APPROVAL)
+    assert section in separate_sections(document)
+    found = re.search(
+        r"Medians: full run ([0-9.]+) s, approval to status ([0-9.]+) s, ratio ([0-9.]+)", section
+    )
+    assert found is not None, section
+    full, approval, ratio = map(float, found.groups())
+    assert abs(approval / full - ratio) < 0.01 and ratio <= 0.25
