@@ -251,7 +251,7 @@ def caller_workflow(inputs: dict[str, Any]) -> str:
     """The user's workflow: the reusable workflow, then a job that keeps its outputs."""
     document = {
         "name": "caller",
-        "on": ["pull_request", "pull_request_review"],
+        "on": ["pull_request", "pull_request_review", "merge_group"],
         "permissions": {},
         "jobs": {
             "waiver": {
@@ -337,8 +337,8 @@ class Repositories:
 def run_workflow(
     demo: Path, base_commit: str, inputs: dict[str, Any], event_name: str = "pull_request"
 ) -> WorkflowRun:
-    """act on a pull request's event (`event_name`: pull_request, or pull_request_review)
-    whose base is `base_commit` and head the clone's HEAD.
+    """act on a pull request's event (`event_name`: pull_request, or pull_request_review),
+    or a merge group's whose commit is the clone's HEAD, with base `base_commit`.
 
     The workflows are written into the clone but not committed: the jobs check out commits.
     """
@@ -349,10 +349,15 @@ def run_workflow(
     (workflows / "caller.yml").write_text(caller_workflow(inputs))
     head = git(demo, "rev-parse", "HEAD")
     event = run / "event.json"
-    event.write_text(
-        json.dumps({"pull_request": {"number": 1, "base": {"sha": base_commit},
-                                     "head": {"sha": head}}})
-    )  # fmt: skip
+    if event_name == "merge_group":
+        queue = f"refs/heads/gh-readonly-queue/main/pr-1-{base_commit}"
+        payload: dict[str, Any] = {"merge_group": {
+            "base_sha": base_commit, "head_sha": head, "head_ref": queue,
+        }}  # fmt: skip
+    else:
+        payload = {"pull_request": {"number": 1, "base": {"sha": base_commit},
+                                    "head": {"sha": head}}}  # fmt: skip
+    event.write_text(json.dumps(payload))
     artifacts = run / "artifacts"
     artifacts.mkdir()
     home = run / "home"

@@ -267,3 +267,25 @@ def test_a_review_runs_no_property_replay_or_gate_job(repositories: Repositories
     assert "A review replays nothing" in run.log
     assert replay_jobs_run(run) == [] and run.artifact_names("waiver") == []
     assert "Run the property suite once" not in run.log
+
+
+# --- a merge queue: the group's commit, judged against the group's base ------------------
+
+
+def test_a_merge_group_is_gated_on_its_commit_against_its_base(
+    repositories: Repositories, fixed: WorkflowRun
+) -> None:
+    demo = repositories.change("merge-group")
+    edit(demo / "slugify.py", "    return re.sub(",
+         '    if not text:\n        return "untitled"\n    return re.sub(')  # fmt: skip
+    commit_all(demo, "merge-group")
+    run = run_workflow(
+        demo, repositories.base_commit, demo_inputs(repositories.waiver_commit),
+        event_name="merge_group",
+    )  # fmt: skip
+    assert run.returncode == 0, run.log[-4000:]
+    report = run.report()
+    assert report["trusted_revision"] == repositories.base_commit
+    # The same change as a pull request's, and the same verdict, base replays included.
+    assert classes(report) == classes(fixed.report())
+    assert replay_jobs_run(run) == replay_jobs_run(fixed)
