@@ -365,7 +365,7 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
         "${{ inputs.base-replays > 0 && needs.properties.outputs.fixtures-match == 'true' }}"
     )
     assert _step("base-replays", "Check out the base commit")["with"] == {
-        "ref": "${{ github.event.pull_request.base.sha }}",
+        "ref": "${{ github.event.pull_request.base.sha || github.event.merge_group.base_sha }}",
         "persist-credentials": False,
     }
     base_upload = _step("base-replays", "Upload this base shard's report")["with"]

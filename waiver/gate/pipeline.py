@@ -19,7 +19,7 @@ from waiver.errors import InputError, UsageError
 from waiver.gate.context import fixtures_json
 from waiver.gate.evidence import build_cases, failed_property_cases
 from waiver.gate.options import GateOptions
-from waiver.gate.provenance import Judged, judge_provenance
+from waiver.gate.provenance import judge_provenance
 from waiver.gate.replay_inputs import (
     read_assertion_replays,
     read_base_replays,
@@ -41,13 +41,7 @@ from waiver.read.provenance import read_provenance
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
-from waiver.write.report import (
-    Context,
-    Json,
-    admission_json,
-    error_report_json,
-    report_json,
-)
+from waiver.write.report import Context, Json, error_report_json, report_json
 from waiver.write.report_files import check_output_paths, remove_report, write_report
 
 NO_REGISTRY_BLOCKS = (
@@ -132,15 +126,6 @@ def classify_replays(
     )
 
 
-def provenance_json(judged: Judged, admitted_by: Admission | None) -> Json:
-    return {
-        "run_id": judged.run_id,
-        "workflow": judged.workflow,
-        "problem": judged.problem,
-        "admitted_by": None if admitted_by is None else admission_json(admitted_by),
-    }
-
-
 def _untrusted_reports(
     settings: Settings, protected: ProtectedFiles, context: Context, now: datetime
 ) -> Json:
@@ -161,8 +146,7 @@ def _gate(
     if options.provenance is not None:
         judged = judge_provenance(read_provenance(options.provenance), protected.committed())
         blocker = judged.blocker(approval)
-        admitted_by = approval if judged.problem is not None and blocker is None else None
-        provenance = provenance_json(judged, admitted_by)
+        provenance = judged.json(approval if blocker is None else None)
         if blocker is not None:
             early = Context(run_blockers=[blocker], approvals=approvals, provenance=provenance)
             return _untrusted_reports(settings, protected, early, now)

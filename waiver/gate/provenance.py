@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from waiver.model import Admission
 from waiver.read.provenance import Provenance, ReportsRun
 from waiver.read.trusted.protected import Committed
+from waiver.write.report import Json, admission_json
 
 GATE_EVENTS = frozenset({"pull_request", "merge_group"})
 MAX_WORKFLOW_BYTES = 1 << 20
@@ -39,6 +40,16 @@ class Judged:
                 "approval of its head commit admits"
             )
         return self.problem
+
+    def json(self, approval: Admission | None) -> Json:
+        """The report's `provenance`; `approval`, the counted one when nothing blocks."""
+        admitted = approval if self.problem is not None else None
+        return {
+            "run_id": self.run_id,
+            "workflow": self.workflow,
+            "problem": self.problem,
+            "admitted_by": None if admitted is None else admission_json(admitted),
+        }
 
 
 def _edits(provenance: Provenance, run: ReportsRun, committed: Committed) -> list[str]:
