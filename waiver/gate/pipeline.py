@@ -41,6 +41,7 @@ from waiver.read.provenance import read_provenance
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
+from waiver.runners import runner_named
 from waiver.write.report import (
     Context,
     Json,
@@ -166,7 +167,7 @@ def _gate(
         if blocker is not None:
             early = Context(run_blockers=[blocker], approvals=approvals, provenance=provenance)
             return _untrusted_reports(settings, protected, early, now)
-    rule = TestIdRule(options.root)
+    rule = runner_named(settings.runner).test_ids(options.root)
     check_untracked(options.root, (options.reports, options.base_reports, options.properties))
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)

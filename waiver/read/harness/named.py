@@ -12,13 +12,14 @@ A policy file can name more (another runner's configuration) but never fewer.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.files import split_relative
 from waiver.read.policy.globs import unanchored
+from waiver.read.trusted.trees import FileTree
 
 CONFIG_FILES = frozenset(
     {"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"}
@@ -35,11 +36,14 @@ class Harness:
     folder, one with a `/` the whole repository-relative path (`*` crosses `/`), and one
     that starts with `/` or `./` is anchored there too (`/package.json` is the root's
     alone, `package.json` every folder's). `modules` are property-suite modules, named by
-    path.
+    path. `runner_files` finds, in a tree, the `(path, table)` pairs that a runner other
+    than pytest loads (`waiver.runners`): its configuration, what that names, and what an
+    install left tracked; None for pytest, whose files are built in.
     """
 
     patterns: tuple[str, ...] = ()
     modules: frozenset[str] = frozenset()
+    runner_files: Callable[[FileTree], Sequence[tuple[str, str | None]]] | None = None
 
     def covers(self, path: str) -> bool:
         name = path.rsplit("/", 1)[-1]
