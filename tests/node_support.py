@@ -140,7 +140,7 @@ class Project:
         reports = self.work / "reports"
         if reports.exists():
             shutil.rmtree(reports)
-        restore = ["--harness-from", base] if harness_from else []
+        restore = ["--harness-from", base, "--config", "waiver.yml"] if harness_from else []
         self.replay(str(reports), replays, *restore)
         gated = main(
             ["gate", "--root", str(self.work), "--reports", str(reports),
