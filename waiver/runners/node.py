@@ -20,6 +20,7 @@ from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.base import Pair
+from waiver.runners.js_definitions import edited_scripts, script_ids
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
@@ -79,6 +80,8 @@ class NodeRunner:
     harness_files: NodeRunnerFiles
     read_case: ReadCase | None
     command: str
+    # What joins the describe titles and the test's title in an id.
+    title_separator: str = " "
 
     @property
     def name(self) -> str:
@@ -101,7 +104,16 @@ class NodeRunner:
         return path if separator and path else None
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
-        return edited_tests(committed, test_ids)
+        """Tests of JavaScript and TypeScript files by their syntax tree, per test
+        (`waiver.runners.js_definitions`); any other id as pytest's rule has it."""
+        ids = list(test_ids)
+        scripts = list(script_ids(ids))
+        listed = set(scripts)
+        others = [test_id for test_id in ids if test_id not in listed]
+        return {
+            **edited_tests(committed, others),
+            **edited_scripts(committed, scripts, self.title_separator),
+        }
 
     def test_command(self) -> str:
         return self.command

@@ -21,4 +21,5 @@ VITEST = NodeRunner(
     FILES,
     None,
     'npx vitest run --reporter=default --reporter=junit --outputFile.junit="$WAIVER_JUNIT"',
+    title_separator=" > ",
 )
