@@ -29,7 +29,6 @@ from waiver.gate.replay_inputs import (
 from waiver.gate.review import read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
-from waiver.read.definitions.edited import edited_tests
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness.reach_in import new_reach_ins, reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
@@ -111,7 +110,7 @@ def classify_replays(
     committed = protected.committed()
     if registry is not None and committed is not None and skip is None:
         listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
-        edited = edited_tests(committed, listed)
+        edited = runner_named(settings.runner).edited(committed, listed)
         # A registered property test the change edited proves nothing by passing, wherever
         # it lives (a selected suite's modules are not locked): a row of its own, for review.
         edited_properties = tuple(filter(edited.__contains__, registered_properties))
