@@ -26,14 +26,15 @@ from support import git, load_report
 from waiver.cli import main
 
 # The versions the tests install: jest 29 with jest-junit, mocha 10 with
-# mocha-junit-reporter (mocha 11 and later no longer load it) and chai 4 (the last that
-# `require` loads).
+# mocha-junit-reporter (mocha 11 and later no longer load it), chai 4 (the last that
+# `require` loads) and vitest 2.
 PACKAGES = (
     "jest@29.7.0",
     "jest-junit@16.0.0",
     "mocha@10.8.2",
     "mocha-junit-reporter@2.2.1",
     "chai@4.5.0",
+    "vitest@2.1.9",
 )
 NOW = "2026-01-01T00:00:00+00:00"
 IGNORED = "node_modules\nreports/\nwaiver.json\nsummary.md\n"
@@ -41,8 +42,9 @@ Patch = Callable[[Path], None]
 
 
 def node_install(cache: Path) -> Path:
-    """`node_modules` with the runners installed, shared by every worker of the session;
-    skipped (failed in CI) when node or npm is missing or the registry cannot be reached."""
+    """`node_modules` with the runners installed, shared by every worker of the session and
+    installed again when the list of packages changes; skipped (failed in CI) when node or
+    npm is missing or the registry cannot be reached."""
     in_ci = os.environ.get("CI") == "true"
     if shutil.which("node") is None or shutil.which("npm") is None:
         if in_ci:
@@ -52,7 +54,9 @@ def node_install(cache: Path) -> Path:
     with open(cache / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         modules = cache / "node_modules"
-        if not (cache / ".installed").exists():
+        wanted = "\n".join(PACKAGES) + "\n"
+        installed = cache / ".installed"
+        if not installed.exists() or installed.read_text() != wanted:
             (cache / "package.json").write_text('{"name": "runners", "private": true}\n')
             completed = subprocess.run(
                 ["npm", "install", "--no-audit", "--no-fund", "--no-save", *PACKAGES],
@@ -66,7 +70,7 @@ def node_install(cache: Path) -> Path:
                 if in_ci:
                     pytest.fail(message)
                 pytest.skip(message)
-            (cache / ".installed").write_text("\n".join(PACKAGES) + "\n")
+            installed.write_text(wanted)
         return modules
 
 
