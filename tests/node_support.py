@@ -120,7 +120,8 @@ class Project:
         assert self.replay(str(scratch), 1) == 0
         with pytest.MonkeyPatch.context() as patch:
             patch.chdir(self.work)
-            assert main(["lock", "--fixtures", "fixtures", "--config", "waiver.yml"]) == 0
+            lock = ["lock", "--fixtures", "fixtures", "--property-suite", "properties"]
+            assert main([*lock, "--config", "waiver.yml"]) == 0
             baseline = ["baseline", "--runner", self.runner, "--reports", "reports"]
             properties = ["--properties", "reports/properties.xml", "--out", "known-tests.txt"]
             assert main([*baseline, *properties]) == 0

@@ -286,3 +286,18 @@ def test_a_new_flaky_test_is_unknown(project: tuple[Project, str]) -> None:
     assert gated == 1
     assert classes(report)[f"{flaky}::sometimes"] == "unknown_test"
     assert classes(report)[INSIDE] == "stable_pass"
+
+
+def test_an_edited_property_module_is_drift(project: tuple[Project, str]) -> None:
+    jest, base = project
+    assert "properties/add.test.js" in (jest.work / "fixture.lock").read_text()
+
+    def weaken(work: Path) -> None:
+        prop = work / "properties/add.test.js"
+        replace_file(prop, prop.read_text().replace("i < 200", "i < 0"))
+
+    jest.commit_change(weaken)
+    gated, report = jest.replay_and_gate(base)
+    assert gated == 1
+    assert set(classes(report).values()) == {"fixture_drift"}
+    assert "properties/add.test.js" in drifted(report)

@@ -219,3 +219,32 @@ def test_a_loosened_assertion_beside_the_bug_is_edited(project: tuple[Project, s
     # Its untouched neighbour in the same file is judged by its replays.
     assert classes(report)[INSIDE] == "stable_pass"
     assert classes(report)[OTHER_INSIDE] == "stable_pass"
+
+
+def test_an_edited_fixture_is_drift(project: tuple[Project, str]) -> None:
+    mocha, base = project
+    mocha.commit_change(lambda work: replace_file(work / "fixtures/cases.json", "[[1, 1, 2]]\n"))
+    gated, report = mocha.replay_and_gate(base)
+    assert gated == 1
+    assert set(classes(report).values()) == {"fixture_drift"}
+    assert "fixtures/cases.json" in drifted(report)
+
+
+def test_a_new_flaky_test_is_unknown(project: tuple[Project, str]) -> None:
+    mocha, base = project
+    flaky = "test/flaky.spec.js"
+
+    def add_flaky(work: Path) -> None:
+        replace_file(
+            work / flaky,
+            "const { expect } = require('chai');\n\n"
+            "describe('luck', () => {\n"
+            "  it('sometimes', () => {\n    expect(Math.random()).to.be.below(0.5);\n  });\n"
+            "});\n",
+        )
+
+    mocha.commit_change(add_flaky)
+    gated, report = mocha.replay_and_gate(base)
+    assert gated == 1
+    assert classes(report)[f"{flaky}::luck sometimes"] == "unknown_test"
+    assert classes(report)[INSIDE] == "stable_pass"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from waiver.errors import InputError
+from waiver.read.harness.named import property_modules, suite_modules
 from waiver.read.harness.resolve import harness_pairs
 from waiver.read.lock.lock_file import table_digest_of
 from waiver.read.trusted.trees import DiskTree
@@ -186,3 +187,22 @@ def test_pytest_adds_nothing_and_keeps_its_own_harness(tmp_path: Path) -> None:
         "conftest.py",
         "jest.config.js",
     }
+
+
+def test_a_property_suite_locks_its_javascript_and_typescript_modules(tmp_path: Path) -> None:
+    files = {
+        "properties/add.test.js": "\n",
+        "properties/arb/ints.ts": "\n",
+        "properties/data.json": "{}\n",
+        "properties/node_modules/fast-check/index.js": "\n",
+        "properties/test_props.py": "\n",
+    }
+    tree(tmp_path, files)
+    modules = suite_modules(str(tmp_path), str(tmp_path / "properties"))
+    assert modules == [
+        "properties/add.test.js",
+        "properties/arb/ints.ts",
+        "properties/test_props.py",
+    ]
+    ids = ["properties/add.test.js::add commutes", "properties/test_props.py::test_x", "add::x"]
+    assert property_modules(ids) == {"properties/add.test.js", "properties/test_props.py"}

@@ -26,6 +26,9 @@ CONFIG_FILES = frozenset(
 )
 HARNESS_FILES = CONFIG_FILES | {"conftest.py"}
 PYPROJECT = "pyproject.toml"
+# The modules of a property suite: Python's, and JavaScript's and TypeScript's for the
+# runners that run them (fast-check suites under jest, vitest or mocha).
+SUITE_MODULES = (".py", ".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def property_modules(test_ids: Iterable[str]) -> frozenset[str]:
     modules = set()
     for test_id in test_ids:
         head, separator, _ = test_id.partition("::")
-        if not separator or not head.endswith(".py"):
+        if not separator or not head.endswith(SUITE_MODULES):
             continue
         try:
             split_relative(head, head)
@@ -79,7 +82,8 @@ def property_modules(test_ids: Iterable[str]) -> frozenset[str]:
 
 
 def suite_modules(root: str, suite: str) -> list[str]:
-    """Every Python module under a property-suite folder, as repository-relative paths."""
+    """Every module under a property-suite folder (Python, JavaScript or TypeScript), as
+    repository-relative paths."""
     root_path = os.path.realpath(root)
     folder = os.path.realpath(suite)
     if os.path.islink(suite) or not os.path.isdir(folder):
@@ -89,10 +93,10 @@ def suite_modules(root: str, suite: str) -> list[str]:
     prefix = os.path.relpath(folder, root_path).replace(os.sep, "/")
     modules = []
     for current, folders, files in os.walk(folder):
-        folders[:] = [name for name in folders if name != "__pycache__"]
+        folders[:] = [name for name in folders if name not in ("__pycache__", "node_modules")]
         inner = os.path.relpath(current, folder).replace(os.sep, "/")
         for name in files:
-            if name.endswith(".py"):
+            if name.endswith(SUITE_MODULES):
                 path = "/".join(p for p in (prefix, inner, name) if p not in ("", "."))
                 modules.append(path)
     return sorted(modules)
