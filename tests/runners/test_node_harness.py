@@ -206,3 +206,8 @@ def test_a_property_suite_locks_its_javascript_and_typescript_modules(tmp_path: 
     ]
     ids = ["properties/add.test.js::add commutes", "properties/test_props.py::test_x", "add::x"]
     assert property_modules(ids) == {"properties/add.test.js", "properties/test_props.py"}
+
+
+def test_the_package_managers_node_options_name_their_hooks(tmp_path: Path) -> None:
+    files = {".npmrc": 'node-options="--require ./hooks/quiet.js"\n', "hooks/quiet.js": "\n"}
+    assert paths(MOCHA.files(tree(tmp_path, files))) == {".npmrc", "hooks/quiet.js"}

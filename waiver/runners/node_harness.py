@@ -18,7 +18,10 @@ files alone, never run:
 - every file in a `node_modules` folder that the walk sees: only tracked ones are seen,
   since the folders git ignores are not walked (`waiver.read.trusted.ignored`), and a
   tracked file there replaces the installed package it sits in; and Yarn's Plug'n'Play
-  loaders (`.pnp.cjs`), which decide where every package is loaded from.
+  loaders (`.pnp.cjs`), which decide where every package is loaded from. In the work tree
+  a symlink there is an install's own (`node_modules/.bin`) and is passed over; in a
+  commit, where every entry is tracked, it is an input error like any symlink in the
+  harness.
 
 A configuration that loads a module whose name it computes (`require(name)`) cannot be
 resolved from files: it is an input error naming the file, until a `harness:` glob of the
@@ -37,7 +40,7 @@ from waiver.errors import InputError
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import glob_names
 from waiver.read.lock.lock_file import PACKAGE_JSON, read_json
-from waiver.read.trusted.trees import FILE, LINK, FileTree, check_name
+from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
 from waiver.runners.syntax import loads, parse, parse_json, strings
 
 Pair = tuple[str, str | None]
@@ -59,6 +62,8 @@ SHARED_CONFIGS = (
     ".yarnrc",
     ".yarnrc.yml",
 )
+# `key=value` lines, whose values are command-line words (`node-options=--require ./hook.js`).
+INI_CONFIGS = frozenset({".npmrc", ".yarnrc"})
 CODE_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx")
 YAML_SUFFIXES = (".yml", ".yaml")
 # What node (and the runners' resolvers) try after a name that names no file.
@@ -166,6 +171,8 @@ class _Found:
             self.follow(path)
         elif name.endswith(YAML_SUFFIXES) or name in (".mocharc", ".yarnrc.yml"):
             self.named(path, list(_yaml_strings(data, path)))
+        elif name in INI_CONFIGS:
+            self.named(path, _ini_words(data))
         else:
             self.named(path, list(strings(parse_json(data))))
 
@@ -197,6 +204,15 @@ def _json_strings(value: object) -> list[str]:
     return found
 
 
+def _ini_words(data: bytes) -> list[str]:
+    """The words of an ini-style file's values, quotes taken off."""
+    words = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        _, _, value = line.partition("=")
+        words += [word.strip("\"'") for word in value.replace("=", " ").split()]
+    return words
+
+
 def _yaml_strings(data: bytes, path: str) -> list[str]:
     try:
         document = yaml.safe_load(data)
@@ -216,6 +232,8 @@ def node_harness(
         parts = path.split("/")
         name = parts[-1]
         installed = INSTALL_FOLDER in parts[:-1] or name in PNP_FILES
+        if installed and listing.kind(path) == LINK and isinstance(tree, DiskTree):
+            continue  # an install's link in the work tree; a tracked one is in the commit
         if installed or (files.mocks and MOCKS_FOLDER in parts[:-1]):
             found.add(path)
         elif any(fnmatchcase(name, glob) for glob in configs):
