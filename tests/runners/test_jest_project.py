@@ -301,3 +301,19 @@ def test_an_edited_property_module_is_drift(project: tuple[Project, str]) -> Non
     assert gated == 1
     assert set(classes(report).values()) == {"fixture_drift"}
     assert "properties/add.test.js" in drifted(report)
+
+
+def test_code_under_test_that_reaches_into_the_runner_blocks(project: tuple[Project, str]) -> None:
+    jest, base = project
+
+    def reach(work: Path) -> None:
+        code = work / "src/calc.js"
+        hook = "const { expect } = require('expect');\n\n"
+        replace_file(code, hook + code.read_text())
+
+    jest.commit_change(reach)
+    gated, report = jest.replay_and_gate(base)
+    assert (gated, report["verdict"]) == (1, "blocked")
+    assert report["fixtures"]["runner_reach"] == [
+        {"path": "src/calc.js", "line": 1, "what": "imports expect"}
+    ]

@@ -30,7 +30,7 @@ from waiver.gate.review import read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
-from waiver.read.harness.reach_in import new_reach_ins, reach_in_blocker
+from waiver.read.harness.reach_in import reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
@@ -183,7 +183,7 @@ def _gate(
     if skip is not None and (settings.registry is None or not decision.rows):
         run_blockers.append(skipped_blocker(skip))
     committed = protected.committed()
-    reach_ins = [] if committed is None else new_reach_ins(committed)
+    reach_ins = [] if committed is None else runner_named(settings.runner).reach_ins(committed)
     if reach_ins:
         run_blockers.append(reach_in_blocker(reach_ins))
     if run_blockers:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from waiver.read.harness.named import Harness
+from waiver.read.harness.reach_in import ReachIn
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -43,6 +44,9 @@ class Runner(Protocol):
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Each of `test_ids` whose definition the change's commit edited, with what changed."""
+
+    def reach_ins(self, committed: Committed) -> list[ReachIn]:
+        """What the change's code under test newly does that reaches into this runner."""
 
     def test_command(self) -> str:
         """The shell command `waiver init` writes to run the suite once, writing its JUnit

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.harness.named import Harness
+from waiver.read.harness.reach_in import ReachIn, new_reach_ins
 from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.base import Pair
 from waiver.runners.js_definitions import edited_scripts, script_ids
+from waiver.runners.js_reach import new_script_reach_ins
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
@@ -114,6 +116,12 @@ class NodeRunner:
             **edited_tests(committed, others),
             **edited_scripts(committed, scripts, self.title_separator),
         }
+
+    def reach_ins(self, committed: Committed) -> list[ReachIn]:
+        """Python sources' reach-ins as pytest's, and the JavaScript and TypeScript
+        sources' (`waiver.runners.js_reach`)."""
+        found = [*new_reach_ins(committed), *new_script_reach_ins(committed)]
+        return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
     def test_command(self) -> str:
         return self.command

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.harness.named import Harness
+from waiver.read.harness.reach_in import ReachIn, new_reach_ins
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -39,6 +40,9 @@ class Pytest:
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         return edited_tests(committed, test_ids)
+
+    def reach_ins(self, committed: Committed) -> list[ReachIn]:
+        return new_reach_ins(committed)
 
     def test_command(self) -> str:
         return 'python -m pytest --rootdir=. --junitxml="$WAIVER_JUNIT"'
