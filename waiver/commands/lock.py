@@ -62,7 +62,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="append",
         default=[],
         metavar="DIR",
-        help="lock every Python module under this folder of the property suite (repeatable)",
+        help=(
+            "lock every module (Python, JavaScript, TypeScript) under this folder of the "
+            "property suite (repeatable)"
+        ),
     )
     parser.add_argument(
         "--config", metavar="FILE", help="the policy file: its fixtures and harness globs"

@@ -6,10 +6,10 @@ import argparse
 from dataclasses import dataclass
 
 from waiver.errors import EXIT_CLEAR
-from waiver.read.harness.named import Harness
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import GitRevision
+from waiver.runners import runner_named
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 
 
@@ -33,7 +33,10 @@ def trusted_harness(harness: HarnessSource, commit: str) -> TrustedHarness:
     trusted = GitRevision(harness.root, commit)
     policy_file = None if harness.config is None else read_policy(trusted, harness.config)
     settings = effective(policy_file, Flags(), harness.root)
-    return TrustedHarness(harness.root, trusted, harness.lock, Harness(settings.harness))
+    runner = runner_named(settings.runner)
+    return TrustedHarness(
+        harness.root, trusted, harness.lock, runner.harness(settings.harness, frozenset())
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -29,9 +29,8 @@ from waiver.gate.replay_inputs import (
 from waiver.gate.review import read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
-from waiver.read.definitions.edited import edited_tests
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
-from waiver.read.harness.reach_in import new_reach_ins, reach_in_blocker
+from waiver.read.harness.reach_in import reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
@@ -41,6 +40,7 @@ from waiver.read.provenance import read_provenance
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
+from waiver.runners import runner_named
 from waiver.write.report import Context, Json, error_report_json, report_json
 from waiver.write.report_files import check_output_paths, remove_report, write_report
 
@@ -104,7 +104,7 @@ def classify_replays(
     committed = protected.committed()
     if registry is not None and committed is not None and skip is None:
         listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
-        edited = edited_tests(committed, listed)
+        edited = runner_named(settings.runner).edited(committed, listed)
         # A registered property test the change edited proves nothing by passing, wherever
         # it lives (a selected suite's modules are not locked): a row of its own, for review.
         edited_properties = tuple(filter(edited.__contains__, registered_properties))
@@ -150,7 +150,7 @@ def _gate(
         if blocker is not None:
             early = Context(run_blockers=[blocker], approvals=approvals, provenance=provenance)
             return _untrusted_reports(settings, protected, early, now)
-    rule = TestIdRule(options.root)
+    rule = runner_named(settings.runner).test_ids(options.root)
     check_untracked(options.root, (options.reports, options.base_reports, options.properties))
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
@@ -167,7 +167,7 @@ def _gate(
     if skip is not None and (settings.registry is None or not decision.rows):
         run_blockers.append(skipped_blocker(skip))
     committed = protected.committed()
-    reach_ins = [] if committed is None else new_reach_ins(committed)
+    reach_ins = [] if committed is None else runner_named(settings.runner).reach_ins(committed)
     if reach_ins:
         run_blockers.append(reach_in_blocker(reach_ins))
     if run_blockers:

@@ -41,7 +41,7 @@ RENDER_BINDING = """\
 KEYS = (
     "approvers, bindings, fixtures, freeze_hours, freeze_requires, freezes, harness, "
     "introduced_instability, limits, max_freeze_hours, min_replays, property_suite, registry, "
-    "strict"
+    "runner, strict"
 )
 
 

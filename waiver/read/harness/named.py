@@ -12,19 +12,23 @@ A policy file can name more (another runner's configuration) but never fewer.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.files import split_relative
 from waiver.read.policy.globs import unanchored
+from waiver.read.trusted.trees import FileTree
 
 CONFIG_FILES = frozenset(
     {"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"}
 )
 HARNESS_FILES = CONFIG_FILES | {"conftest.py"}
 PYPROJECT = "pyproject.toml"
+# The modules of a property suite: Python's, and JavaScript's and TypeScript's for the
+# runners that run them (fast-check suites under jest, vitest or mocha).
+SUITE_MODULES = (".py", ".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 
 
 @dataclass(frozen=True)
@@ -35,11 +39,14 @@ class Harness:
     folder, one with a `/` the whole repository-relative path (`*` crosses `/`), and one
     that starts with `/` or `./` is anchored there too (`/package.json` is the root's
     alone, `package.json` every folder's). `modules` are property-suite modules, named by
-    path.
+    path. `runner_files` finds, in a tree, the `(path, table)` pairs that a runner other
+    than pytest loads (`waiver.runners`): its configuration, what that names, and what an
+    install left tracked; None for pytest, whose files are built in.
     """
 
     patterns: tuple[str, ...] = ()
     modules: frozenset[str] = frozenset()
+    runner_files: Callable[[FileTree], Sequence[tuple[str, str | None]]] | None = None
 
     def covers(self, path: str) -> bool:
         name = path.rsplit("/", 1)[-1]
@@ -64,7 +71,7 @@ def property_modules(test_ids: Iterable[str]) -> frozenset[str]:
     modules = set()
     for test_id in test_ids:
         head, separator, _ = test_id.partition("::")
-        if not separator or not head.endswith(".py"):
+        if not separator or not head.endswith(SUITE_MODULES):
             continue
         try:
             split_relative(head, head)
@@ -75,7 +82,8 @@ def property_modules(test_ids: Iterable[str]) -> frozenset[str]:
 
 
 def suite_modules(root: str, suite: str) -> list[str]:
-    """Every Python module under a property-suite folder, as repository-relative paths."""
+    """Every module under a property-suite folder (Python, JavaScript or TypeScript), as
+    repository-relative paths."""
     root_path = os.path.realpath(root)
     folder = os.path.realpath(suite)
     if os.path.islink(suite) or not os.path.isdir(folder):
@@ -85,10 +93,10 @@ def suite_modules(root: str, suite: str) -> list[str]:
     prefix = os.path.relpath(folder, root_path).replace(os.sep, "/")
     modules = []
     for current, folders, files in os.walk(folder):
-        folders[:] = [name for name in folders if name != "__pycache__"]
+        folders[:] = [name for name in folders if name not in ("__pycache__", "node_modules")]
         inner = os.path.relpath(current, folder).replace(os.sep, "/")
         for name in files:
-            if name.endswith(".py"):
+            if name.endswith(SUITE_MODULES):
                 path = "/".join(p for p in (prefix, inner, name) if p not in ("", "."))
                 modules.append(path)
     return sorted(modules)

@@ -286,7 +286,8 @@ def harness_pairs(
 ) -> list[tuple[str, str | None]]:
     """The `(path, table)` pairs of the harness in a tree: what `waiver lock` locks and the
     gate holds against the lock. Whole files, and of a `pyproject.toml` only pytest's two
-    tables (unless a policy glob names it whole); the property-suite modules too."""
+    tables (unless a policy glob names it whole); the property-suite modules too, and the
+    files of the harness's runner (`Harness.runner_files`)."""
     pairs: list[tuple[str, str | None]] = []
     for path in resolve_harness(tree, harness, may_set_plugins):
         if name_of(path) == PYPROJECT:
@@ -294,6 +295,8 @@ def harness_pairs(
             if not harness.names(path):
                 continue
         pairs.append((path, None))
+    if harness.runner_files is not None:
+        pairs += harness.runner_files(tree)
     return list(dict.fromkeys([*pairs, *((module, None) for module in sorted(harness.modules))]))
 
 

@@ -36,7 +36,7 @@ from functools import cache
 from waiver.errors import InputError
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit.started import Started
-from waiver.read.junit.stream import FAIL, PASS, read_junit
+from waiver.read.junit.stream import FAIL, PASS, CaseFile, read_junit
 from waiver.read.junit.testid import TestIdRule
 
 # How deep folders may nest inside a replay folder (run-<n>/a/b/… holds shards).
@@ -253,10 +253,15 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
     retries: dict[int, int] = {}
     messages: dict[int, str] = {}
     prefixes = rule.prefixes
+    # A runner that reads the `file` of a case (`TestIdRule.case_id`) is asked for every one.
+    files = None if rule.case_id is None else CaseFile()
 
     def sink(suite: str, classname: str, name: str, outcome: int, extra: int, message: str) -> None:
-        prefix = prefixes.get(classname)  # the rule's own cache, without a call per testcase
-        test_id = rule(suite, classname, name) if prefix is None else prefix + name
+        if files is not None:
+            test_id = rule.with_file(suite, classname, name, files.path)
+        else:
+            prefix = prefixes.get(classname)  # the rule's own cache, without a call per case
+            test_id = rule(suite, classname, name) if prefix is None else prefix + name
         position = index.get(test_id)
         if position is None:
             position = index[test_id] = len(ids)
@@ -280,6 +285,7 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
                 path,
                 sink,
                 started,
+                files,
             )
     except InputError:
         tally.forget(base)

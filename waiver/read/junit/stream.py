@@ -111,6 +111,16 @@ class _OpenSuite:
     depth: int
     failed: bool = False  # a failure or error written directly inside the suite
     message: str = ""  # the first such failure's message
+    file: str = ""  # its `file` attribute, else the nearest enclosing suite's
+
+
+@dataclass(slots=True)
+class CaseFile:
+    """The `file` a report gives the case being handed to the sink: the testcase's own
+    attribute, else the nearest suite's (mocha-junit-reporter writes it on suites only);
+    "" when there is none. Read by a sink that asks for it (`read_junit(files=…)`)."""
+
+    path: str = ""
 
 
 class RefusedReport(Exception):
@@ -205,6 +215,7 @@ class _Handlers:
     parser: expat.XMLParserType
     sink: CaseSink
     started: Started | None
+    files: CaseFile | None = None
     depth: int = 0
     suites: list[_OpenSuite] = field(default_factory=list)
     case_depth: int = 0  # depth of the open <testcase>, 0 when none is open
@@ -255,6 +266,9 @@ class _Handlers:
             name = attrs.get("name", "")
         self.classname = classname
         self.name = name
+        if self.files is not None:
+            inherited = self.suites[-1].file if self.suites else ""
+            self.files.path = attrs.get("file") or inherited
         if len(classname or self.suite) + len(name) > MAX_ID_CHARS:
             raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
         self.retries = 0
@@ -307,7 +321,8 @@ class _Handlers:
         suites = self.suites
         if tag == "testsuite":
             self.suite = suite = attrs.get("name", "")
-            suites.append(_OpenSuite(suite, depth))
+            inherited = suites[-1].file if suites else ""
+            suites.append(_OpenSuite(suite, depth, file=attrs.get("file") or inherited))
         elif tag in FAIL_TAGS and suites and depth == suites[-1].depth + 1:
             open_suite = suites[-1]
             open_suite.failed = True
@@ -328,21 +343,28 @@ class _Handlers:
             suites = self.suites
             closed = suites.pop()
             if closed.failed:
+                if self.files is not None:
+                    self.files.path = closed.file
                 self.sink(closed.name, "", "", FAIL, 0, closed.message)
             self.suite = suites[-1].name if suites else ""
         self.depth = depth - 1
 
 
 def read_junit(
-    chunks: Iterable[bytes], source: str, sink: CaseSink, started: Started | None = None
+    chunks: Iterable[bytes],
+    source: str,
+    sink: CaseSink,
+    started: Started | None = None,
+    files: CaseFile | None = None,
 ) -> int:
     """Stream one JUnit document into `sink`; returns the number of testcases read.
 
-    `started`, when given, notes the `timestamp` of every suite.
+    `started`, when given, notes the `timestamp` of every suite; `files`, when given,
+    holds the `file` of each case while the sink is called for it.
     """
     encoding, body = expat_input(chunks, source)
     parser = hardened_parser(encoding)
-    handlers = _Handlers(parser, sink, started)
+    handlers = _Handlers(parser, sink, started, files)
     parser.StartElementHandler = handlers.root
     parser.EndElementHandler = handlers.end
     try:

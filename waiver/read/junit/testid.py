@@ -28,9 +28,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 PATH_PART = re.compile(r"[\w-]+\Z")
+# A runner's own reading of a testcase (`waiver.runners`): the id made from the innermost
+# suite's name, the classname, the name and the `file` the report gives the case (its
+# own, else the nearest suite's; "" when none); None where the case is read by the rule
+# above, as any other report's.
+CaseId = Callable[[str, str, str, str], str | None]
 
 
 @dataclass
@@ -83,8 +89,9 @@ def _open_chain(root: str, parts: list[str]) -> int | None:
 class TestIdRule:
     __test__ = False  # not a pytest test class, despite its name
 
-    def __init__(self, root: str | None) -> None:
+    def __init__(self, root: str | None, case_id: CaseId | None = None) -> None:
         self._root = root
+        self.case_id = case_id
         # classname -> the id up to the name, for every classname the rule has seen; the
         # replay reader looks here first, as it makes an id for every testcase it reads.
         self.prefixes: dict[str, str] = {}
@@ -141,6 +148,15 @@ class TestIdRule:
                 if top is not None:
                     os.close(top)
         return self._top
+
+    def with_file(self, suite: str, classname: str, name: str, file: str) -> str:
+        """The id of a testcase whose report gives it `file`: the runner's reading where it
+        has one, else the rule's."""
+        if self.case_id is not None:
+            found = self.case_id(suite, classname, name, file)
+            if found is not None:
+                return found
+        return self(suite, classname, name)
 
     def __call__(self, suite: str, classname: str, name: str) -> str:
         if classname:

@@ -32,6 +32,7 @@ from waiver.read.lock.unmatched import check_globs_match
 from waiver.read.policy.settings import Flags, PolicyFile, Settings, effective
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import ProtectedFiles
+from waiver.runners import runner_named
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def read_fixtures(
     lock = parse_lock(protected.read(paths.lock, MAX_LOCK_BYTES), paths.lock)
     if settings.config is not None:
         check_binding_patterns(settings.bindings, lock, settings.config)
-    harness = Harness(settings.harness, modules)
+    harness = runner_named(settings.runner).harness(settings.harness, modules)
     folder = fixtures_folder(paths.root, paths.fixtures) if settings.fixture_set else None
     locked_set = LockedSet(folder, harness)
     skipped = ignored_folders(paths.root, protected.revision)
@@ -131,7 +132,8 @@ def lock_text(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
     skipped = ignored_folders(root, None)
-    harness = harness_in_tree(root, Harness(settings.harness, modules), skipped)
+    runner = runner_named(settings.runner)
+    harness = harness_in_tree(root, runner.harness(settings.harness, modules), skipped)
     folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
     found = [] if folder is None else scan_fixtures(root, folder, settings.fixtures, skipped)
     check_globs_match(settings, folder, found, [path for path, _ in harness])

@@ -40,7 +40,11 @@ ENTRY_POINTS_TABLES = (
     "tool.poetry.plugins.pytest11",
     "tool.flit.entrypoints.pytest11",
 )
-LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES})
+# The keys of a `package.json` that configure a JavaScript test runner or what it loads
+# (`waiver.runners`), each locked on its own like a table: `# [jest] <sha256>  package.json`.
+PACKAGE_JSON = "package.json"
+PACKAGE_KEYS = ("jest", "mocha", "babel", "jest-junit")
+LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES, *PACKAGE_KEYS})
 WILDCARD = re.compile(r"[*?\[]")
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
@@ -203,12 +207,15 @@ def table_digest(root: str, path: str, table: str) -> str | None:
 
 
 def table_digest_of(data: bytes, path: str, table: str) -> str | None:
-    """The sha256 of one table of the TOML text `data`, or None when the table is absent.
+    """The sha256 of one table of the TOML text `data` (or one key of a `package.json`), or
+    None when the table is absent.
 
     The table's parsed value is hashed as canonical JSON (sorted keys, no spaces, UTF-8),
     so that an edit elsewhere in the file (a dependency bump) leaves it as it was, while
     any value pytest would see, however it is spelled, changes it.
     """
+    if path.rpartition("/")[2] == PACKAGE_JSON and table in PACKAGE_KEYS:
+        return _key_digest(read_json(data, path), table)
     value: object = read_toml(data, path)
     for key in table.split("."):
         value = value.get(key) if isinstance(value, dict) else None
@@ -217,6 +224,24 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
     text = json.dumps(
         value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_toml_value
     )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_json(data: bytes, path: str) -> object:
+    """A JSON file's value (a `package.json`); anything that is not JSON is an input error."""
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise InputError(path, f"not valid JSON: {error}") from None
+    except RecursionError:
+        raise InputError(path, "not valid JSON: nested too deep") from None
+
+
+def _key_digest(document: object, key: str) -> str | None:
+    """The sha256 of one top-level key's value as canonical JSON; None when it is absent."""
+    if not isinstance(document, dict) or key not in document:
+        return None
+    text = json.dumps(document[key], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

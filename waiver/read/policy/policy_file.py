@@ -58,6 +58,7 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
         else tuple(Binding(tuple(b["tests"]), tuple(b["fixtures"])) for b in bindings),
         harness=_tuple(document.get("harness")),
         property_suite=document.get("property_suite"),
+        runner=document.get("runner"),
         approvers=_tuple(document.get("approvers")),
         registry=NO_REGISTRY
         if document.get("registry") == NO_REGISTRY

@@ -20,6 +20,8 @@ DEFAULT_LIMITS = Limits()
 Source = Literal["default", "file", "flag"]
 # How the property suite is set apart: modules of its own, or selected among the tests.
 PropertySuite = Literal["folder", "selected"]
+# The test runner the replays run (`waiver.runners`).
+RunnerName = Literal["pytest", "jest", "vitest", "mocha"]
 T = TypeVar("T")
 
 
@@ -46,6 +48,7 @@ class PolicyFile:
     bindings: tuple[Binding, ...] | None = None
     harness: tuple[str, ...] | None = None
     property_suite: PropertySuite | None = None
+    runner: RunnerName | None = None
     approvers: tuple[str, ...] | None = None
     registry: str | None = None  # NO_REGISTRY when the file says there is none, on purpose
     freezes: str | None = None
@@ -77,6 +80,7 @@ class Settings:
     bindings: tuple[Binding, ...] = ()
     harness: tuple[str, ...] = ()  # globs added to the built-in harness files, never removing one
     property_suite: PropertySuite = "folder"
+    runner: RunnerName = "pytest"
     approvers: tuple[str, ...] | None = None  # None: any user with write permission counts
     registry: str | None = None
     # The policy file says `registry: none`: the run goes without one on purpose, so its
@@ -145,6 +149,7 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
         bindings=pick("bindings", None, given.bindings, ()),
         harness=pick("harness", None, given.harness, ()),
         property_suite=pick("property_suite", None, given.property_suite, "folder"),
+        runner=given.runner or "pytest",
         approvers=pick("approvers", None, given.approvers, None),
         registry=registry if registry != NO_REGISTRY else None,
         registry_none=registry == NO_REGISTRY,

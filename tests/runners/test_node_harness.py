@@ -1,0 +1,213 @@
+"""The harness of jest, vitest and mocha, resolved from files alone: configuration files by
+every name, what they name with literal strings, the runner's keys of package.json, mock
+folders and tracked installs; a computed module name is refused until a glob names it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from waiver.errors import InputError
+from waiver.read.harness.named import property_modules, suite_modules
+from waiver.read.harness.resolve import harness_pairs
+from waiver.read.lock.lock_file import table_digest_of
+from waiver.read.trusted.trees import DiskTree
+from waiver.runners import runner_named
+from waiver.runners.jest import JEST
+from waiver.runners.mocha import MOCHA
+from waiver.runners.vitest import VITEST
+
+
+def tree(root: Path, files: dict[str, str]) -> DiskTree:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return DiskTree(str(root))
+
+
+def paths(pairs: list[tuple[str, str | None]]) -> set[str]:
+    return {path for path, table in pairs if table is None}
+
+
+def test_jest_config_files_by_every_name_in_any_folder(tmp_path: Path) -> None:
+    files = {
+        "jest.config.js": "module.exports = {};\n",
+        "packages/ui/jest.config.ts": "export default {};\n",
+        "babel.config.cjs": "module.exports = {};\n",
+        ".babelrc": "{}\n",
+        "packages/ui/tsconfig.build.json": "{}\n",
+        "src/app.js": "module.exports = 1;\n",
+        "test/app.test.js": "test('x', () => {});\n",
+    }
+    found = paths(JEST.files(tree(tmp_path, files)))
+    assert found == {
+        "jest.config.js",
+        "packages/ui/jest.config.ts",
+        "babel.config.cjs",
+        ".babelrc",
+        "packages/ui/tsconfig.build.json",
+    }
+
+
+def test_each_runner_has_its_own_configuration_names(tmp_path: Path) -> None:
+    files = {
+        ".mocharc.yml": "spec: test\n",
+        "vitest.config.mts": "export default {};\n",
+        "vite.config.js": "export default {};\n",
+        "jest.config.json": "{}\n",
+    }
+    disk = tree(tmp_path, files)
+    assert paths(MOCHA.files(disk)) == {".mocharc.yml"}
+    assert paths(VITEST.files(disk)) == {"vitest.config.mts", "vite.config.js"}
+    assert paths(JEST.files(disk)) == {"jest.config.json"}
+
+
+def test_what_a_config_names_literally_is_harness_and_what_that_loads(tmp_path: Path) -> None:
+    config = """\
+const path = require('path');
+module.exports = {
+  preset: 'ts-jest',
+  setupFilesAfterEnv: ['<rootDir>/test/setup'],
+  globalSetup: path.join(__dirname, 'scripts/global-setup.js'),
+  moduleNameMapper: { '^@/(.*)$': '<rootDir>/src/$1', '\\\\.css$': './test/style-stub.js' },
+  transform: { '^.+\\\\.js$': './tools/transform.cjs' },
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+};
+"""
+    files = {
+        "jest.config.js": config,
+        "test/setup.js": "require('./matchers');\nrequire('chai');\n",
+        "test/matchers.js": "module.exports = {};\n",
+        "test/style-stub.js": "module.exports = {};\n",
+        "scripts/global-setup.js": "module.exports = async () => {};\n",
+        "tools/transform.cjs": "module.exports = { process: (s) => ({ code: s }) };\n",
+        "src/index.js": "module.exports = 1;\n",
+        "test/app.test.js": "test('x', () => {});\n",
+    }
+    found = paths(JEST.files(tree(tmp_path, files)))
+    assert found == {
+        "jest.config.js",
+        "test/setup.js",
+        "test/matchers.js",
+        "test/style-stub.js",
+        "scripts/global-setup.js",
+        "tools/transform.cjs",
+        "src/index.js",  # `roots` names the folder src, and node would load its index
+    }
+
+
+def test_a_mocharc_names_its_require_hooks(tmp_path: Path) -> None:
+    files = {
+        ".mocharc.yml": "require:\n  - test/hooks.js\n  - ts-node/register\nspec: test/**/*.spec.js\n",
+        "test/hooks.js": "require('./more');\n",
+        "test/more.js": "\n",
+        "test/a.spec.js": "it('x', () => {});\n",
+    }
+    assert paths(MOCHA.files(tree(tmp_path, files))) == {
+        ".mocharc.yml",
+        "test/hooks.js",
+        "test/more.js",
+    }
+
+
+def test_the_runner_keys_of_package_json_are_locked_each_on_its_own(tmp_path: Path) -> None:
+    package = {
+        "name": "calc",
+        "dependencies": {"left-pad": "1.0.0"},
+        "jest": {"setupFiles": ["./jest.setup.js"]},
+        "jest-junit": {"outputName": "junit.xml"},
+    }
+    files = {"package.json": json.dumps(package), "jest.setup.js": "\n"}
+    pairs = JEST.files(tree(tmp_path, files))
+    assert set(pairs) == {
+        ("package.json", "jest"),
+        ("package.json", "jest-junit"),
+        ("jest.setup.js", None),
+    }
+    assert ("package.json", "mocha") not in pairs
+    digest = table_digest_of(json.dumps(package).encode(), "package.json", "jest")
+    bumped = {**package, "dependencies": {"left-pad": "1.3.0"}}
+    assert table_digest_of(json.dumps(bumped).encode(), "package.json", "jest") == digest
+    edited = {**package, "jest": {"setupFiles": []}}
+    assert table_digest_of(json.dumps(edited).encode(), "package.json", "jest") != digest
+
+
+def test_mock_folders_and_tracked_installs_are_harness(tmp_path: Path) -> None:
+    files = {
+        "__mocks__/fs.js": "module.exports = {};\n",
+        "src/__mocks__/api.js": "module.exports = {};\n",
+        "node_modules/expect/build/index.js": "module.exports = {};\n",
+        ".pnp.cjs": "\n",
+    }
+    disk = tree(tmp_path, files)
+    assert paths(JEST.files(disk)) == set(files)
+    # mocha has no mock folders of its own.
+    assert paths(MOCHA.files(disk)) == {"node_modules/expect/build/index.js", ".pnp.cjs"}
+
+
+def test_a_computed_module_name_is_refused_until_a_glob_names_the_file(tmp_path: Path) -> None:
+    files = {"jest.config.js": "const name = process.env.SETUP;\nrequire(name);\n"}
+    disk = tree(tmp_path, files)
+    with pytest.raises(InputError) as refused:
+        JEST.files(disk)
+    assert refused.value.source == "jest.config.js"
+    assert "line 2" in refused.value.problem
+    assert "harness" in refused.value.problem
+    harness = JEST.harness(("jest.config.js", "setup/*.js"), frozenset())
+    assert ("jest.config.js", None) in harness_pairs(disk, harness)
+    elsewhere = JEST.harness(("package.json",), frozenset())
+    with pytest.raises(InputError):
+        harness_pairs(disk, elsewhere)
+
+
+def test_a_symlinked_config_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "real.js").write_text("module.exports = {};\n")
+    (tmp_path / "jest.config.js").symlink_to(tmp_path / "real.js")
+    with pytest.raises(InputError, match="symlink"):
+        JEST.files(DiskTree(str(tmp_path)))
+
+
+def test_a_package_json_that_is_not_json_is_an_input_error(tmp_path: Path) -> None:
+    disk = tree(tmp_path, {"package.json": "{'jest': {}}\n"})
+    with pytest.raises(InputError, match="not valid JSON"):
+        JEST.files(disk)
+
+
+def test_pytest_adds_nothing_and_keeps_its_own_harness(tmp_path: Path) -> None:
+    files = {"conftest.py": "\n", "jest.config.js": "module.exports = {};\n"}
+    disk = tree(tmp_path, files)
+    pytest_runner = runner_named("pytest")
+    assert pytest_runner.files(disk) == []
+    assert harness_pairs(disk, pytest_runner.harness((), frozenset())) == [("conftest.py", None)]
+    # A JavaScript runner's harness holds pytest's too.
+    assert paths(harness_pairs(disk, JEST.harness((), frozenset()))) == {
+        "conftest.py",
+        "jest.config.js",
+    }
+
+
+def test_a_property_suite_locks_its_javascript_and_typescript_modules(tmp_path: Path) -> None:
+    files = {
+        "properties/add.test.js": "\n",
+        "properties/arb/ints.ts": "\n",
+        "properties/data.json": "{}\n",
+        "properties/node_modules/fast-check/index.js": "\n",
+        "properties/test_props.py": "\n",
+    }
+    tree(tmp_path, files)
+    modules = suite_modules(str(tmp_path), str(tmp_path / "properties"))
+    assert modules == [
+        "properties/add.test.js",
+        "properties/arb/ints.ts",
+        "properties/test_props.py",
+    ]
+    ids = ["properties/add.test.js::add commutes", "properties/test_props.py::test_x", "add::x"]
+    assert property_modules(ids) == {"properties/add.test.js", "properties/test_props.py"}
+
+
+def test_the_package_managers_node_options_name_their_hooks(tmp_path: Path) -> None:
+    files = {".npmrc": 'node-options="--require ./hooks/quiet.js"\n', "hooks/quiet.js": "\n"}
+    assert paths(MOCHA.files(tree(tmp_path, files))) == {".npmrc", "hooks/quiet.js"}

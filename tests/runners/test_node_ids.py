@@ -1,0 +1,112 @@
+"""Test ids of jest-junit and mocha-junit-reporter reports: `<file>::<describe path> <title>`,
+the file placed in the repository, so that two tests with one title in two files are two
+ids; the gate's rule for every other report is unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from waiver.read.junit.replay import Limits, Tally, read_replay
+from waiver.read.junit.testid import TestIdRule
+from waiver.runners.jest import JEST
+from waiver.runners.mocha import MOCHA
+from waiver.runners.node import repository_file
+from waiver.runners.pytest import PYTEST
+from waiver.runners.vitest import VITEST
+
+# What jest-junit writes with the settings of docs/junit.md.
+JEST_REPORT = """\
+<testsuites name="jest tests">
+  <testsuite name="clamp" tests="3">
+    <testcase classname="test/calc.test.js" name="clamp keeps a value inside" file="test/calc.test.js"/>
+    <testcase classname="test/calc.test.js" name=" top level" file="test/calc.test.js"/>
+  </testsuite>
+  <testsuite name="clamp" tests="1">
+    <testcase classname="test/other.test.js" name="clamp keeps a value inside" file="test/other.test.js"/>
+  </testsuite>
+</testsuites>
+"""
+# What mocha-junit-reporter writes with testCaseSwitchClassnameAndName: the file, absolute,
+# on the suites only, and none on the root suite.
+MOCHA_REPORT = """\
+<testsuites name="Mocha Tests">
+  <testsuite name="Root Suite" tests="1"><testcase name="top" classname="top"/></testsuite>
+  <testsuite name="clamp" tests="0" file="{root}/test/calc.spec.js">
+    <testsuite name="inside" tests="1" file="{root}/test/calc.spec.js">
+      <testcase name="keeps" classname="clamp inside keeps"/>
+    </testsuite>
+  </testsuite>
+  <testsuite name="clamp" tests="1" file="/home/runner/work/calc/calc/test/other.spec.js">
+    <testcase name="clamp inside keeps" classname="keeps"/>
+  </testsuite>
+</testsuites>
+"""
+
+
+def ids(rule: TestIdRule, report: Path) -> list[str]:
+    tally = Tally()
+    read_replay([str(report)], rule, tally, Limits())
+    return sorted(tally.ids)
+
+
+def test_jest_ids_carry_the_file_and_no_stray_space(tmp_path: Path) -> None:
+    report = tmp_path / "run-1.xml"
+    report.write_text(JEST_REPORT)
+    assert ids(JEST.test_ids(str(tmp_path)), report) == [
+        "test/calc.test.js::clamp keeps a value inside",
+        "test/calc.test.js::top level",
+        "test/other.test.js::clamp keeps a value inside",
+    ]
+    # Read as any other report, the same title in two files would still be two ids here,
+    # but the title outside a describe keeps jest-junit's leading space.
+    assert "test/calc.test.js:: top level" in ids(PYTEST.test_ids(str(tmp_path)), report)
+
+
+def test_mocha_ids_take_the_suites_file_placed_in_the_repository(tmp_path: Path) -> None:
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test/calc.spec.js").write_text("\n")
+    (tmp_path / "test/other.spec.js").write_text("\n")
+    report = tmp_path / "run-1.xml"
+    report.write_text(MOCHA_REPORT.format(root=tmp_path))
+    assert ids(MOCHA.test_ids(str(tmp_path)), report) == [
+        "test/calc.spec.js::clamp inside keeps",
+        # Written in another checkout, and the other way round: the same id.
+        "test/other.spec.js::clamp inside keeps",
+        "top::top",
+    ]
+    # Without the runner's reading, the two tests of two files collapse into one id.
+    assert ids(TestIdRule(str(tmp_path)), report) == [
+        "clamp inside keeps::keeps",
+        "keeps::clamp inside keeps",
+        "top::top",
+    ]
+
+
+def test_vitest_ids_are_read_by_the_common_rule(tmp_path: Path) -> None:
+    report = tmp_path / "run-1.xml"
+    report.write_text(
+        '<testsuites><testsuite name="test/a.test.ts">'
+        '<testcase classname="test/a.test.ts" name="sum &gt; adds"/></testsuite></testsuites>'
+    )
+    assert ids(VITEST.test_ids(str(tmp_path)), report) == ["test/a.test.ts::sum > adds"]
+
+
+def test_a_report_file_is_placed_in_the_repository_or_nowhere(tmp_path: Path) -> None:
+    (tmp_path / "pkg/test").mkdir(parents=True)
+    (tmp_path / "pkg/test/a.spec.js").write_text("\n")
+    root = str(tmp_path)
+    assert repository_file(root, "pkg/test/a.spec.js") == "pkg/test/a.spec.js"
+    assert repository_file(root, f"{tmp_path}/pkg/test/a.spec.js") == "pkg/test/a.spec.js"
+    assert repository_file(root, "/ci/work/repo/pkg/test/a.spec.js") == "pkg/test/a.spec.js"
+    assert repository_file(root, "C:\\ci\\repo\\pkg\\test\\a.spec.js") == "pkg/test/a.spec.js"
+    assert repository_file(root, "/ci/work/repo/pkg/test/gone.spec.js") == ""
+    assert repository_file(root, "../outside.js") == ""
+    assert repository_file(root, "/etc/../pkg/test/a.spec.js") == "pkg/test/a.spec.js"
+    assert repository_file(root, "") == ""
+
+
+def test_each_runner_maps_an_id_to_its_file() -> None:
+    assert JEST.test_file("test/calc.test.js::clamp keeps") == "test/calc.test.js"
+    assert MOCHA.test_file("top") is None
+    assert PYTEST.test_file("tests/test_x.py::TestY::test_z[1]") == "tests/test_x.py"
+    assert PYTEST.test_file("com.acme.FooTest::bar") is None

@@ -1,0 +1,19 @@
+"""The test runners the gate protects, one module each behind one interface
+(`waiver.runners.base.Runner`): pytest, jest, vitest and mocha. The policy file names the
+runner (`runner:`, default pytest)."""
+
+from __future__ import annotations
+
+from waiver.runners.base import Runner
+from waiver.runners.jest import JEST
+from waiver.runners.mocha import MOCHA
+from waiver.runners.pytest import PYTEST
+from waiver.runners.vitest import VITEST
+
+RUNNERS: dict[str, Runner] = {runner.name: runner for runner in (PYTEST, JEST, VITEST, MOCHA)}
+DEFAULT_RUNNER = PYTEST.name
+
+
+def runner_named(name: str) -> Runner:
+    """The runner the policy names; the policy schema allows no other name."""
+    return RUNNERS[name]

@@ -1,0 +1,53 @@
+"""What the gate asks of a test runner: the same few questions, whichever runner it is.
+
+The gate reads JUnit from any producer, but what protects a verdict is the runner's: which
+files are its harness, how a report's testcase becomes a test id and which file that id
+names, how a test's definition is compared between two commits, and what `waiver init`
+writes to run it. Each runner answers these in a module of its own (`waiver.runners`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from waiver.read.harness.named import Harness
+from waiver.read.harness.reach_in import ReachIn
+from waiver.read.junit.testid import TestIdRule
+from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import FileTree
+
+# A locked file, or one table of it (`pyproject.toml`'s `tool.pytest`, `package.json`'s `jest`).
+Pair = tuple[str, str | None]
+
+
+class Runner(Protocol):
+    """One test runner, as the gate sees it."""
+
+    @property
+    def name(self) -> str:
+        """The runner's name, as the policy file's `runner:` key spells it."""
+
+    def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
+        """Which files of a tree are its harness: the built-in names and what they load, the
+        policy's `harness:` globs (`patterns`) and the property-suite `modules`."""
+
+    def files(self, tree: FileTree) -> list[Pair]:
+        """The files this runner loads beyond pytest's built-in harness, found in `tree`."""
+
+    def test_ids(self, root: str | None) -> TestIdRule:
+        """The rule that turns a report's testcase into a test id, for reports and the
+        registry alike."""
+
+    def test_file(self, test_id: str) -> str | None:
+        """The repository file a test id names; None when it names none."""
+
+    def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Each of `test_ids` whose definition the change's commit edited, with what changed."""
+
+    def reach_ins(self, committed: Committed) -> list[ReachIn]:
+        """What the change's code under test newly does that reaches into this runner."""
+
+    def test_command(self) -> str:
+        """The shell command `waiver init` writes to run the suite once, writing its JUnit
+        report to "$WAIVER_JUNIT" with the settings that make the ids above."""

@@ -1,0 +1,127 @@
+"""What jest, vitest and mocha share behind the runner interface: a harness that is resolved
+from their configuration (`waiver.runners.node_harness`), and ids read from a report's
+`file` attribute, which their JUnit reporters write where they are told to.
+
+An id is `<file path>::<describe path> <title>`: the file as a path relative to the
+repository root, so that the gate can map a test to its file, and two tests with one title
+in two files are two ids.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from waiver.read.definitions.edited import edited_tests
+from waiver.read.harness.named import Harness
+from waiver.read.harness.reach_in import ReachIn, new_reach_ins
+from waiver.read.junit.testid import CaseId, TestIdRule
+from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import FileTree
+from waiver.runners.base import Pair
+from waiver.runners.js_definitions import edited_scripts, script_ids
+from waiver.runners.js_reach import new_script_reach_ins
+from waiver.runners.node_harness import NodeRunnerFiles, node_harness
+
+# How a runner reads one testcase, given where the report's `file` is in the repository
+# ("" when it cannot be placed): its id, or None to read it as any other report's.
+ReadCase = Callable[[str, str, str, str], str | None]
+
+
+def repository_file(root: str | None, file: str) -> str:
+    """A report's `file` as a path relative to the repository root; "" when it names no
+    file there.
+
+    A relative path is taken as it is. An absolute one is cut at the root; the replays may
+    have run in another checkout of the repository (another job, a container), so failing
+    that, the longest tail of it that names a file under the root is taken. Only plain
+    names are looked up, and only with `stat`.
+    """
+    path = file.replace("\\", "/")
+    if not path:
+        return ""
+    if not posixpath.isabs(path) and path[1:3] != ":/":
+        normal = posixpath.normpath(path)
+        return "" if normal.startswith("../") or normal == ".." else normal
+    if root is None:
+        return ""
+    top = os.path.realpath(root).replace("\\", "/").rstrip("/") + "/"
+    if path.startswith(top):
+        return path[len(top) :]
+    parts = path.split("/")
+    for start in range(1, len(parts)):
+        tail = parts[start:]
+        if any(part in ("", ".", "..") for part in tail):
+            continue
+        candidate = "/".join(tail)
+        if os.path.isfile(os.path.join(root, *tail)):
+            return candidate
+    return ""
+
+
+def case_id(root: str | None, read_case: ReadCase) -> CaseId:
+    """The rule's `case_id` for a runner: each distinct `file` is placed once."""
+    placed: dict[str, str] = {}
+
+    def read(suite: str, classname: str, name: str, file: str) -> str | None:
+        where = placed.get(file)
+        if where is None:
+            where = placed[file] = repository_file(root, file)
+        return read_case(suite, classname, name, where)
+
+    return read
+
+
+@dataclass(frozen=True)
+class NodeRunner:
+    """A JavaScript runner: its harness names, how it reads a testcase, and its command."""
+
+    runner: str
+    harness_files: NodeRunnerFiles
+    read_case: ReadCase | None
+    command: str
+    # What joins the describe titles and the test's title in an id.
+    title_separator: str = " "
+
+    @property
+    def name(self) -> str:
+        return self.runner
+
+    def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
+        globs = tuple(patterns)
+        return Harness(globs, modules, lambda tree: node_harness(tree, self.harness_files, globs))
+
+    def files(self, tree: FileTree) -> list[Pair]:
+        return node_harness(tree, self.harness_files)
+
+    def test_ids(self, root: str | None) -> TestIdRule:
+        if self.read_case is None:
+            return TestIdRule(root)
+        return TestIdRule(root, case_id(root, self.read_case))
+
+    def test_file(self, test_id: str) -> str | None:
+        path, separator, _ = test_id.partition("::")
+        return path if separator and path else None
+
+    def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Tests of JavaScript and TypeScript files by their syntax tree, per test
+        (`waiver.runners.js_definitions`); any other id as pytest's rule has it."""
+        ids = list(test_ids)
+        scripts = list(script_ids(ids))
+        listed = set(scripts)
+        others = [test_id for test_id in ids if test_id not in listed]
+        return {
+            **edited_tests(committed, others),
+            **edited_scripts(committed, scripts, self.title_separator),
+        }
+
+    def reach_ins(self, committed: Committed) -> list[ReachIn]:
+        """Python sources' reach-ins as pytest's, and the JavaScript and TypeScript
+        sources' (`waiver.runners.js_reach`)."""
+        found = [*new_reach_ins(committed), *new_script_reach_ins(committed)]
+        return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
+
+    def test_command(self) -> str:
+        return self.command

@@ -1,0 +1,51 @@
+"""pytest behind the runner interface: the gate's own functions, unchanged.
+
+Its harness is built into `waiver.read.harness` (conftests, configuration files, plugin
+modules, shadowing modules: [the harness](../../docs/harness.md)), its ids are the rule of
+`waiver.read.junit.testid`, its edited tests are compared by Python's syntax tree
+(`waiver.read.definitions.edited`), and `waiver init` writes its commands
+(`waiver.init.suite_commands`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from waiver.read.definitions.edited import edited_tests
+from waiver.read.harness.named import Harness
+from waiver.read.harness.reach_in import ReachIn, new_reach_ins
+from waiver.read.junit.testid import TestIdRule
+from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import FileTree
+from waiver.runners.base import Pair
+
+
+class Pytest:
+    @property
+    def name(self) -> str:
+        return "pytest"
+
+    def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
+        return Harness(tuple(patterns), modules)
+
+    def files(self, tree: FileTree) -> list[Pair]:
+        return []  # pytest's harness is the built-in one
+
+    def test_ids(self, root: str | None) -> TestIdRule:
+        return TestIdRule(root)
+
+    def test_file(self, test_id: str) -> str | None:
+        path, separator, _ = test_id.partition("::")
+        return path if separator and path.endswith(".py") else None
+
+    def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        return edited_tests(committed, test_ids)
+
+    def reach_ins(self, committed: Committed) -> list[ReachIn]:
+        return new_reach_ins(committed)
+
+    def test_command(self) -> str:
+        return 'python -m pytest --rootdir=. --junitxml="$WAIVER_JUNIT"'
+
+
+PYTEST = Pytest()

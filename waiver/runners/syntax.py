@@ -1,0 +1,107 @@
+"""JavaScript and TypeScript read by a real parser: tree-sitter, with its JavaScript and
+TypeScript grammars. Nothing here runs the code it reads.
+
+A JSON file with comments (`tsconfig.json`, `.babelrc`) is read as the JavaScript
+expression it is, so one parser serves configuration and code alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+
+import tree_sitter_javascript
+import tree_sitter_typescript
+from tree_sitter import Language, Node, Parser
+
+TYPESCRIPT_SUFFIXES = (".ts", ".cts", ".mts")
+TSX_SUFFIX = ".tsx"
+# The calls that load a module by name: `require("x")`, `import("x")`, `require.resolve("x")`.
+LOADERS = frozenset({"require", "import", "require.resolve", "jest.requireActual"})
+
+
+@cache
+def _parser(grammar: str) -> Parser:
+    if grammar == "typescript":
+        language = Language(tree_sitter_typescript.language_typescript())
+    elif grammar == "tsx":
+        language = Language(tree_sitter_typescript.language_tsx())
+    else:
+        language = Language(tree_sitter_javascript.language())
+    return Parser(language)
+
+
+def grammar_of(path: str) -> str:
+    if path.endswith(TYPESCRIPT_SUFFIXES):
+        return "typescript"
+    return "tsx" if path.endswith(TSX_SUFFIX) else "javascript"
+
+
+def parse(data: bytes, path: str) -> Node:
+    """The syntax tree of a module, by the grammar its name asks for."""
+    return _parser(grammar_of(path)).parse(data).root_node
+
+
+def parse_json(data: bytes) -> Node:
+    """The syntax tree of a JSON (or JSON-with-comments) document, as a JavaScript
+    expression."""
+    return _parser("javascript").parse(b"(" + data + b"\n)").root_node
+
+
+def text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Every node under `node`, itself first, in source order."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(reversed(current.children))
+
+
+def literal(node: Node) -> str | None:
+    """The value of a string literal, or a template without substitutions; None for anything
+    else."""
+    if node.type == "string":
+        return "".join(text(part) for part in node.named_children)
+    if node.type == "template_string" and not any(
+        part.type == "template_substitution" for part in node.named_children
+    ):
+        return "".join(text(part) for part in node.named_children)
+    return None
+
+
+def strings(node: Node) -> Iterator[str]:
+    """Every literal string under `node`."""
+    for found in walk(node):
+        value = literal(found)
+        if value is not None:
+            yield value
+
+
+def _first_argument(call: Node) -> Node | None:
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return None
+    named = [child for child in arguments.named_children if child.type != "comment"]
+    return named[0] if named else None
+
+
+def loads(node: Node) -> Iterator[tuple[str | None, int]]:
+    """Each module the code under `node` loads by name, with its line (1-based): the
+    source of an `import`/`export … from`, and the argument of `require`, `import()`,
+    `require.resolve`; None for a name that is computed, not a literal."""
+    for found in walk(node):
+        line = found.start_point[0] + 1
+        if found.type in ("import_statement", "export_statement"):
+            source = found.child_by_field_name("source")
+            if source is not None:
+                yield literal(source), line
+        elif found.type == "call_expression":
+            function = found.child_by_field_name("function")
+            if function is None or text(function) not in LOADERS:
+                continue
+            argument = _first_argument(found)
+            yield (None if argument is None else literal(argument)), line
