@@ -9,6 +9,7 @@ import pytest
 
 from support import SCHEMA
 from waiver.model import BaseMeaning, TestClass
+from waiver.read.definitions.findings import KINDS
 from waiver.write import report_types
 
 # Each type, and the place of its object in the schema.
@@ -35,6 +36,7 @@ PLACES: dict[str, str] = {
     "ReplayError": "/properties/replays/properties/errors/items",
     "Registry": "/properties/registry",
     "EditedTest": "/properties/registry/properties/edited/items",
+    "EditKind": "/properties/registry/properties/edited/items/properties/findings/items",
     "Approvals": "/properties/approvals",
     "ProvenanceJson": "/properties/provenance",
     "Refused": "/properties/approvals/properties/refused/items",
@@ -88,3 +90,8 @@ def test_the_maps_by_name_have_the_names_the_renderers_look_up() -> None:
     assert set(at("/properties/base/properties/meanings")["required"]) == {
         m.value for m in BaseMeaning
     }
+
+
+def test_the_kinds_of_edit_are_the_ones_the_findings_name() -> None:
+    place = PLACES["EditKind"] + "/properties/kind"
+    assert tuple(at(place)["enum"]) == KINDS

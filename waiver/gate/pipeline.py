@@ -30,6 +30,7 @@ from waiver.gate.review import read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
 from waiver.read.definitions.edited import edited_tests
+from waiver.read.definitions.findings import EditFinding, edit_findings
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness.reach_in import new_reach_ins, reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
@@ -67,6 +68,8 @@ class Classified:
     replays_skipped: Skip | None = None  # why no replay was read, when none was needed
     # Registered tests the change edited, with what changed; only with a trusted revision.
     edited: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The named kinds of each edit (`waiver.read.definitions.findings`).
+    findings: dict[str, tuple[EditFinding, ...]] = field(default_factory=dict)
 
 
 def classify_replays(
@@ -107,10 +110,12 @@ def classify_replays(
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
     edited = {}
+    findings: dict[str, tuple[EditFinding, ...]] = {}
     committed = protected.committed()
     if registry is not None and committed is not None and skip is None:
         listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
         edited = edited_tests(committed, listed)
+        findings = edit_findings(committed, edited)
         # A registered property test the change edited proves nothing by passing, wherever
         # it lives (a selected suite's modules are not locked): a row of its own, for review.
         edited_properties = tuple(filter(edited.__contains__, registered_properties))
@@ -129,7 +134,12 @@ def classify_replays(
         base=None if base is None else {"reports": options.base_reports, **read_json(base)},
         replays_skipped=None if replays.replay_count else skip,
         edited=edited,
+        findings=findings,
     )
+
+
+def findings_json(findings: tuple[EditFinding, ...]) -> list[Json]:
+    return [{"kind": finding.kind, "detail": finding.detail} for finding in findings]
 
 
 def provenance_json(judged: Judged, admitted_by: Admission | None) -> Json:
@@ -208,7 +218,11 @@ def _gate(
                 if protected.revision is None
                 else {
                     "edited": [
-                        {"test_id": test_id, "changes": list(changes)}
+                        {
+                            "test_id": test_id,
+                            "changes": list(changes),
+                            "findings": findings_json(classified.findings.get(test_id, ())),
+                        }
                         for test_id, changes in sorted(classified.edited.items())
                     ]
                 }

@@ -199,9 +199,24 @@ class Replays(TypedDict):
     reason: NotRequired[str]
 
 
+class EditKind(TypedDict):
+    kind: Literal[
+        "assertion_removed",
+        "comparison_loosened",
+        "expected_value_changed",
+        "mark_added",
+        "parametrize_cases_removed",
+        "early_return",
+        "assertion_in_try",
+        "mocked",
+    ]
+    detail: str
+
+
 class EditedTest(TypedDict):
     test_id: str
     changes: Sequence[str]
+    findings: Sequence[EditKind]
 
 
 class Registry(TypedDict):

@@ -16,6 +16,7 @@ from waiver.model import TestClass
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row, report_of
+from waiver.write.review_evidence import edit_kinds
 from waiver.write.summary import RANK
 from waiver.write.why import class_label, expected_replays, row_blocks, run_cause
 
@@ -159,7 +160,13 @@ def _review(report: Report) -> list[str]:
     if edited:
         lines.append(f"tests this change edits ({len(edited)}), no evidence about it:")
         lines += _capped(
-            Lines(edited, lambda e: f"  {_inert(e['test_id'])}: {_inert('; '.join(e['changes']))}"),
+            Lines(
+                edited,
+                lambda e: (
+                    f"  {_inert(e['test_id'])}: {_inert('; '.join(e['changes']))}"
+                    f" ({_inert('; '.join(edit_kinds(e)))})"
+                ),
+            ),
             "edited tests",
         )
     approvals = report.get("approvals")

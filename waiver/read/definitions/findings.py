@@ -34,6 +34,17 @@ from waiver.read.definitions.edited import PARAMETERS, Sources
 from waiver.read.definitions.scope import Definition, dump
 from waiver.read.trusted.protected import Committed
 
+# Every kind of finding, as waiver.json names it.
+KINDS = (
+    "assertion_removed",
+    "comparison_loosened",
+    "expected_value_changed",
+    "mark_added",
+    "parametrize_cases_removed",
+    "early_return",
+    "assertion_in_try",
+    "mocked",
+)
 WATCHED_MARKS = frozenset({"skip", "skipif", "xfail", "timeout"})
 SKIP_CALLS = frozenset({"pytest.skip", "pytest.xfail", "skip", "xfail"})
 # `approx`'s own tolerance when none is given.
