@@ -27,5 +27,6 @@ class GateOptions:
     base_replays: int | None = None
     approvals: str | None = None  # "github", or the file `waiver approvals` wrote
     provenance: str | None = None  # the file `waiver provenance` wrote: the reports' run
+    red_green: str | None = None  # the file `waiver red-green` wrote: evidence beside rows
     # The environment `--approvals github` reads GitHub's API, token and event from.
     environment: Mapping[str, str] = field(default_factory=dict)

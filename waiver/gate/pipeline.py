@@ -20,6 +20,7 @@ from waiver.gate.context import fixtures_json
 from waiver.gate.evidence import build_cases, failed_property_cases
 from waiver.gate.options import GateOptions
 from waiver.gate.provenance import Judged, judge_provenance
+from waiver.gate.red_green import annotate, read_evidence, with_red_green
 from waiver.gate.replay_inputs import (
     read_assertion_replays,
     read_base_replays,
@@ -124,11 +125,13 @@ def classify_replays(
     cases = build_cases(replays, registry, property_ok, fixtures, skipped, base, frozenset(edited))
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
-    review = review_facts(approval, options, settings, protected, fixtures)
+    red_green = read_evidence(options.red_green, protected)
+    review = with_red_green(
+        review_facts(approval, options, settings, protected, fixtures), red_green, settings.policy
+    )
+    decision = decide(cases, settings.policy, now, records, review, replays.tally.first_messages())
     return Classified(
-        decision=decide(
-            cases, settings.policy, now, records, review, replays.tally.first_messages()
-        ),
+        decision=annotate(decision, red_green, settings.policy),
         replays=replays_json(replays, skip),
         skipped=skipped,
         base=None if base is None else {"reports": options.base_reports, **read_json(base)},
@@ -177,7 +180,9 @@ def _gate(
             early = Context(run_blockers=[blocker], approvals=approvals, provenance=provenance)
             return _untrusted_reports(settings, protected, early, now)
     rule = TestIdRule(options.root)
-    check_untracked(options.root, (options.reports, options.base_reports, options.properties))
+    check_untracked(
+        options.root, (options.reports, options.base_reports, options.properties, options.red_green)
+    )
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
     modules = settings.locked_property_modules(properties.modules)

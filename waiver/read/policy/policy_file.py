@@ -59,6 +59,7 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
         harness=_tuple(document.get("harness")),
         property_suite=document.get("property_suite"),
         approvers=_tuple(document.get("approvers")),
+        review_requires=_tuple(document.get("review_requires")),
         registry=NO_REGISTRY
         if document.get("registry") == NO_REGISTRY
         else _relative(document, "registry", source),
