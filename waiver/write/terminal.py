@@ -16,7 +16,7 @@ from waiver.model import TestClass
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row, report_of
-from waiver.write.review_evidence import edit_kinds
+from waiver.write.review_evidence import edit_kinds, red_green_rows, red_green_words
 from waiver.write.summary import RANK
 from waiver.write.why import class_label, expected_replays, row_blocks, run_cause
 
@@ -168,6 +168,13 @@ def _review(report: Report) -> list[str]:
                 ),
             ),
             "edited tests",
+        )
+    evidence = red_green_rows(split_rows(report["rows"])[1])
+    if evidence:
+        lines.append(f"red-green evidence ({len(evidence)}): does each fail without the change?")
+        lines += _capped(
+            Lines(evidence, lambda e: f"  {_inert(e[0])}: {_inert(red_green_words(e[1]))}"),
+            "new or edited tests",
         )
     approvals = report.get("approvals")
     if approvals is None:
