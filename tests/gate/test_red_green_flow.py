@@ -5,6 +5,7 @@ approval of the head."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,9 +73,15 @@ def test_an_approval_admits_a_red_green_test_and_not_one_that_passes_on_the_base
     assert replayed == 0
     monkeypatch.chdir(work)
     outcomes = work.parent / "red-green"
-    args = ["red-green", "--base", base, "-n", "5", "--out", str(outcomes), "--test", RED]
-    assert main([*args, "--test", GREEN, "--", *PYTEST, "--junitxml={junit}"]) == 0
+    # The new tests that passed every replay of the change, picked from its gate run.
+    args = ["red-green", "--base", base, "-n", "5", "--out", str(outcomes)]
+    args += ["--from-report", "waiver.json", "--", *PYTEST, "--junitxml={junit}"]
+    assert main(args) == 0
     evidence = str(outcomes / "red-green.json")
+    assert [row["test_id"] for row in json.loads(Path(evidence).read_text())["rows"]] == [
+        RED,
+        GREEN,
+    ]
 
     # Without the policy the evidence sits beside the rows and changes nothing.
     code, plain = gate(work, base)

@@ -20,9 +20,9 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
@@ -34,6 +34,7 @@ from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FILE, FOLDER, FileTree
+from waiver.read.waiver_json import read_report
 from waiver.runner import Progress, Runner
 from waiver.write.escape import log_line
 from waiver.write.restore import write_beneath
@@ -306,11 +307,31 @@ def read_tests_file(path: str) -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
+def needs_red_green(row: Mapping[str, Any]) -> bool:
+    """A new or edited row that passed every replay of the change: the rows whose red-green
+    outcome an approval can use (a test that fails on the change is red whatever the base)."""
+    return (
+        row.get("unknown") in ("new", "edited")
+        and row.get("replay_pass") == row.get("replay_total")
+        and bool(row.get("replay_total"))
+    )
+
+
+def tests_from_report(path: str) -> list[str]:
+    """The ids `needs_red_green` picks among a waiver.json's rows, at least `min_replays`
+    replays each."""
+    document = read_report(path, needs_red_green).document
+    least = document["min_replays"]
+    return [row["test_id"] for row in document["rows"] if row["replay_total"] >= least]
+
+
 def run(args: argparse.Namespace) -> int:
     command: list[str] = args.command
     tests = list(args.test)
     if args.tests is not None:
         tests += read_tests_file(args.tests)
+    if args.from_report is not None:
+        tests += tests_from_report(args.from_report)
     options = RedGreenOptions(
         base=args.base,
         count=args.count,
@@ -337,6 +358,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
     parser.add_argument("--test", action="append", default=[], metavar="ID", help="a test id")
     parser.add_argument("--tests", metavar="FILE", help="test ids, one a line")
+    parser.add_argument(
+        "--from-report",
+        metavar="FILE",
+        help="a waiver.json: its new and edited tests that passed every replay",
+    )
     parser.add_argument("--root", default=".", help="the repository folder (default: .)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per replay")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
