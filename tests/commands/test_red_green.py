@@ -30,6 +30,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_each_test_is_replayed_on_the_base_with_the_changes_test_files(work: Path) -> None:
     base = base_and_change(work)
     document = red_green(work, base, RED, GREEN, ERRORED, KNOWN)
@@ -58,6 +59,7 @@ def test_each_test_is_replayed_on_the_base_with_the_changes_test_files(work: Pat
     assert "mul" in (work / "calc.py").read_text()
 
 
+@pytest.mark.slow
 def test_a_test_the_base_cannot_run_is_not_run_with_why(work: Path) -> None:
     base = base_and_change(work)
     missing = "tests/test_calc.py::test_gone"
@@ -67,6 +69,7 @@ def test_a_test_the_base_cannot_run_is_not_run_with_why(work: Path) -> None:
     assert row["why"].startswith("replay 1 ")
 
 
+@pytest.mark.slow
 def test_no_test_replays_nothing(work: Path) -> None:
     base = base_and_change(work)
     document = red_green(work, base, count=1)
