@@ -18,7 +18,7 @@ from waiver.commands.red_green import with_tests
 def red_green(work: Path, base: str, *tests: str, count: int = 2) -> dict[str, Any]:
     args = ["red-green", "--base", base, "-n", str(count), "--out", "rg"]
     for test in tests:
-        args += ["--test", test]
+        args.append(f"--test={test}")
     assert main([*args, "--", *PYTEST, "--junitxml={junit}"]) == 0
     document: dict[str, Any] = json.loads((work / "rg" / "red-green.json").read_text())
     return document
@@ -74,6 +74,23 @@ def test_no_test_replays_nothing(work: Path) -> None:
     base = base_and_change(work)
     document = red_green(work, base, count=1)
     assert (document["rows"], document["tests"]) == ([], 0)
+    assert not (work / "rg" / "run-1.xml").exists()
+
+
+@pytest.mark.slow
+def test_an_id_that_reads_as_an_option_is_never_passed_to_the_command(work: Path) -> None:
+    base = base_and_change(work)
+    document = red_green(work, base, "-pforge", count=1)
+    assert document["rows"] == [
+        {
+            "test_id": "-pforge",
+            "base_pass": 0,
+            "base_total": 0,
+            "errored": 0,
+            "result": "not_run",
+            "why": "an id that starts with - is not passed to the command",
+        }
+    ]
     assert not (work / "rg" / "run-1.xml").exists()
 
 
