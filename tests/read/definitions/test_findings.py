@@ -12,7 +12,8 @@ from dulwich.repo import Repo
 
 from support import git, write_tree
 from waiver.read.definitions.edited import edited_tests
-from waiver.read.definitions.findings import EditFinding, edit_findings, name_edits
+from waiver.read.definitions.findings import EditFinding, around, edit_findings, name_edits
+from waiver.read.definitions.scope import read_scope
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import CommitTree
 
@@ -202,6 +203,19 @@ def test_cases(a):
 
 def test_plain():
     assert add(0, 0) == 0
+
+
+LISTED = [1, 2, 3]
+
+
+@pytest.mark.parametrize("a", LISTED)
+def test_listed(a):
+    assert add(a, 0) == a
+
+
+class TestGroup:
+    def test_in_class(self):
+        assert add(1, 1) == 2
 """,
 }
 
@@ -224,7 +238,9 @@ def test_findings_of_the_tests_a_commit_edits(tmp_path: Path) -> None:
     module = BASE["tests/test_calc.py"]
     changed = (
         module.replace("assert add(2, 3) == 5", "assert add(2, 3) is not None")
-        .replace("@pytest.mark.parametrize", "@pytest.mark.skip\n@pytest.mark.parametrize")
+        .replace("LISTED = [1, 2, 3]", "LISTED = [1]")
+        .replace("class TestGroup:", "@pytest.mark.xfail\nclass TestGroup:")
+        .replace("@pytest.mark.parametrize", "@pytest.mark.skip\n@pytest.mark.parametrize", 1)
         .replace(
             "def test_plain():\n    assert add(0, 0) == 0",
             "def test_plain():\n    assert add(0, 0) == 0  # zero",
@@ -234,11 +250,26 @@ def test_findings_of_the_tests_a_commit_edits(tmp_path: Path) -> None:
     ids = [
         "tests/test_calc.py::test_add",
         "tests/test_calc.py::test_cases[1]",
+        "tests/test_calc.py::test_listed[1]",
+        "tests/test_calc.py::TestGroup::test_in_class",
         "tests/test_calc.py::test_plain",
     ]
     edited = edited_tests(change, ids)
-    assert sorted(edited) == ids[:2]  # a comment is no edit at all
+    assert sorted(edited) == sorted(ids[:4])  # a comment is no edit at all
     assert edit_findings(change, edited) == {
         ids[0]: (EditFinding("comparison_loosened", "`==` became `is not None`"),),
         ids[1]: (EditFinding("mark_added", "`@pytest.mark.skip`"),),
+        # The cases live in a module-level list, the mark on the class.
+        ids[2]: (EditFinding("parametrize_cases_removed", "3 cases became 1"),),
+        ids[3]: (EditFinding("mark_added", "`@pytest.mark.xfail`"),),
     }
+
+
+def test_a_module_pytestmark_that_skips_is_named() -> None:
+    function = ast.parse(BEFORE).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    skips = read_scope(ast.parse("pytestmark = [pytest.mark.skip]\n"), "tests/test_x.py")
+    plain = read_scope(ast.parse("pytestmark = [pytest.mark.slow]\n"), "tests/test_x.py")
+    assert name_edits(function, function, around(plain, []), around(skips, [])) == (
+        EditFinding("mark_added", "`@pytest.mark.skip`"),
+    )

@@ -9,9 +9,11 @@ Each finding compares the test's own function on the trusted revision with the c
   `is`) now checks less: `in`, `is not None`, `>=`, `!=`, a bare truth test; or an
   `approx` with a wider tolerance;
 - `expected_value_changed`: the same assertion with other literal values;
-- `mark_added`: a `skip`, `skipif`, `xfail` or `timeout` mark, or a `pytest.skip()` or
-  `pytest.xfail()` call, that was not there;
-- `parametrize_cases_removed`: a literal `parametrize` list with fewer cases;
+- `mark_added`: a `skip`, `skipif`, `xfail` or `timeout` mark (on the test, its class, or
+  the `pytestmark` of either or of its module), or a `pytest.skip()` or `pytest.xfail()`
+  call, that was not there;
+- `parametrize_cases_removed`: a literal `parametrize` list with fewer cases (in the
+  decorator, or bound to a module-level name);
 - `early_return`: a `return` in the test that was not there;
 - `assertion_in_try`: an assertion newly inside `try`/`except` or `contextlib.suppress`;
 - `mocked`: a new `patch`, `monkeypatch.setattr`, `Mock` or the like: the code under test
@@ -28,10 +30,10 @@ import ast
 import copy
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from waiver.read.definitions.edited import PARAMETERS, Sources
-from waiver.read.definitions.scope import Definition, dump
+from waiver.read.definitions.scope import Definition, ModuleScope, dump
 from waiver.read.trusted.protected import Committed
 
 # Every kind of finding, as waiver.json names it.
@@ -299,8 +301,9 @@ def _marks(decorators: Iterable[ast.expr], body: Iterable[ast.AST]) -> Counter[s
     return marks
 
 
-def _cases(decorators: Iterable[ast.expr]) -> dict[str, int]:
-    """The number of literal cases of each `parametrize`, by its argument names."""
+def _cases(decorators: Iterable[ast.expr], lists: Mapping[str, ast.expr]) -> dict[str, int]:
+    """The number of literal cases of each `parametrize`, by its argument names: a list
+    written in the decorator, or one a module-level name is bound to."""
     found = {}
     for decorator in decorators:
         if not (isinstance(decorator, ast.Call) and _mark(decorator) == "parametrize"):
@@ -312,6 +315,8 @@ def _cases(decorators: Iterable[ast.expr]) -> dict[str, int]:
                 names = keyword.value
             elif keyword.arg == "argvalues":
                 values = keyword.value
+        if isinstance(values, ast.Name):
+            values = lists.get(values.id)
         if names is not None and isinstance(values, ast.List | ast.Tuple | ast.Set):
             found[dump(names)] = len(values.elts)
     return found
@@ -357,9 +362,48 @@ def _parts(node: Definition) -> tuple[list[ast.expr], list[ast.AST]]:
     return node.decorator_list, list(node.body)
 
 
-def name_edits(old: Definition, new: Definition) -> tuple[EditFinding, ...]:
+@dataclass(frozen=True)
+class Around:
+    """What around a test's function can mark it or hold its cases: the decorators of its
+    classes and the `pytestmark` of its classes and module, and the module-level names
+    bound to a literal list."""
+
+    marks: tuple[ast.expr, ...] = ()
+    lists: Mapping[str, ast.expr] = field(default_factory=dict)
+
+
+def _pytestmark(statements: Iterable[ast.stmt]) -> list[ast.expr]:
+    found: list[ast.expr] = []
+    for statement in statements:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytestmark"
+            for target in statement.targets
+        ):
+            value = statement.value
+            found += value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+    return found
+
+
+def around(scope: ModuleScope, classes: Iterable[ast.ClassDef]) -> Around:
+    marks = _pytestmark(scope.body)
+    for node in classes:
+        marks += [*node.decorator_list, *_pytestmark(node.body)]
+    lists = {
+        target.id: statement.value
+        for statement in scope.body
+        if isinstance(statement, ast.Assign)
+        and isinstance(statement.value, ast.List | ast.Tuple | ast.Set)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    }
+    return Around(tuple(marks), lists)
+
+
+def name_edits(
+    old: Definition, new: Definition, old_around: Around = Around(), new_around: Around = Around()
+) -> tuple[EditFinding, ...]:
     """The named kinds of edit from a test's definition on the trusted revision to the
-    change's; empty when none of the kinds is seen (or the two are the same)."""
+    change's (with what is around each); empty when none of the kinds is seen."""
     old_decorators, old_body = _parts(old)
     new_decorators, new_body = _parts(new)
     found: list[EditFinding] = []
@@ -369,10 +413,12 @@ def name_edits(old: Definition, new: Definition) -> tuple[EditFinding, ...]:
             EditFinding("assertion_removed", f"{len(before)} assertions became {len(after)}")
         )
     found += _compared(before, after)
-    added_marks = _marks(new_decorators, new_body) - _marks(old_decorators, old_body)
+    added_marks = _marks([*new_decorators, *new_around.marks], new_body) - _marks(
+        [*old_decorators, *old_around.marks], old_body
+    )
     found += [EditFinding("mark_added", f"`{mark}`") for mark in sorted(added_marks)]
-    old_cases = _cases(old_decorators)
-    for names, count in sorted(_cases(new_decorators).items()):
+    old_cases = _cases(old_decorators, old_around.lists)
+    for names, count in sorted(_cases(new_decorators, new_around.lists).items()):
         if names in old_cases and count < old_cases[names]:
             found.append(
                 EditFinding("parametrize_cases_removed", f"{old_cases[names]} cases became {count}")
@@ -386,11 +432,14 @@ def name_edits(old: Definition, new: Definition) -> tuple[EditFinding, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _definition(sources: Sources, definition_id: str) -> Definition | None:
+def _definition(sources: Sources, definition_id: str) -> tuple[Definition, Around] | None:
     path, _, rest = definition_id.partition("::")
     scope = sources.scope(path)
     found = None if scope is None else scope.definition(rest.split("::"))
-    return None if found is None else found[1]
+    if scope is None or found is None:
+        return None
+    classes, function = found
+    return function, around(scope, classes)
 
 
 def edit_findings(
@@ -409,6 +458,8 @@ def edit_findings(
         definition = PARAMETERS.sub("", test_id)
         if definition not in by_definition:
             old, new = _definition(trusted, definition), _definition(head, definition)
-            by_definition[definition] = () if old is None or new is None else name_edits(old, new)
+            by_definition[definition] = (
+                () if old is None or new is None else name_edits(old[0], new[0], old[1], new[1])
+            )
         named[test_id] = by_definition[definition]
     return named
