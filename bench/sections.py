@@ -15,9 +15,10 @@ START_UP = "## Action start-up"
 FREEZE = "## Freeze commands on a large report"
 HARNESS = "## Harness resolution by plugin count"
 EDITED = "## Edited-test detection on a large suite"
+RED_GREEN = "## Red-green replays on a large suite"
 MESSAGES = "## First failure messages in the reader"
 TEST_SUITE = "## Test suite wall time"
-SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, MESSAGES, TEST_SUITE)
+SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, RED_GREEN, MESSAGES, TEST_SUITE)
 
 
 def section_of(document: str, heading: str) -> str:

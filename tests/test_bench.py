@@ -184,3 +184,17 @@ def test_the_workflow_bench_reads_each_replay_job_s_set_up_from_act_s_log() -> N
         f"{base} Run the assertion suite [3s]",
     ])  # fmt: skip
     assert workflow.set_up_and_test(log) == [(1.505, 2.0)]
+
+
+def test_the_red_green_benchmark_writes_a_row_per_run_and_checks_the_outcomes(
+    tmp_path: Path,
+) -> None:
+    written = run_bench(
+        tmp_path,
+        "bench/red_green.py",
+        "--tests", "2000", "--replays", "1", "--repeat", "1", "--data", str(tmp_path / "data"),
+    )  # fmt: skip
+    assert written.startswith("# Benchmark\n\ntable\n\n## Red-green replays on a large suite\n")
+    ratios = re.findall(r"^\| [^|]+ \| [0-9.]+ \| [0-9.-]+ \| ([0-9.]+) \|", written, re.MULTILINE)
+    assert len(ratios) == 3 and ratios[0] == "1.00"
+    assert re.search(r"against [0-9.]+ s, (pass|fail)\.", written)
