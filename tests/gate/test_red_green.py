@@ -218,6 +218,9 @@ def test_replays_of_another_base_are_no_evidence(tmp_path: Path) -> None:
         f"replayed on base {'b' * 40}, not the trusted revision {'d' * 40}",
     )
     assert read_evidence(None, Revision()) is None
+    # The folder `waiver red-green --out` wrote names its file.
+    from_folder = read_evidence(str(tmp_path), Revision())
+    assert from_folder is not None and from_folder.runs == evidence.runs
 
 
 # --- where the reviewer looks -------------------------------------------------------------

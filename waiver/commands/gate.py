@@ -177,7 +177,7 @@ def _add_review_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--red-green",
-        metavar="FILE",
+        metavar="FILE|DIR",
         help="what `waiver red-green` wrote: each new or edited test's replays on the base's "
         "code, set beside its row (evidence; with `review_requires: red_green` an approval "
         "admits only a red-green test)",

@@ -31,6 +31,7 @@ from waiver.read.harness.reach_in import TEST_FOLDERS, is_test_code
 from waiver.read.junit.replay import Limits
 from waiver.read.junit.stream import FAIL, PASS, read_junit
 from waiver.read.junit.testid import TestIdRule
+from waiver.read.red_green import FORMAT, OUTCOMES_FILE
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FILE, FOLDER, FileTree
@@ -39,8 +40,6 @@ from waiver.runner import Progress, Runner
 from waiver.write.escape import log_line
 from waiver.write.restore import write_beneath
 
-OUTCOMES_FILE = "red-green.json"
-FORMAT = "waiver-red-green"
 TESTS_PLACEHOLDER = "{tests}"
 MAX_FILE_BYTES = 64 << 20
 # Modules that would be imported in pytest's place: harness, never taken from the change.

@@ -3,6 +3,7 @@ strict JSON, each field checked; anything else is an input error that names the 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -12,6 +13,7 @@ from waiver.read.jsonfile import parse_json
 from waiver.red_green import BaseRun
 
 MAX_RED_GREEN_BYTES = 64 << 20
+OUTCOMES_FILE = "red-green.json"
 FORMAT = "waiver-red-green"
 
 
@@ -74,4 +76,7 @@ def parse_red_green(data: bytes, source: str) -> RedGreenFile:
 
 
 def read_red_green(path: str) -> RedGreenFile:
+    """The file, or the `red-green.json` of the folder `waiver red-green --out` wrote."""
+    if os.path.isdir(path):
+        path = os.path.join(path, OUTCOMES_FILE)
     return parse_red_green(read_small(path, MAX_RED_GREEN_BYTES, path), path)
