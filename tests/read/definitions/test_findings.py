@@ -220,10 +220,12 @@ class TestGroup:
 }
 
 
-def committed(tmp_path: Path, change: dict[str, str]) -> Committed:
+def committed(
+    tmp_path: Path, change: dict[str, str], base: dict[str, str] | None = None
+) -> Committed:
     git(tmp_path, "init", "--quiet")
     commits = []
-    for files in (BASE, change):
+    for files in (base or BASE, change):
         write_tree(tmp_path, dict(files))
         git(tmp_path, "add", "-A")
         git(tmp_path, "commit", "--quiet", "--allow-empty", "-m", "commit")
@@ -273,3 +275,14 @@ def test_a_module_pytestmark_that_skips_is_named() -> None:
     assert name_edits(function, function, around(plain, []), around(skips, [])) == (
         EditFinding("mark_added", "`@pytest.mark.skip`"),
     )
+
+
+def test_a_test_edited_through_a_helper_module_is_just_edited(tmp_path: Path) -> None:
+    base = {
+        "tests/helpers.py": "def same(got, want):\n    assert got == want\n",
+        "tests/test_h.py": "from tests.helpers import same\n\n\ndef test_it():\n    same(1, 1)\n",
+    }
+    change = committed(tmp_path, {"tests/helpers.py": "def same(got, want):\n    pass\n"}, base)
+    edited = edited_tests(change, ["tests/test_h.py::test_it"])
+    assert list(edited) == ["tests/test_h.py::test_it"]
+    assert edit_findings(change, edited) == {"tests/test_h.py::test_it": ()}

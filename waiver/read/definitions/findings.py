@@ -446,13 +446,17 @@ def edit_findings(
     committed: Committed, edited: Mapping[str, object]
 ) -> dict[str, tuple[EditFinding, ...]]:
     """The named kinds of edit of each edited Python test id (parametrized ids share their
-    definition's); an id whose definition is missing on either side has none."""
+    definition's); an id whose definition is missing on either side has none, and so has
+    one whose module the change did not touch (nothing of it is parsed)."""
     trusted = Sources(committed.trusted, committed.changed)
     head = Sources(committed.head, committed.changed)
     named: dict[str, tuple[EditFinding, ...]] = {}
     by_definition: dict[str, tuple[EditFinding, ...]] = {}
     for test_id in edited:
-        if not test_id.partition("::")[0].endswith(".py"):
+        path = test_id.partition("::")[0]
+        # A test whose own module the change left alone was edited through what it uses
+        # (a helper module): its function, marks and cases are as they were.
+        if not path.endswith(".py") or path not in committed.changed:
             named[test_id] = ()
             continue
         definition = PARAMETERS.sub("", test_id)
