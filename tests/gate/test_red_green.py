@@ -228,8 +228,21 @@ def test_replays_of_another_base_are_no_evidence(tmp_path: Path) -> None:
 
 def review_report() -> dict[str, Any]:
     decision = judged(Policy(review_requires=("red_green",)))
-    document = report_document([(RED, "unknown_test"), (GREEN, "unknown_test")])
-    document["rows"] = [row_json(decision.rows.find(t)) for t in (RED, GREEN)]  # type: ignore[arg-type]
+    document = report_document(
+        [(RED, "unknown_test"), (GREEN, "unknown_test"), (KNOWN, "unknown_test")]
+    )
+    document["rows"] = [row_json(decision.rows.find(t)) for t in (RED, GREEN, KNOWN)]  # type: ignore[arg-type]
+    document["registry"] = {
+        "used": True,
+        "path": "known-tests.txt",
+        "edited": [
+            {
+                "test_id": KNOWN,
+                "changes": ["its decorators"],
+                "findings": [{"kind": "mark_added", "detail": "`@pytest.mark.skip`"}],
+            }
+        ],
+    }
     document["rows"][1]["test_id"] = "t.py::green`|<b>@x"
     document["run_blockers"] = []
     document["policy"] = {"approvers": None}
@@ -239,7 +252,7 @@ def review_report() -> dict[str, Any]:
 def test_the_summary_terminal_and_comment_show_each_outcome_beside_its_row() -> None:
     document = review_report()
     summary = render_summary(document)
-    assert "### Red-green evidence (2): does each new or edited test fail without the change?" in (
+    assert "### Red-green evidence (3): does each new or edited test fail without the change?" in (
         summary
     )
     assert (
@@ -254,3 +267,8 @@ def test_the_summary_terminal_and_comment_show_each_outcome_beside_its_row() -> 
     )
     comment = render_comment(report_of(document), None)
     assert "new; green-green: passes on the base too" in comment
+    assert (
+        "edited (mark added: `@pytest.mark.skip`); not run: no red-green replay of it; "
+        "an approval does not admit it (review_requires: red_green)"
+    ) in comment
+    assert f"  {KNOWN}: its decorators (mark added: `@pytest.mark.skip`)" in lines
