@@ -12,7 +12,8 @@ import pytest
 from red_green_support import ERRORED, GREEN, KNOWN, PYTEST, RED, base_and_change
 from support import git
 from waiver.cli import main
-from waiver.commands.red_green import with_tests
+from waiver.commands.red_green import parse_shard, shard_of, with_tests
+from waiver.errors import UsageError
 
 
 def red_green(work: Path, base: str, *tests: str, count: int = 2) -> dict[str, Any]:
@@ -114,3 +115,16 @@ def test_bad_usage_is_refused(
 def test_the_ids_go_where_the_command_says() -> None:
     assert with_tests(["pytest", "{tests}", "-q"], ["a", "b"]) == ["pytest", "a", "b", "-q"]
     assert with_tests(["pytest", "-q"], ["a"]) == ["pytest", "-q", "a"]
+
+
+def test_the_shards_split_the_tests_between_them() -> None:
+    tests = ["d", "a", "c", "b", "e"]
+    shards = [shard_of(tests, (number, 2)) for number in (1, 2)]
+    assert shards == [("a", "c", "e"), ("b", "d")]
+    assert shard_of(tests, parse_shard("1/1")) == ("a", "b", "c", "d", "e")
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0"])
+def test_a_shard_that_is_not_k_of_m_is_refused(text: str) -> None:
+    with pytest.raises(UsageError, match="expected K/M"):
+        parse_shard(text)

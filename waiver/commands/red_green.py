@@ -55,6 +55,25 @@ class RedGreenOptions:
     command: Sequence[str]
     root: str = "."
     timeout: float | None = None
+    shard: tuple[int, int] = (1, 1)  # this shard's number, and how many there are
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`K/M`: the K-th of M shards, 1 ≤ K ≤ M."""
+    number, _, count = text.partition("/")
+    try:
+        shard = (int(number), int(count))
+    except ValueError:
+        shard = (0, 0)
+    if not 1 <= shard[0] <= shard[1]:
+        raise UsageError(f"--shard {text}: expected K/M with 1 ≤ K ≤ M")
+    return shard
+
+
+def shard_of(tests: Sequence[str], shard: tuple[int, int]) -> tuple[str, ...]:
+    """The tests of one shard: every M-th, from the K-th, of the ids sorted."""
+    number, count = shard
+    return tuple(sorted(tests)[number - 1 :: count])
 
 
 def check_options(options: RedGreenOptions) -> None:
@@ -204,13 +223,14 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
     out = os.path.abspath(options.out)
     revision = GitRevision(options.root, options.base)
     committed = revision.committed()
-    tests = tuple(dict.fromkeys(options.tests))
+    tests = shard_of(tuple(dict.fromkeys(options.tests)), options.shard)
     document: dict[str, object] = {
         "format": FORMAT,
         "version": 1,
         "base": revision.commit,
         "head": committed.head_commit,
         "replays": options.count,
+        "shard": f"{options.shard[0]}/{options.shard[1]}",
         "tests": len(tests),
     }
     # An id is untrusted text (a report of the change named it): one that reads as an
@@ -354,6 +374,7 @@ def run(args: argparse.Namespace) -> int:
         command=command[1:] if command[:1] == ["--"] else command,
         root=args.root,
         timeout=args.timeout,
+        shard=parse_shard(args.shard),
     )
     return run_red_green(options)
 
@@ -376,6 +397,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--from-report",
         metavar="FILE",
         help="a waiver.json: its new and edited tests that passed every replay",
+    )
+    parser.add_argument(
+        "--shard",
+        default="1/1",
+        metavar="K/M",
+        help="replay only the K-th of M shards of the tests (the gate takes each shard's file)",
     )
     parser.add_argument("--root", default=".", help="the repository folder (default: .)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per replay")

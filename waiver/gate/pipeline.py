@@ -181,7 +181,8 @@ def _gate(
             return _untrusted_reports(settings, protected, early, now)
     rule = TestIdRule(options.root)
     check_untracked(
-        options.root, (options.reports, options.base_reports, options.properties, options.red_green)
+        options.root,
+        (options.reports, options.base_reports, options.properties, *options.red_green),
     )
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)

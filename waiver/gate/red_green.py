@@ -8,11 +8,12 @@ red-green says so (`blocks`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from waiver.approval import ReviewFacts
 from waiver.model import Decision, Policy, UnknownReason
-from waiver.read.red_green import read_red_green
+from waiver.read.red_green import read_shards
 from waiver.read.trusted.protected import ProtectedFiles
 from waiver.red_green import (
     RedGreenEvidence,
@@ -26,14 +27,14 @@ REVIEWED = (UnknownReason.NEW, UnknownReason.EDITED)
 NOT_GIVEN = "no red-green replays were given (--red-green)"
 
 
-def read_evidence(path: str | None, protected: ProtectedFiles) -> RedGreenEvidence | None:
-    """The red-green replays, or None when none were given. Replays of another base, or of
-    another commit of the change, are no evidence about this one: every row is then not
-    run, and says why."""
-    if path is None:
+def read_evidence(paths: Sequence[str], protected: ProtectedFiles) -> RedGreenEvidence | None:
+    """The red-green replays, one file per shard, or None when none were given. Replays of
+    another base, or of another commit of the change, are no evidence about this one: every
+    row is then not run, and says why."""
+    if not paths:
         return None
-    found = read_red_green(path)
-    evidence = RedGreenEvidence(path, found.runs)
+    found = read_shards(paths)
+    evidence = RedGreenEvidence(", ".join(paths), found.runs)
     revision = protected.revision
     committed = protected.committed()
     if revision is not None and found.base != revision:

@@ -4,7 +4,7 @@ strict JSON, each field checked; anything else is an input error that names the 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from waiver.errors import InputError
@@ -73,6 +73,22 @@ def parse_red_green(data: bytes, source: str) -> RedGreenFile:
             raise InputError(source, f"rows[{number}]: {test_id} is listed twice")
         runs[test_id] = run
     return RedGreenFile(base, head, replays, runs)
+
+
+def read_shards(paths: Sequence[str]) -> RedGreenFile:
+    """The shards' files as one: of one base, one head and one replay count, each test in
+    one shard only."""
+    first, *others = [(path, read_red_green(path)) for path in paths]
+    runs = dict(first[1].runs)
+    for path, shard in others:
+        for name in ("base", "head", "replays"):
+            if getattr(shard, name) != getattr(first[1], name):
+                raise InputError(path, f"{name} differs from that of {first[0]}")
+        for test_id, run in shard.runs.items():
+            if test_id in runs:
+                raise InputError(path, f"{test_id} is in another shard's file too")
+            runs[test_id] = run
+    return RedGreenFile(first[1].base, first[1].head, first[1].replays, runs)
 
 
 def read_red_green(path: str) -> RedGreenFile:

@@ -210,17 +210,33 @@ class Revision(FromWorkingTree):
 def test_replays_of_another_base_are_no_evidence(tmp_path: Path) -> None:
     path = tmp_path / "red-green.json"
     path.write_text(json.dumps(GOOD))
-    evidence = read_evidence(str(path), Revision())
+    evidence = read_evidence([str(path)], Revision())
     assert evidence is not None
     finding = evidence.judge(RED, True, 5)
     assert (finding.outcome, finding.why) == (
         RedGreenOutcome.NOT_RUN,
         f"replayed on base {'b' * 40}, not the trusted revision {'d' * 40}",
     )
-    assert read_evidence(None, Revision()) is None
+    assert read_evidence([], Revision()) is None
     # The folder `waiver red-green --out` wrote names its file.
-    from_folder = read_evidence(str(tmp_path), Revision())
+    from_folder = read_evidence([str(tmp_path)], Revision())
     assert from_folder is not None and from_folder.runs == evidence.runs
+
+
+def test_the_shards_files_are_read_as_one(tmp_path: Path) -> None:
+    second = {"test_id": GREEN, "base_pass": 5, "base_total": 5, "errored": 0, "why": None}
+    paths = [tmp_path / "shard-1.json", tmp_path / "shard-2.json"]
+    paths[0].write_text(json.dumps(GOOD))
+    paths[1].write_text(json.dumps({**GOOD, "rows": [second]}))
+    evidence = read_evidence([str(p) for p in paths], FromWorkingTree())
+    assert evidence is not None and sorted(evidence.runs) == sorted([RED, GREEN])
+    # Shards of another base, or that both hold a test, are not one run's.
+    paths[1].write_text(json.dumps({**GOOD, "base": "e" * 40, "rows": [second]}))
+    with pytest.raises(InputError, match=f"base differs from that of {paths[0]}"):
+        read_evidence([str(p) for p in paths], FromWorkingTree())
+    paths[1].write_text(json.dumps(GOOD))
+    with pytest.raises(InputError, match="is in another shard's file too"):
+        read_evidence([str(p) for p in paths], FromWorkingTree())
 
 
 # --- where the reviewer looks -------------------------------------------------------------
