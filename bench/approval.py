@@ -77,7 +77,10 @@ def measure(folder: Path, name: str, repositories: Repositories) -> tuple[float,
     git(demo, "merge", "--quiet", "--no-ff", "-m", "Merge the head", head)
     git(demo, "update-ref", "refs/pull/7/merge", "HEAD")
     git(demo, "checkout", "--quiet", "--detach", head)
-    gate = {"path": f"{WAIVER_REPOSITORY}/.github/workflows/waiver-gate.yml@{waiver}", "sha": waiver}
+    gate = {
+        "path": f"{WAIVER_REPOSITORY}/.github/workflows/waiver-gate.yml@{waiver}",
+        "sha": waiver,
+    }
     full_run = {"id": RUN_ID, "event": "pull_request", "head_sha": head, "path": CALLER,
                 "pull_requests": [], "referenced_workflows": [gate]}  # fmt: skip
     answers = Answers(

@@ -15,10 +15,11 @@ START_UP = "## Action start-up"
 FREEZE = "## Freeze commands on a large report"
 HARNESS = "## Harness resolution by plugin count"
 EDITED = "## Edited-test detection on a large suite"
+RED_GREEN = "## Red-green replays on a large suite"
 MESSAGES = "## First failure messages in the reader"
 TEST_SUITE = "## Test suite wall time"
 APPROVAL = "## Approval to status under act"
-SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, MESSAGES, TEST_SUITE, APPROVAL)
+SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, RED_GREEN, MESSAGES, TEST_SUITE, APPROVAL)
 
 
 def section_of(document: str, heading: str) -> str:

@@ -278,7 +278,13 @@ def review_report() -> dict[str, Any]:
     document["registry"] = {
         "used": True,
         "path": "known-tests.txt",
-        "edited": [{"test_id": KNOWN, "changes": ["its body", "`check` in tests/h.py | @x"]}],
+        "edited": [
+            {
+                "test_id": KNOWN,
+                "changes": ["its body", "`check` in tests/h.py | @x"],
+                "findings": [{"kind": "comparison_loosened", "detail": "`==` became `in` | @x"}],
+            }
+        ],
     }
     document["approvals"] = {
         "source": "github",
@@ -304,7 +310,8 @@ def test_the_terminal_names_the_edits_and_the_reviews() -> None:
     lines = render_terminal(document).splitlines()
     assert lines[-4:] == [
         "tests this change edits (1), no evidence about it:",
-        f"  {KNOWN}: its body; `check` in tests/h.py | @x",
+        f"  {KNOWN}: its body; `check` in tests/h.py | @x"
+        " (comparison loosened: `==` became `in` | @x)",
         "approvals: no approval is counted: GITHUB_TOKEN is not set",
         "  not counted: agent: the pull request's author",
     ]

@@ -202,3 +202,17 @@ def test_approval_to_status_is_a_section_the_benchmark_keeps_and_meets_its_targe
     assert found is not None, section
     full, approval, ratio = map(float, found.groups())
     assert abs(approval / full - ratio) < 0.01 and ratio <= 0.25
+
+
+def test_the_red_green_benchmark_writes_a_row_per_run_and_checks_the_outcomes(
+    tmp_path: Path,
+) -> None:
+    written = run_bench(
+        tmp_path,
+        "bench/red_green.py",
+        "--tests", "2000", "--replays", "1", "--repeat", "1", "--data", str(tmp_path / "data"),
+    )  # fmt: skip
+    assert written.startswith("# Benchmark\n\ntable\n\n## Red-green replays on a large suite\n")
+    ratios = re.findall(r"^\| [^|]+ \| [0-9.]+ \| [0-9.-]+ \| ([0-9.]+) \|", written, re.MULTILINE)
+    assert len(ratios) == 3 and ratios[0] == "1.00"
+    assert re.search(r"against [0-9.]+ s, (pass|fail)\.", written)

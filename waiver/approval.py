@@ -9,7 +9,8 @@ and not the author or committer of any of its commits (and, when the policy name
 an edited test or a new one that passed every replay (a new one only when the change's own
 registry lists it), a vanished test that the change's registry drops, and the drift of a
 fixture update made as a change of its own — and nothing else. An admitted row keeps its
-class and records who admitted it.
+class and records who admitted it. Under `review_requires: red_green` a new or edited test
+is admitted only when its red-green outcome is `red_green` (`waiver.red_green`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from waiver.model import Admission, Evidence, TestClass, UnknownReason
+from waiver.red_green import RedGreenEvidence, RedGreenOutcome, no_evidence
 
 DECIDING_STATES = frozenset({"APPROVED", "CHANGES_REQUESTED", "DISMISSED"})
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
@@ -106,6 +108,13 @@ class ReviewFacts:
     approval: Admission
     change_registry: Collection[str] | None
     fixture_update: bool
+    # `review_requires: red_green`: a new or edited test needs the outcome red_green.
+    requires_red_green: bool = False
+    red_green: RedGreenEvidence | None = None
+
+    def red_green_outcome(self, test_id: str, passed: bool, min_replays: int) -> RedGreenOutcome:
+        evidence = self.red_green or no_evidence("", "no red-green replays were given")
+        return evidence.judge(test_id, passed, min_replays).outcome
 
 
 def admits(
@@ -123,6 +132,12 @@ def admits(
     if test_class is not TestClass.UNKNOWN_TEST or evidence.unreadable_replays:
         return False
     registry = facts.change_registry
+    if (
+        facts.requires_red_green
+        and unknown in (UnknownReason.NEW, UnknownReason.EDITED)
+        and facts.red_green_outcome(test_id, passed, min_replays) is not RedGreenOutcome.RED_GREEN
+    ):
+        return False
     if unknown is UnknownReason.EDITED:
         return passed
     if unknown is UnknownReason.NEW:

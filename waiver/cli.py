@@ -23,6 +23,7 @@ from waiver.commands import (
     inspect,
     lock,
     policy,
+    red_green,
     replay,
     restore_harness,
 )
@@ -40,6 +41,7 @@ COMMANDS = (
     policy,
     diagnose,
     replay,
+    red_green,
     restore_harness,
     check_lock,
     freeze,

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, overload
 
+from waiver.red_green import RedGreenFinding
+
 
 class TestClass(enum.StrEnum):
     """The six classes, in the order in which they are decided."""
@@ -131,6 +133,8 @@ class Policy:
     introduced_instability: Literal["review", "block"] = "review"
     # What an accepted freeze must name (owner, reason, tracking); a record without is void.
     freeze_requires: tuple[str, ...] = ()
+    # What an approval needs to admit a new or edited test: `red_green` (`waiver.red_green`).
+    review_requires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +187,7 @@ class Row:
     base: BaseFinding | None = None
     admitted_by: Admission | None = None
     message: str | None = None  # the first failure message its replays gave
+    red_green: RedGreenFinding | None = None  # a new or edited test's replays on the base
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +210,7 @@ class Finding:
         freeze: FreezeProposal | None = None,
         active_freeze: FreezeRecord | None = None,
         message: str | None = None,
+        red_green: RedGreenFinding | None = None,
     ) -> Row:
         return Row(
             test_id,
@@ -220,6 +226,7 @@ class Finding:
             self.base,
             self.admitted_by,
             message,
+            red_green,
         )
 
 
@@ -236,6 +243,8 @@ class Rows(Sequence[Row]):
     freezes: Mapping[int, FreezeProposal] = field(default_factory=dict)  # by row number
     active: Mapping[int, FreezeRecord] = field(default_factory=dict)  # by row number
     messages: Mapping[int, str] = field(default_factory=dict)  # by row number
+    # Red-green evidence of new and edited tests, by row number (`waiver.red_green`).
+    red_green: Mapping[int, RedGreenFinding] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.test_ids)
@@ -255,6 +264,7 @@ class Rows(Sequence[Row]):
             self.freezes.get(number),
             self.active.get(number),
             self.messages.get(number),
+            self.red_green.get(number),
         )
 
     def number(self, test_id: str) -> int | None:

@@ -43,7 +43,13 @@ def test_a_loosened_assertion_is_no_evidence_and_blocks_for_review(
     row = next(row for row in report["rows"] if row["test_id"] == KNOWN)
     # The loosened test passed every replay, and still says nothing about the change.
     assert (row["class"], row["unknown"], row["replay_pass"]) == ("unknown_test", "edited", 5)
-    assert report["registry"]["edited"] == [{"test_id": KNOWN, "changes": ["its body"]}]
+    assert report["registry"]["edited"] == [
+        {
+            "test_id": KNOWN,
+            "changes": ["its body"],
+            "findings": [{"kind": "comparison_loosened", "detail": "`==` became `truthy`"}],
+        }
+    ]
     # Its untouched neighbours in the same module are judged by their replays.
     assert classes(report)[EMPTY] == "stable_pass"
     assert classes(report)[ROUND_TRIP] == "unstable_assertion"

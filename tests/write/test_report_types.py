@@ -9,6 +9,8 @@ import pytest
 
 from support import SCHEMA
 from waiver.model import BaseMeaning, TestClass
+from waiver.read.definitions.findings import KINDS
+from waiver.red_green import RedGreenOutcome
 from waiver.write import report_types
 
 # Each type, and the place of its object in the schema.
@@ -20,6 +22,7 @@ PLACES: dict[str, str] = {
     "Limits": "/properties/policy/properties/limits",
     "Row": "/$defs/row",
     "RowBase": "/$defs/base",
+    "RowRedGreen": "/$defs/red_green",
     "Proposal": "/$defs/proposal",
     "Stored": "/$defs/stored",
     "VoidRecord": "/properties/freezes/properties/void/items",
@@ -35,6 +38,7 @@ PLACES: dict[str, str] = {
     "ReplayError": "/properties/replays/properties/errors/items",
     "Registry": "/properties/registry",
     "EditedTest": "/properties/registry/properties/edited/items",
+    "EditKind": "/properties/registry/properties/edited/items/properties/findings/items",
     "Approvals": "/properties/approvals",
     "ProvenanceJson": "/properties/provenance",
     "Refused": "/properties/approvals/properties/refused/items",
@@ -88,3 +92,12 @@ def test_the_maps_by_name_have_the_names_the_renderers_look_up() -> None:
     assert set(at("/properties/base/properties/meanings")["required"]) == {
         m.value for m in BaseMeaning
     }
+
+
+def test_the_kinds_of_edit_are_the_ones_the_findings_name() -> None:
+    place = PLACES["EditKind"] + "/properties/kind"
+    assert tuple(at(place)["enum"]) == KINDS
+
+
+def test_the_red_green_outcomes_are_the_models() -> None:
+    assert at("/$defs/red_green/properties/outcome")["enum"] == [o.value for o in RedGreenOutcome]

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         base_replays=args.base_replays,
         approvals=args.approvals,
         provenance=args.provenance,
+        red_green=tuple(args.red_green),
         environment=os.environ,
     )
     protected: ProtectedFiles = (
@@ -173,6 +174,15 @@ def _add_review_arguments(parser: argparse.ArgumentParser) -> None:
         help="count the pull request's approvals: `github` reads them from the REST API "
         "($GITHUB_API_URL, $GITHUB_TOKEN, $GITHUB_EVENT_PATH), FILE is what `waiver "
         "approvals` wrote; a counted approval admits what blocks only for review",
+    )
+    parser.add_argument(
+        "--red-green",
+        action="append",
+        default=[],
+        metavar="FILE|DIR",
+        help="what `waiver red-green` wrote: each new or edited test's replays on the base's "
+        "code, set beside its row (evidence; with `review_requires: red_green` an approval "
+        "admits only a red-green test); once per shard",
     )
     parser.add_argument(
         "--provenance",

@@ -20,6 +20,7 @@ from waiver.gate.context import fixtures_json
 from waiver.gate.evidence import build_cases, failed_property_cases
 from waiver.gate.options import GateOptions
 from waiver.gate.provenance import judge_provenance
+from waiver.gate.red_green import annotate, read_evidence, with_red_green
 from waiver.gate.replay_inputs import (
     read_assertion_replays,
     read_base_replays,
@@ -29,6 +30,7 @@ from waiver.gate.replay_inputs import (
 from waiver.gate.review import read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
+from waiver.read.definitions.findings import EditFinding, edit_findings
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness.reach_in import reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
@@ -61,6 +63,8 @@ class Classified:
     replays_skipped: Skip | None = None  # why no replay was read, when none was needed
     # Registered tests the change edited, with what changed; only with a trusted revision.
     edited: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The named kinds of each edit (`waiver.read.definitions.findings`).
+    findings: dict[str, tuple[EditFinding, ...]] = field(default_factory=dict)
 
 
 def classify_replays(
@@ -101,10 +105,12 @@ def classify_replays(
     if property_ok and settings.freezes is not None:
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
     edited = {}
+    findings: dict[str, tuple[EditFinding, ...]] = {}
     committed = protected.committed()
     if registry is not None and committed is not None and skip is None:
         listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
         edited = runner_named(settings.runner).edited(committed, listed)
+        findings = edit_findings(committed, edited)
         # A registered property test the change edited proves nothing by passing, wherever
         # it lives (a selected suite's modules are not locked): a row of its own, for review.
         edited_properties = tuple(filter(edited.__contains__, registered_properties))
@@ -113,17 +119,24 @@ def classify_replays(
     cases = build_cases(replays, registry, property_ok, fixtures, skipped, base, frozenset(edited))
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
-    review = review_facts(approval, options, settings, protected, fixtures)
+    red_green = read_evidence(options.red_green, protected)
+    review = with_red_green(
+        review_facts(approval, options, settings, protected, fixtures), red_green, settings.policy
+    )
+    decision = decide(cases, settings.policy, now, records, review, replays.tally.first_messages())
     return Classified(
-        decision=decide(
-            cases, settings.policy, now, records, review, replays.tally.first_messages()
-        ),
+        decision=annotate(decision, red_green, settings.policy),
         replays=replays_json(replays, skip),
         skipped=skipped,
         base=None if base is None else {"reports": options.base_reports, **read_json(base)},
         replays_skipped=None if replays.replay_count else skip,
         edited=edited,
+        findings=findings,
     )
+
+
+def findings_json(findings: tuple[EditFinding, ...]) -> list[Json]:
+    return [{"kind": finding.kind, "detail": finding.detail} for finding in findings]
 
 
 def _untrusted_reports(
@@ -151,7 +164,10 @@ def _gate(
             early = Context(run_blockers=[blocker], approvals=approvals, provenance=provenance)
             return _untrusted_reports(settings, protected, early, now)
     rule = runner_named(settings.runner).test_ids(options.root)
-    check_untracked(options.root, (options.reports, options.base_reports, options.properties))
+    check_untracked(
+        options.root,
+        (options.reports, options.base_reports, options.properties, *options.red_green),
+    )
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
     modules = settings.locked_property_modules(properties.modules)
@@ -192,7 +208,11 @@ def _gate(
                 if protected.revision is None
                 else {
                     "edited": [
-                        {"test_id": test_id, "changes": list(changes)}
+                        {
+                            "test_id": test_id,
+                            "changes": list(changes),
+                            "findings": findings_json(classified.findings.get(test_id, ())),
+                        }
                         for test_id, changes in sorted(classified.edited.items())
                     ]
                 }

@@ -18,6 +18,7 @@ from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row
+from waiver.write.review_evidence import edited_by_id, review_why
 from waiver.write.why import class_label, expected_replays, row_blocks
 
 MARKER = "<!-- waiver: the gate's comment, edited in place on every run -->"
@@ -52,6 +53,7 @@ def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
     expected = expected_replays(report)
     blocking = [row for row in rows if row_blocks(row) and row["class"] != "unknown_test"]
     review = [row for row in rows if row["class"] == "unknown_test" and "admitted_by" not in row]
+    edited = edited_by_id(report["registry"])
     proposals = [(row, row["freeze"]) for row in rows if row["freeze"] is not None]
     active = report["freezes"]["active"]
     left_out = table(
@@ -77,7 +79,7 @@ def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
         out,
         f"Awaits review ({len(review)})",
         ["test id", "why"],
-        [[md_code(row["test_id"]), md_code(str(row["unknown"]))] for row in review],
+        [[md_code(row["test_id"]), md_code(review_why(row, edited))] for row in review],
     )
     left_out += table(
         out,

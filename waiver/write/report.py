@@ -26,6 +26,7 @@ from waiver.model import (
     Verdict,
 )
 from waiver.read.policy.settings import NO_REGISTRY, Settings
+from waiver.red_green import RedGreenFinding
 from waiver.write import report_types
 
 SCHEMA_VERSION = 2
@@ -103,7 +104,19 @@ def row_json(row: Row) -> report_types.Row:
         document["admitted_by"] = admission_json(row.admitted_by)
     if row.message is not None:
         document["message"] = row.message
+    if row.red_green is not None:
+        document["red_green"] = red_green_json(row.red_green)
     return document
+
+
+def red_green_json(finding: RedGreenFinding) -> report_types.RowRedGreen:
+    return {
+        "outcome": finding.outcome.value,
+        "base_pass": finding.base_pass,
+        "base_total": finding.base_total,
+        "why": finding.why,
+        "blocks": finding.blocks,
+    }
 
 
 def admission_json(admission: Admission) -> report_types.AdmittedBy:
@@ -124,6 +137,7 @@ def policy_json(settings: Settings) -> Json:
         "strict": list(policy.strict),
         "introduced_instability": policy.introduced_instability,
         "freeze_requires": list(policy.freeze_requires),
+        "review_requires": list(policy.review_requires),
         "fixtures": list(settings.fixtures),
         "bindings": [
             {"tests": list(binding.tests), "fixtures": list(binding.fixtures)}
@@ -254,7 +268,9 @@ class ReportRows:
         distinct = dict(zip(map(id, findings), findings, strict=True))
         rests = {key: _rest(finding) for key, finding in distinct.items()}
         start = 0
-        own = rows.freezes.keys() | rows.active.keys() | rows.messages.keys()
+        own = (
+            rows.freezes.keys() | rows.active.keys() | rows.messages.keys() | rows.red_green.keys()
+        )
         for number in [*sorted(own), len(rows)]:
             # Up to the next row with a freeze or a message, each line is the escaped id
             # and its rest.

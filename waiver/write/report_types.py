@@ -50,6 +50,7 @@ class Policy(TypedDict):
     max_freeze_hours: int
     strict: Sequence[str]
     introduced_instability: Literal["review", "block"]
+    review_requires: Sequence[Literal["red_green"]]
     freeze_requires: Sequence[Literal["owner", "reason", "tracking"]]
     fixtures: Sequence[str]
     bindings: Sequence[PolicyBinding]
@@ -69,6 +70,16 @@ class RowBase(TypedDict):
     replay_pass: int
     replay_total: int
     meaning: MeaningName
+    blocks: bool
+
+
+class RowRedGreen(TypedDict):
+    """A new or edited test's replays on the base's code with the change's test files."""
+
+    outcome: Literal["red_green", "green_green", "flaky_on_base", "not_run"]
+    base_pass: int
+    base_total: int
+    why: str | None
     blocks: bool
 
 
@@ -126,6 +137,7 @@ Row = TypedDict(
         "base": NotRequired[RowBase],
         "admitted_by": NotRequired[AdmittedBy],
         "message": NotRequired[str],
+        "red_green": NotRequired[RowRedGreen],
     },
 )
 
@@ -199,9 +211,24 @@ class Replays(TypedDict):
     reason: NotRequired[str]
 
 
+class EditKind(TypedDict):
+    kind: Literal[
+        "assertion_removed",
+        "comparison_loosened",
+        "expected_value_changed",
+        "mark_added",
+        "parametrize_cases_removed",
+        "early_return",
+        "assertion_in_try",
+        "mocked",
+    ]
+    detail: str
+
+
 class EditedTest(TypedDict):
     test_id: str
     changes: Sequence[str]
+    findings: Sequence[EditKind]
 
 
 class Registry(TypedDict):

@@ -21,6 +21,7 @@ from waiver.write.budget import Budget, folded_list
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row
+from waiver.write.review_evidence import red_green_table
 from waiver.write.summary_tables import (
     CAUSE_TABLES,
     approvals_lines,
@@ -247,6 +248,7 @@ def _review(out: Budget, facts: Facts) -> int:
     """The human review: what the approvals came to, who was refused, what was edited."""
     approvals = facts.report.get("approvals")
     left_out = edited_tests_table(out, facts.report["registry"])
+    left_out += red_green_table(out, facts.rows)
     if approvals is None:
         return left_out
     admitted = sum(1 for row in facts.rows if "admitted_by" in row)

@@ -20,6 +20,7 @@ from waiver.write.report_types import (
     RowBase,
     VoidRecord,
 )
+from waiver.write.review_evidence import edit_kinds
 from waiver.write.why import drift_name, unknown_note
 
 
@@ -225,9 +226,13 @@ def edited_tests_table(out: Budget, registry: Registry | None) -> int:
     return table(
         out,
         f"Tests this change edits ({len(edited)}): their replays say nothing about it",
-        ["test id", "what changed"],
+        ["test id", "what changed", "kind of edit"],
         [
-            [md_code(e["test_id"]), "; ".join(md_code(change) for change in e["changes"])]
+            [
+                md_code(e["test_id"]),
+                "; ".join(md_code(change) for change in e["changes"]),
+                "; ".join(md_code(line) for line in edit_kinds(e)),
+            ]
             for e in edited
         ],
     )

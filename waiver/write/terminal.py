@@ -16,6 +16,7 @@ from waiver.model import TestClass
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row, report_of
+from waiver.write.review_evidence import edit_kinds, red_green_rows, red_green_words
 from waiver.write.summary import RANK
 from waiver.write.why import class_label, expected_replays, row_blocks, run_cause
 
@@ -159,8 +160,21 @@ def _review(report: Report) -> list[str]:
     if edited:
         lines.append(f"tests this change edits ({len(edited)}), no evidence about it:")
         lines += _capped(
-            Lines(edited, lambda e: f"  {_inert(e['test_id'])}: {_inert('; '.join(e['changes']))}"),
+            Lines(
+                edited,
+                lambda e: (
+                    f"  {_inert(e['test_id'])}: {_inert('; '.join(e['changes']))}"
+                    f" ({_inert('; '.join(edit_kinds(e)))})"
+                ),
+            ),
             "edited tests",
+        )
+    evidence = red_green_rows(split_rows(report["rows"])[1])
+    if evidence:
+        lines.append(f"red-green evidence ({len(evidence)}): does each fail without the change?")
+        lines += _capped(
+            Lines(evidence, lambda e: f"  {_inert(e[0])}: {_inert(red_green_words(e[1]))}"),
+            "new or edited tests",
         )
     approvals = report.get("approvals")
     if approvals is None:

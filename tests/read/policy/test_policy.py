@@ -41,7 +41,7 @@ RENDER_BINDING = """\
 KEYS = (
     "approvers, bindings, fixtures, freeze_hours, freeze_requires, freezes, harness, "
     "introduced_instability, limits, max_freeze_hours, min_replays, property_suite, registry, "
-    "runner, strict"
+    "review_requires, runner, strict"
 )
 
 
@@ -370,6 +370,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "strict": [],
         "introduced_instability": "review",
         "freeze_requires": [],
+        "review_requires": [],
         "fixtures": [],
         "bindings": [],
         "harness": [],
@@ -386,6 +387,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
             "strict": "file",
             "introduced_instability": "default",
             "freeze_requires": "default",
+            "review_requires": "default",
             "fixtures": "default",
             "bindings": "default",
             "harness": "default",
@@ -456,6 +458,7 @@ def test_policy_check_prints_the_effective_values(
         "strict": ["tests/auth/*"],
         "introduced_instability": "block",
         "freeze_requires": [],
+        "review_requires": [],
         "fixtures": [],
         "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
         "harness": [],
@@ -472,6 +475,7 @@ def test_policy_check_prints_the_effective_values(
             "strict": "file",
             "introduced_instability": "file",
             "freeze_requires": "default",
+            "review_requires": "default",
             "fixtures": "default",
             "bindings": "file",
             "harness": "default",
@@ -493,7 +497,7 @@ def test_the_documented_example_is_valid_and_sets_every_key(
     config = write_policy(tmp_path, example)
     assert main(["policy", "--check", str(config)]) == 0
     sources = json.loads(capsys.readouterr().out)["sources"]
-    assert len(sources) == 15
+    assert len(sources) == 16
     assert set(sources.values()) == {"file"}
 
 

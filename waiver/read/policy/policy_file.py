@@ -60,6 +60,7 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
         property_suite=document.get("property_suite"),
         runner=document.get("runner"),
         approvers=_tuple(document.get("approvers")),
+        review_requires=_tuple(document.get("review_requires")),
         registry=NO_REGISTRY
         if document.get("registry") == NO_REGISTRY
         else _relative(document, "registry", source),

@@ -50,6 +50,7 @@ class PolicyFile:
     property_suite: PropertySuite | None = None
     runner: RunnerName | None = None
     approvers: tuple[str, ...] | None = None
+    review_requires: tuple[str, ...] | None = None
     registry: str | None = None  # NO_REGISTRY when the file says there is none, on purpose
     freezes: str | None = None
     max_report_bytes: int | None = None
@@ -140,6 +141,9 @@ def effective(policy_file: PolicyFile | None, flags: Flags, root: str) -> Settin
             None,
             given.introduced_instability,
             DEFAULT_POLICY.introduced_instability,
+        ),
+        review_requires=pick(
+            "review_requires", None, given.review_requires, DEFAULT_POLICY.review_requires
         ),
     )
     return Settings(

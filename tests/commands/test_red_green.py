@@ -1,0 +1,130 @@
+"""`waiver red-green` on real pytest runs: new tests replayed on the base's code with the
+change's test files, and the base's harness."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from red_green_support import ERRORED, GREEN, KNOWN, PYTEST, RED, base_and_change
+from support import git
+from waiver.cli import main
+from waiver.commands.red_green import parse_shard, shard_of, with_tests
+from waiver.errors import UsageError
+
+
+def red_green(work: Path, base: str, *tests: str, count: int = 2) -> dict[str, Any]:
+    args = ["red-green", "--base", base, "-n", str(count), "--out", "rg"]
+    for test in tests:
+        args.append(f"--test={test}")
+    assert main([*args, "--", *PYTEST, "--junitxml={junit}"]) == 0
+    document: dict[str, Any] = json.loads((work / "rg" / "red-green.json").read_text())
+    return document
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_each_test_is_replayed_on_the_base_with_the_changes_test_files(work: Path) -> None:
+    base = base_and_change(work)
+    document = red_green(work, base, RED, GREEN, ERRORED, KNOWN)
+    rows = {row["test_id"]: row for row in document["rows"]}
+    # The fix is not on the base: the test that exercises it fails in every replay.
+    assert (rows[RED]["base_pass"], rows[RED]["base_total"], rows[RED]["result"]) == (0, 2, "red")
+    # One that passes whatever the code does proves nothing about the change.
+    assert (rows[GREEN]["base_pass"], rows[GREEN]["result"]) == (2, "green")
+    # One whose module imports what only the change defines errors on the base: red.
+    assert (rows[ERRORED]["result"], rows[ERRORED]["errored"]) == ("red", 2)
+    assert rows[KNOWN]["result"] == "green"
+    assert document["base"] == base
+    assert document["head"] == git(work, "rev-parse", "HEAD")
+    # The change's test modules were laid over the base; its conftest (harness) was not,
+    # or the forged hook would have passed the red test.
+    assert document["laid_over"] == ["tests/test_calc.py", "tests/test_mul.py"]
+    # Collecting test_mul.py failed and stopped pytest: the others ran again without it.
+    assert sorted(p.name for p in (work / "rg").iterdir() if p.suffix == ".xml") == [
+        "run-1-2.xml",
+        "run-1.xml",
+        "run-2-2.xml",
+        "run-2.xml",
+    ]
+    # The work tree is the change's, untouched.
+    assert git(work, "status", "--porcelain", "--untracked-files=no") == ""
+    assert "mul" in (work / "calc.py").read_text()
+
+
+@pytest.mark.slow
+def test_a_test_the_base_cannot_run_is_not_run_with_why(work: Path) -> None:
+    base = base_and_change(work)
+    missing = "tests/test_calc.py::test_gone"
+    document = red_green(work, base, missing, RED, count=1)
+    row = next(row for row in document["rows"] if row["test_id"] == missing)
+    assert (row["result"], row["base_total"]) == ("not_run", 0)
+    assert row["why"].startswith("replay 1 ")
+
+
+@pytest.mark.slow
+def test_no_test_replays_nothing(work: Path) -> None:
+    base = base_and_change(work)
+    document = red_green(work, base, count=1)
+    assert (document["rows"], document["tests"]) == ([], 0)
+    assert not (work / "rg" / "run-1.xml").exists()
+
+
+@pytest.mark.slow
+def test_an_id_that_reads_as_an_option_is_never_passed_to_the_command(work: Path) -> None:
+    base = base_and_change(work)
+    document = red_green(work, base, "-pforge", count=1)
+    assert document["rows"] == [
+        {
+            "test_id": "-pforge",
+            "base_pass": 0,
+            "base_total": 0,
+            "errored": 0,
+            "result": "not_run",
+            "why": "an id that starts with - is not passed to the command",
+        }
+    ]
+    assert not (work / "rg" / "run-1.xml").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--base", "main"], "full commit id"),
+        (["-n", "0"], "-n must be at least 1"),
+    ],
+)
+def test_bad_usage_is_refused(
+    work: Path, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = base_and_change(work)
+    given = {"--base": base, "-n": "2", **dict(zip(args[::2], args[1::2], strict=True))}
+    flat = [part for pair in given.items() for part in pair]
+    assert main(["red-green", *flat, "--out", "rg", "--test", RED, "--", *PYTEST]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_ids_go_where_the_command_says() -> None:
+    assert with_tests(["pytest", "{tests}", "-q"], ["a", "b"]) == ["pytest", "a", "b", "-q"]
+    assert with_tests(["pytest", "-q"], ["a"]) == ["pytest", "-q", "a"]
+
+
+def test_the_shards_split_the_tests_between_them() -> None:
+    tests = ["d", "a", "c", "b", "e"]
+    shards = [shard_of(tests, (number, 2)) for number in (1, 2)]
+    assert shards == [("a", "c", "e"), ("b", "d")]
+    assert shard_of(tests, parse_shard("1/1")) == ("a", "b", "c", "d", "e")
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0"])
+def test_a_shard_that_is_not_k_of_m_is_refused(text: str) -> None:
+    with pytest.raises(UsageError, match="expected K/M"):
+        parse_shard(text)

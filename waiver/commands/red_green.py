@@ -1,0 +1,410 @@
+"""`waiver red-green`: replay new or edited tests on the trusted base's code, with the
+change's test files, N times, and write what each did there.
+
+The base commit's files are written, from git blobs, into a scratch folder; over them go
+the files the change's commit (HEAD) adds or edits in its test code (test modules, test
+helpers and their data under the test folders), except the harness, which stays the
+base's as in every replay (`conftest.py`, pytest's configuration, modules that shadow
+pytest). The command then runs there N times on the given test ids only, one JUnit report
+per replay, and `red-green.json` says per test how many base replays it passed, of how
+many gave it an outcome. A replay in which collecting the test's module failed (say an
+import of a name the base lacks) counts as failed: the test is red on the base. The gate
+reads the file with `--red-green` and sets it beside each new or edited row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from waiver.errors import InputError, UsageError
+from waiver.read.files import open_regular, read_chunks
+from waiver.read.harness.named import Harness
+from waiver.read.harness.reach_in import TEST_FOLDERS, is_test_code
+from waiver.read.junit.replay import Limits
+from waiver.read.junit.stream import FAIL, PASS, read_junit
+from waiver.read.junit.testid import TestIdRule
+from waiver.read.red_green import FORMAT, OUTCOMES_FILE
+from waiver.read.trusted.git import COMMIT_ID, GitRevision
+from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import FILE, FOLDER, FileTree
+from waiver.read.waiver_json import read_report
+from waiver.runner import Progress, Runner
+from waiver.write.escape import log_line
+from waiver.write.restore import write_beneath
+
+TESTS_PLACEHOLDER = "{tests}"
+MAX_FILE_BYTES = 64 << 20
+# Modules that would be imported in pytest's place: harness, never taken from the change.
+SHADOWS = frozenset({"pytest.py", "sitecustomize.py", "usercustomize.py"})
+
+
+@dataclass(frozen=True)
+class RedGreenOptions:
+    base: str
+    count: int
+    out: str
+    tests: tuple[str, ...]
+    command: Sequence[str]
+    root: str = "."
+    timeout: float | None = None
+    shard: tuple[int, int] = (1, 1)  # this shard's number, and how many there are
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`K/M`: the K-th of M shards, 1 ≤ K ≤ M."""
+    number, _, count = text.partition("/")
+    try:
+        shard = (int(number), int(count))
+    except ValueError:
+        shard = (0, 0)
+    if not 1 <= shard[0] <= shard[1]:
+        raise UsageError(f"--shard {text}: expected K/M with 1 ≤ K ≤ M")
+    return shard
+
+
+def shard_of(tests: Sequence[str], shard: tuple[int, int]) -> tuple[str, ...]:
+    """The tests of one shard: every M-th, from the K-th, of the ids sorted."""
+    number, count = shard
+    return tuple(sorted(tests)[number - 1 :: count])
+
+
+def check_options(options: RedGreenOptions) -> None:
+    if not COMMIT_ID.fullmatch(options.base):
+        raise UsageError(
+            f"--base {options.base}: give the base's full commit id (a branch, tag or short "
+            "id is refused)"
+        )
+    if options.count < 1:
+        raise UsageError(f"-n must be at least 1, got {options.count}")
+    if options.timeout is not None and options.timeout <= 0:
+        raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
+    if not options.command:
+        raise UsageError("give the test command after --")
+    os.makedirs(options.out, exist_ok=True)
+    if os.listdir(options.out):
+        raise UsageError(f"{options.out} is not empty: waiver red-green writes into a new folder")
+
+
+def _walk(tree: FileTree, folder: str = "") -> Iterator[str]:
+    for entry in tree.entries(folder):
+        path = f"{folder}/{entry.name}" if folder else entry.name
+        if entry.kind == FOLDER:
+            yield from _walk(tree, path)
+        elif entry.kind == FILE:
+            yield path
+
+
+def is_harness(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return Harness().covers(path) or name in SHADOWS or name.endswith(".pth")
+
+
+def test_files(committed: Committed, modules: frozenset[str]) -> list[str]:
+    """The files of the change's commit to lay over the base: the test code it adds or
+    edits (and the modules of the tests replayed), never the harness."""
+    return sorted(
+        path
+        for path in committed.changed
+        if (is_test_code(path) or path in modules or _under_test_folder(path))
+        and not is_harness(path)
+        and committed.head.read(path, MAX_FILE_BYTES) is not None
+    )
+
+
+def _under_test_folder(path: str) -> bool:
+    return bool(TEST_FOLDERS & set(path.split("/")[:-1]))
+
+
+def lay_out(committed: Committed, modules: frozenset[str], folder: str) -> list[str]:
+    """The base's files in `folder`, the change's test files over them; what was laid over."""
+    for path in _walk(committed.trusted):
+        data = committed.trusted.read(path, MAX_FILE_BYTES)
+        if data is not None:
+            write_beneath(folder, path, data, False)
+    laid = test_files(committed, modules)
+    for path in laid:
+        data = committed.head.read(path, MAX_FILE_BYTES)
+        if data is not None:
+            write_beneath(folder, path, data, False)
+    return laid
+
+
+def with_tests(command: Sequence[str], tests: Sequence[str]) -> list[str]:
+    """`{tests}` as its own argument becomes the test ids; without one they go last."""
+    if TESTS_PLACEHOLDER not in command:
+        return [*command, *tests]
+    found: list[str] = []
+    for argument in command:
+        found += list(tests) if argument == TESTS_PLACEHOLDER else [argument]
+    return found
+
+
+@dataclass
+class Seen:
+    """What one replay's report says of each wanted id."""
+
+    outcomes: dict[str, bool]
+    errored: set[str]  # ids whose module failed to be collected
+
+
+def read_replay(path: str, wanted: Sequence[str], folder: str) -> Seen:
+    rule = TestIdRule(folder)
+    by_module: dict[str, list[str]] = {}
+    for test_id in wanted:
+        module = test_id.partition("::")[0]
+        by_module.setdefault(module.removesuffix(".py").replace("/", "."), []).append(test_id)
+    want = set(wanted)
+    seen = Seen({}, set())
+
+    def sink(suite: str, classname: str, name: str, outcome: int, _r: int, _m: str) -> None:
+        if not classname and outcome == FAIL and name in by_module:
+            seen.errored.update(by_module[name])  # collecting the module failed
+            return
+        test_id = rule(suite, classname, name)
+        if test_id not in want or outcome not in (PASS, FAIL):
+            return
+        # Every occurrence must pass, as for any replay.
+        seen.outcomes[test_id] = seen.outcomes.get(test_id, True) and outcome == PASS
+
+    read_junit(read_chunks(open_regular(path, path), Limits().max_report_bytes, path), path, sink)
+    return seen
+
+
+def tally(
+    tests: Sequence[str], replays: Sequence[Seen | str], count: int
+) -> list[dict[str, object]]:
+    """Per test: base replays passed, of those that gave an outcome, and why any did not.
+    A replay is a `Seen`, or why it left no usable report."""
+    rows: list[dict[str, object]] = []
+    for test_id in tests:
+        passed = total = errored = 0
+        missing = []
+        for number, replay in enumerate(replays, start=1):
+            if isinstance(replay, str):
+                missing.append(f"replay {number} {replay}")
+            elif test_id in replay.outcomes:
+                total += 1
+                passed += replay.outcomes[test_id]
+            elif test_id in replay.errored:
+                total += 1
+                errored += 1
+            else:
+                missing.append(f"replay {number} did not run it (is it on the base's harness?)")
+        rows.append(
+            {
+                "test_id": test_id,
+                "base_pass": passed,
+                "base_total": total,
+                "errored": errored,
+                "result": _result(passed, total, count),
+                "why": "; ".join(missing[:3]) if missing else None,
+            }
+        )
+    return rows
+
+
+def _result(passed: int, total: int, count: int) -> str:
+    if total < count:
+        return "not_run"
+    return "red" if passed == 0 else "green" if passed == total else "flaky"
+
+
+def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int:
+    stream = stream or sys.stdout
+    check_options(options)
+    out = os.path.abspath(options.out)
+    revision = GitRevision(options.root, options.base)
+    committed = revision.committed()
+    tests = shard_of(tuple(dict.fromkeys(options.tests)), options.shard)
+    document: dict[str, object] = {
+        "format": FORMAT,
+        "version": 1,
+        "base": revision.commit,
+        "head": committed.head_commit,
+        "replays": options.count,
+        "shard": f"{options.shard[0]}/{options.shard[1]}",
+        "tests": len(tests),
+    }
+    # An id is untrusted text (a report of the change named it): one that reads as an
+    # option of the command is never passed to it.
+    runnable = tuple(test_id for test_id in tests if not test_id.startswith("-"))
+    replays: list[Seen | str] = []
+    if runnable:
+        replays = _replay(options, committed, runnable, out, stream, document)
+    rows = tally(runnable, replays, options.count)
+    rows += [
+        {
+            "test_id": test_id,
+            "base_pass": 0,
+            "base_total": 0,
+            "errored": 0,
+            "result": "not_run",
+            "why": "an id that starts with - is not passed to the command",
+        }
+        for test_id in tests
+        if test_id not in runnable
+    ]
+    document["rows"] = rows
+    _write(os.path.join(out, OUTCOMES_FILE), document)
+    for row in rows:
+        line = (
+            f"waiver: {row['test_id']}: on the base {row['base_pass']} of "
+            f"{row['base_total']} passed: {row['result']}"
+        )
+        print(log_line(line), file=stream)
+    where = os.path.join(options.out, OUTCOMES_FILE)
+    print(log_line(f"waiver: red-green outcomes in {where}"), file=stream)
+    return 0
+
+
+def _replay(
+    options: RedGreenOptions,
+    committed: Committed,
+    tests: Sequence[str],
+    out: str,
+    stream: TextIO,
+    document: dict[str, object],
+) -> list[Seen | str]:
+    folder = tempfile.mkdtemp(prefix="waiver-red-green-")
+    modules = frozenset(test_id.partition("::")[0] for test_id in tests)
+    runner = Runner(out, options.timeout, Progress(stream))
+    here = os.getcwd()
+    replays: list[Seen | str] = []
+    try:
+        document["laid_over"] = lay_out(committed, modules, folder)
+        env = dict(os.environ)
+        os.chdir(folder)
+        for number in range(1, options.count + 1):
+            env["WAIVER_REPLAY"] = str(number)
+            replays.append(_one_replay(options, runner, number, tests, folder, env))
+    finally:
+        os.chdir(here)
+        runner.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    return replays
+
+
+def _one_replay(
+    options: RedGreenOptions,
+    runner: Runner,
+    number: int,
+    tests: Sequence[str],
+    folder: str,
+    env: dict[str, str],
+) -> Seen | str:
+    """One replay of the tests. A module that fails to be collected stops a pytest session
+    (unless it was given `--continue-on-collection-errors`), so the tests it kept from
+    running are run again, in the same replay, without that module."""
+    seen = Seen({}, set())
+    pending = list(tests)
+    for attempt in range(1, len(tests) + 1):
+        label = f"red-green replay {number} of {options.count}"
+        name = f"run-{number}" if attempt == 1 else f"run-{number}-{attempt}"
+        run = runner.run(label, name, with_tests(options.command, pending), env)
+        if run.report is None:
+            return f"left no usable report: {run.problem}"
+        try:
+            found = read_replay(run.report, pending, folder)
+        except InputError as error:
+            return f"left an unreadable report: {error.problem}"
+        seen.outcomes.update(found.outcomes)
+        seen.errored |= found.errored
+        left = [t for t in pending if t not in seen.outcomes and t not in seen.errored]
+        if not found.errored or not left or len(left) == len(pending):
+            break
+        pending = left
+    return seen
+
+
+def _write(path: str, document: dict[str, object]) -> None:
+    scratch = path + ".partial"
+    with open(scratch, "w", encoding="utf-8") as output:
+        json.dump(document, output, indent=2)
+        output.write("\n")
+    os.replace(scratch, path)
+
+
+def read_tests_file(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as source:
+            lines = source.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(path, f"cannot be read: {error}") from None
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def needs_red_green(row: Mapping[str, Any]) -> bool:
+    """A new or edited row that passed every replay of the change: the rows whose red-green
+    outcome an approval can use (a test that fails on the change is red whatever the base)."""
+    return (
+        row.get("unknown") in ("new", "edited")
+        and row.get("replay_pass") == row.get("replay_total")
+        and bool(row.get("replay_total"))
+    )
+
+
+def tests_from_report(path: str) -> list[str]:
+    """The ids `needs_red_green` picks among a waiver.json's rows, at least `min_replays`
+    replays each."""
+    document = read_report(path, needs_red_green).document
+    least = document["min_replays"]
+    return [row["test_id"] for row in document["rows"] if row["replay_total"] >= least]
+
+
+def run(args: argparse.Namespace) -> int:
+    command: list[str] = args.command
+    tests = list(args.test)
+    if args.tests is not None:
+        tests += read_tests_file(args.tests)
+    if args.from_report is not None:
+        tests += tests_from_report(args.from_report)
+    options = RedGreenOptions(
+        base=args.base,
+        count=args.count,
+        out=args.out,
+        tests=tuple(tests),
+        command=command[1:] if command[:1] == ["--"] else command,
+        root=args.root,
+        timeout=args.timeout,
+        shard=parse_shard(args.shard),
+    )
+    return run_red_green(options)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "red-green",
+        help="replay new or edited tests on the base's code with the change's test files",
+        description="The base commit's files, with the test code the change's commit adds "
+        "or edits laid over them (the harness stays the base's), in a scratch folder; the "
+        "command runs there N times on the given test ids ({tests} in it, or appended), "
+        "{junit} naming each report; DIR/red-green.json says what each test did.",
+    )
+    parser.add_argument("--base", required=True, metavar="COMMIT", help="the base's full commit id")
+    parser.add_argument("-n", dest="count", type=int, required=True, metavar="N")
+    parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
+    parser.add_argument("--test", action="append", default=[], metavar="ID", help="a test id")
+    parser.add_argument("--tests", metavar="FILE", help="test ids, one a line")
+    parser.add_argument(
+        "--from-report",
+        metavar="FILE",
+        help="a waiver.json: its new and edited tests that passed every replay",
+    )
+    parser.add_argument(
+        "--shard",
+        default="1/1",
+        metavar="K/M",
+        help="replay only the K-th of M shards of the tests (the gate takes each shard's file)",
+    )
+    parser.add_argument("--root", default=".", help="the repository folder (default: .)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per replay")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    parser.set_defaults(handler=run)
