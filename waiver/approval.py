@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from waiver.model import Admission, Evidence, TestClass, UnknownReason
+from waiver.model import Admission, Evidence, Policy, TestClass, UnknownReason
 
 DECIDING_STATES = frozenset({"APPROVED", "CHANGES_REQUESTED", "DISMISSED"})
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
@@ -114,10 +114,10 @@ def admits(
     test_class: TestClass,
     unknown: UnknownReason | None,
     evidence: Evidence,
-    min_replays: int,
+    policy: Policy,
 ) -> bool:
     """Whether the approval admits this row: only what blocks for review alone."""
-    passed = len(evidence.outcomes) >= min_replays and all(evidence.outcomes)
+    passed = len(evidence.outcomes) >= policy.min_replays and all(evidence.outcomes)
     if test_class is TestClass.FIXTURE_DRIFT:
         return facts.fixture_update and evidence.property_ok
     if test_class is not TestClass.UNKNOWN_TEST or evidence.unreadable_replays:

@@ -33,7 +33,7 @@ def trusted_harness(harness: HarnessSource, commit: str) -> TrustedHarness:
     trusted = GitRevision(harness.root, commit)
     policy_file = None if harness.config is None else read_policy(trusted, harness.config)
     settings = effective(policy_file, Flags(), harness.root)
-    return TrustedHarness(harness.root, trusted, harness.lock, Harness(settings.harness))
+    return TrustedHarness(harness.root, trusted, harness.lock, Harness(settings.policy.harness))
 
 
 def run(args: argparse.Namespace) -> int:

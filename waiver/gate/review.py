@@ -82,7 +82,7 @@ def read_review(
     except (ApiFailed, Unusable) as error:
         report["problem"] = f"no approval is counted: {error}"
         return None, report
-    counted, refused = count_approvals(data, settings.approvers)
+    counted, refused = count_approvals(data, settings.policy.approvers)
     report["pull_request"] = data.number
     report["head"] = data.head_sha
     report["counted"] = [admission_json(approval) for approval in counted]
