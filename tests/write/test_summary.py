@@ -90,6 +90,7 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_20000_test_run_has_a_summary_of_a_few_kilobytes(clean_run: Path) -> None:
     summary = (clean_run / "summary.md").read_text()
     assert len(summary.encode("utf-8")) < 50_000
