@@ -28,8 +28,8 @@ from support import (
     load_report,
     report_document,
 )
-from waiver.approval import Refusal, count_approvals
 from waiver.cli import main
+from waiver.decide.approval import Refusal, count_approvals
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
 from waiver.model import Admission

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from waiver.decide import (
+from waiver.decide.decision import (
     base_meaning,
     check_policy,
     classify,

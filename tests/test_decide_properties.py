@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from waiver.approval import ReviewFacts
-from waiver.decide import classify, decide
+from waiver.decide.approval import ReviewFacts
+from waiver.decide.decision import classify, decide
 from waiver.model import (
     BLOCKING_CLASSES,
     CLOSED_CLASSES,

@@ -189,7 +189,7 @@ class Policy:
 
     The policy reader (`waiver.read.policy`), the effective settings and where each value
     came from, the report's `policy` object and both JSON Schemas follow from these fields;
-    the decision (`waiver.decide`) takes the whole object.
+    the decision (`waiver.decide.decision`) takes the whole object.
     """
 
     min_replays: int = _key(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import compress, filterfalse
 
-from waiver.decide import check_policy, decide
+from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.gate.context import fixtures_json
 from waiver.gate.evidence import build_cases, failed_property_cases

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from waiver.approval import ReviewFacts, count_approvals
+from waiver.decide.approval import ReviewFacts, count_approvals
 from waiver.errors import InputError
 from waiver.gate.options import GateOptions
 from waiver.github.rest import ApiFailed

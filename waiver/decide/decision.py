@@ -13,7 +13,7 @@ from fnmatch import fnmatchcase
 from itertools import repeat
 from operator import itemgetter
 
-from waiver.approval import ReviewFacts, admits
+from waiver.decide.approval import ReviewFacts, admits
 from waiver.errors import UsageError
 from waiver.model import (
     BLOCKING_CLASSES,
@@ -51,7 +51,7 @@ FREEZE_FIELDS = (
 DUPLICATE = "another record for this test id is already active"
 # Who answers for a freeze, why, and where it is followed up: optional, unless required.
 ACCOUNTABLE = ("owner", "reason", "tracking")
-# The classes a counted approval can admit a row of (see `waiver.approval.admits`).
+# The classes a counted approval can admit a row of (see `waiver.decide.approval.admits`).
 REVIEWABLE = frozenset({TestClass.UNKNOWN_TEST, TestClass.FIXTURE_DRIFT})
 
 
