@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from support import EXAMPLE, replay_example
+from helpers.support import EXAMPLE, replay_example
 
 # No deadline: how long an example takes depends on the machine's load, and a test of
 # this suite never asserts on time.

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from support import REPO
+from helpers.support import REPO
 from waiver.model import SECTIONS, Policy, policy_key
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.policy.settings import Flags, effective

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import case_json, gate_args, load_report, run_gate
+from helpers.support import case_json, gate_args, load_report, run_gate
 from waiver.cli import main
 
 GREEN = '{"verdict": "clean", "blocked": false}'

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from init_support import (
+from helpers.init_support import (
     BIN,
     FILES,
     WAIVER_REF,
@@ -32,7 +32,7 @@ from init_support import (
     installed_from_github,
     workflow_inputs,
 )
-from support import REPO, git
+from helpers.support import REPO, git
 from waiver.cli import main
 
 LIBRARY = "def add(a, b):\n    return a + b\n"

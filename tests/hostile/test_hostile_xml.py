@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from hostile_support import GOOD_CASE, Repo, Run
-from junit_support import junit
+from helpers.hostile_support import GOOD_CASE, Repo, Run
+from helpers.junit_support import junit
 
 XXE_FILE = """<?xml version="1.0"?>
 <!DOCTYPE testsuites [<!ENTITY xxe SYSTEM "file://{secret}">]>

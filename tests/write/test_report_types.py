@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from support import SCHEMA
+from helpers.support import SCHEMA
 from waiver.model import BaseMeaning, TestClass
 from waiver.write import report_types
 

@@ -10,7 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from support import REPO, check_golden, gate_args, git, load_report, report_document, write_big_run
+from helpers.support import (
+    REPO,
+    check_golden,
+    gate_args,
+    git,
+    load_report,
+    report_document,
+    write_big_run,
+)
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.write.budget import LIST_CAP

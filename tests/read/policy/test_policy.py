@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from junit_support import case, junit
-from support import REPO, gate_args, git, load_report
+from helpers.junit_support import case, junit
+from helpers.support import REPO, gate_args, git, load_report
 from waiver.cli import main
 from waiver.model import Policy, policy_key
 
