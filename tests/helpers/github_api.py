@@ -1,8 +1,8 @@
 """A local stand-in for the GitHub REST API endpoints waiver uses, on 127.0.0.1: a pull
 request's reviews and commits (paginated with `Link` headers, as the API does), a
 collaborator's permission, a pull request and the pull requests of a commit, an issue's
-comments, which it lets be created and edited, and commit statuses, which it records. Tests set what it answers and read
-what it was asked."""
+comments, which it lets be created and edited, commit statuses, which it records, and the
+repository's workflow runs. Tests set what it answers and read what it was asked."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ class Answers:
     comments: list[dict[str, Any]] = field(default_factory=list)
     writes: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
     statuses: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
+    runs: list[dict[str, Any]] = field(default_factory=list)  # the repository's workflow runs
 
 
 def comment(comment_id: int, login: str, body: str) -> dict[str, Any]:
@@ -141,6 +142,7 @@ class _Handler(BaseHTTPRequestHandler):
             "commits": answers.commits,
             "comments": answers.comments,
             "pulls": answers.commit_pulls,
+            "runs": answers.runs,
         }
         items = lists.get(segments[-1])
         if items is None:
@@ -153,7 +155,11 @@ class _Handler(BaseHTTPRequestHandler):
         if page * size < len(items):
             host = answers.next_host or f"127.0.0.1:{self.server.server_address[1]}"
             link = f'<http://{host}{parts.path}?per_page=100&page={page + 1}>; rel="next"'
-        self._send(200, json.dumps(chunk).encode(), link)
+        # The runs endpoint wraps its page in an object, as GitHub's does.
+        body = (
+            {"total_count": len(items), "workflow_runs": chunk} if segments[-1] == "runs" else chunk
+        )
+        self._send(200, json.dumps(body).encode(), link)
 
 
 @contextmanager
