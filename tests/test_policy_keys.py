@@ -186,8 +186,6 @@ def test_a_flag_wins_over_the_file(name: str) -> None:
     }[name]
     file = parse_policy(b"min_replays: 3\nfixtures: [y]\nregistry: q\nlimits: {}\n", "w.yml")
     settings = effective(file, Flags(**{name: given}), ".")
+    paths = {f.name: policy_key(f).name(f.name) for f in fields(Policy)}
     assert getattr(settings.policy, name) == given
-    assert (
-        settings.sources[policy_key(next(f for f in fields(Policy) if f.name == name)).name(name)]
-        == "flag"
-    )
+    assert settings.sources[paths[name]] == "flag"

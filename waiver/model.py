@@ -161,11 +161,13 @@ class Key:
 
 
 def _key(default: T, description: str, schema: Mapping[str, object], **more: Any) -> T:
+    """A field of `Policy` with its default, declared as a key of waiver.yml."""
     declared = Key(description, schema, **more)
     return field(default=default, metadata={"key": declared})
 
 
 def policy_key(policy_field: Field[object]) -> Key:
+    """The `Key` a field of `Policy` (from `dataclasses.fields`) was declared with."""
     key: Key = policy_field.metadata["key"]
     return key
 
