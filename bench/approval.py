@@ -34,10 +34,10 @@ sys.path.insert(0, str(BENCH.parent / "tests"))
 
 from sections import APPROVAL, write_section  # noqa: E402
 
-from change_support import add_a_test  # noqa: E402  (the tests' machinery, on the path above)
-from github_api import Answers, github_api, review  # noqa: E402
-from support import git  # noqa: E402
-from workflow_support import (  # noqa: E402
+from helpers.change_support import add_a_test  # noqa: E402  (the tests' machinery, on the path above)
+from helpers.github_api import Answers, github_api, review  # noqa: E402
+from helpers.support import git  # noqa: E402
+from helpers.workflow_support import (  # noqa: E402
     WAIVER_REPOSITORY,
     Repositories,
     commit_all,

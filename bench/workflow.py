@@ -1,7 +1,7 @@
 """Measure what the reusable workflow's harness restore costs, under act, in one run.
 
 The reusable workflow runs end to end under act (jobs on this machine, stand-ins for
-what needs github.com; see tests/workflow_support.py) on a comment-only change to the
+what needs github.com; see tests/helpers/workflow_support.py) on a comment-only change to the
 bundled example: properties, 5 replays by 2 shards, 3 base replays by 2 shards, the gate.
 It is run with `harness-from-base: true` (the default: every replay job checks waiver out
 and restores the base commit's harness from waiver's image) and `false` (no waiver in the
@@ -34,7 +34,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent / "tests"))
 
-from workflow_support import (  # noqa: E402  (the tests' act machinery, on the path above)
+from helpers.workflow_support import (  # noqa: E402  (the tests' act machinery, on the path above)
     Repositories,
     WorkflowRun,
     commit_all,

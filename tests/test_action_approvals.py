@@ -1,4 +1,4 @@
-"""The action's reviews step under the simulated runner (tests/action_support.py): the
+"""The action's reviews step under the simulated runner (tests/helpers/action_support.py): the
 reviews are read with the token in a step of their own, and the gate's container, which
 has neither network nor token, judges the file that step wrote."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from action_support import TOKEN, Runner, Simulation, checked_out, outcomes, simulate
-from github_api import Answers, commit, github_api, review
-from support import load_report
+from helpers.action_support import TOKEN, Runner, Simulation, checked_out, outcomes, simulate
+from helpers.github_api import Answers, commit, github_api, review
+from helpers.support import load_report
 
 
 @pytest.fixture

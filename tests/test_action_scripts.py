@@ -3,7 +3,7 @@
 The steps of action.yml run as the runner would run them: each `run:` with bash, with the
 step's `env:` (expressions evaluated) and fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
 files; `if:` conditions honoured; the upload-artifact step recorded as an upload. `docker`
-is tests/fake_docker.py, which runs the real entry point with only what the script hands
+is tests/helpers/fake_docker.py, which runs the real entry point with only what the script hands
 the container. tests/container/test_act.py runs the action under a real runner (act);
 this simulation keeps what act cannot run here: a failed build or container start, image
 pulls that fail, hostile inputs, and every check without a Docker engine.
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from action_support import (
+from helpers.action_support import (
     EXAMPLE_INPUTS,
     TOKEN,
     Runner,
@@ -28,9 +28,9 @@ from action_support import (
     outcomes,
     simulate,
 )
-from chat_server import reply, running_chat_server
-from fake_docker import BUILT_ID, image_id
-from support import REPO, ROUND_TRIP, load_report
+from helpers.chat_server import reply, running_chat_server
+from helpers.fake_docker import BUILT_ID, image_id
+from helpers.support import REPO, ROUND_TRIP, load_report
 
 
 @pytest.fixture

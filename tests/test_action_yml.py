@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 import waiver
-from support import REPO
+from helpers.support import REPO
 from waiver.cli import build_parser
 from waiver.github.action_inputs import GATE_INPUTS, gate_argv, input_variable
 

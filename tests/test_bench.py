@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 HEADER = (
     "| T | XML (MB) | reader | wall median (s) | min-max (s) | x floor | CPU median (s) "
@@ -117,6 +119,7 @@ def run_bench(tmp_path: Path, script: str, *args: str) -> str:
     return out.read_text()
 
 
+@pytest.mark.slow
 def test_the_freeze_benchmark_writes_its_section_with_a_ratio_per_command(tmp_path: Path) -> None:
     written = run_bench(
         tmp_path,
@@ -146,6 +149,7 @@ def test_the_harness_benchmark_writes_a_row_per_plugin_count(tmp_path: Path) -> 
     assert rows == [("40", "6"), ("80", "10")]
 
 
+@pytest.mark.slow
 def test_the_edited_test_benchmark_writes_a_row_per_gate_run(tmp_path: Path) -> None:
     written = run_bench(
         tmp_path,

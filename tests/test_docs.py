@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support import REPO, check_caller_workflow, first_caller_workflow
+from helpers.support import REPO, check_caller_workflow, first_caller_workflow
 from waiver.cli import build_parser
 
 DOCS = sorted((REPO / "docs").glob("*.md"))

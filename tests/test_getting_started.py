@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support import EMPTY, EXAMPLE, REPO, ROUND_TRIP, classes, load_report
+from helpers.support import EMPTY, EXAMPLE, REPO, ROUND_TRIP, classes, load_report
 
 GUIDE = (REPO / "docs" / "getting-started.md").read_text()
 SECTION = GUIDE.split("## Set up your own repository", 1)[1].split("\n## ", 1)[0]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import (
+from helpers.support import (
     EMPTY,
     EMPTY_FAILURE,
     KNOWN,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support import git, run_gate, run_pytest
+from helpers.support import git, run_gate, run_pytest
 from waiver.cli import main
 
 WARNING = (

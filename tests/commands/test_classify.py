@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from support import case_json, classes, load_report
+from helpers.support import case_json, classes, load_report
 from waiver.cli import main
 
 ROUND_TRIP = "tests/assertions/test_parse.py::test_round_trip"

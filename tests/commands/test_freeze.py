@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from support import EMPTY, KNOWN, NOW, ROUND_TRIP, run_gate
+from helpers.support import EMPTY, KNOWN, NOW, ROUND_TRIP, run_gate
 from waiver.cli import main
 
 LATER = "2026-12-02T13:00:00+00:00"

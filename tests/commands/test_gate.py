@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import case_json, gate_args, load_report, run_gate
+from helpers.support import case_json, gate_args, load_report, run_gate
 from waiver.cli import main
 
 GREEN = '{"verdict": "clean", "blocked": false}'
@@ -220,7 +220,7 @@ def test_an_internal_error_after_the_report_was_written_removes_it(
         raise RuntimeError("a bug in the terminal renderer")
 
     # The one stand-in in this file: an internal error is a bug, which no real input makes.
-    monkeypatch.setattr("waiver.command_support.render_terminal", broken)
+    monkeypatch.setattr("waiver.commands.support.render_terminal", broken)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     out = example / "waiver.json"
     assert main(gate_args(example)) == 3

@@ -9,6 +9,8 @@ workflow passes.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shlex
 import shutil
@@ -19,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from init_support import (
+from helpers.init_support import (
     BIN,
     FILES,
     WAIVER_REF,
@@ -30,7 +32,7 @@ from init_support import (
     installed_from_github,
     workflow_inputs,
 )
-from support import REPO, git
+from helpers.support import REPO, git
 from waiver.cli import main
 
 LIBRARY = "def add(a, b):\n    return a + b\n"
@@ -130,18 +132,27 @@ def plugin(root: Path) -> Path:
 LAYOUTS: dict[str, Callable[[Path], Path]] = {"flat": flat, "src": src, "plugin": plugin}
 
 
-@pytest.fixture(scope="module", params=list(LAYOUTS))
-def initialised(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The layout with init's files, committed as the base."""
+# The quick suite inits the flat layout; the other two, each with two pytest collections
+# more per init, are slow.
+@pytest.fixture(
+    scope="module",
+    params=["flat", *(pytest.param(name, marks=pytest.mark.slow) for name in ("src", "plugin"))],
+)
+def initialised(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str]:
+    """The layout with init's files, committed as the base, and what init printed."""
     root = LAYOUTS[request.param](tmp_path_factory.mktemp(request.param))
-    assert init(root) == 0
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert init(root) == 0
     (root / ".gitignore").write_text("reports/\nwaiver.json\n.hypothesis/\n__pycache__/\n")
-    return commit_as_base(root)
+    return commit_as_base(root), printed.getvalue()
 
 
 @pytest.fixture
-def change(initialised: Path, tmp_path: Path) -> tuple[Path, str]:
-    return copy_to_change(initialised, tmp_path)
+def change(initialised: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:
+    return copy_to_change(initialised[0], tmp_path)
 
 
 @pytest.mark.slow
@@ -469,23 +480,21 @@ def test_the_install_step_takes_the_test_extra_and_a_group_that_includes_another
     ) in capsys.readouterr().out
 
 
-def printed_refresh(root: Path, capsys: pytest.CaptureFixture[str], command: str) -> str:
-    """The refresh command a forced init prints for the file that `command` writes."""
-    capsys.readouterr()
-    assert init(root, "--force") == 0
+def printed_refresh(printed: str, command: str) -> str:
+    """The refresh command init printed for the file that `command` writes."""
     [refresh] = [
         line.removeprefix("  refresh: ")
-        for line in capsys.readouterr().out.splitlines()
+        for line in printed.splitlines()
         if line.startswith(f"  refresh: {command}")
     ]
     return refresh
 
 
 def test_the_printed_lock_refresh_writes_the_same_lock(
-    change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+    change: tuple[Path, str], initialised: tuple[Path, str]
 ) -> None:
     root, _ = change
-    refresh = printed_refresh(root, capsys, "waiver lock ")
+    refresh = printed_refresh(initialised[1], "waiver lock ")
     written = (root / "fixture.lock").read_bytes()
     (root / "fixture.lock").unlink()
     cwd = os.getcwd()
@@ -522,11 +531,11 @@ def test_without_flags_a_waiver_not_installed_from_github_is_a_usage_error(
 
 @pytest.mark.slow
 def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
-    change: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+    change: tuple[Path, str], initialised: tuple[Path, str]
 ) -> None:
     """The ids init takes from pytest's collection are the ids the gate reads from JUnit."""
     root, _ = change
-    refresh = printed_refresh(root, capsys, "scratch=")
+    refresh = printed_refresh(initialised[1], "scratch=")
     collected = (root / "known-tests.txt").read_text()
     (root / "known-tests.txt").unlink()
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from red_green_support import ERRORED, GREEN, KNOWN, PYTEST, RED, base_and_change
-from support import git
+from helpers.red_green_support import ERRORED, GREEN, KNOWN, PYTEST, RED, base_and_change
+from helpers.support import git
 from waiver.cli import main
 from waiver.commands.red_green import parse_shard, shard_of, with_tests
 from waiver.errors import UsageError

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from replay_support import gate_here, pytest_words, write_repo
-from support import REPO, classes, git, load_report
+from helpers.replay_support import gate_here, pytest_words, write_repo
+from helpers.support import REPO, classes, git, load_report
 from waiver.cli import main
 from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from support import git, write_tree
+from helpers.support import git, write_tree
 from waiver.cli import main
 
 SCRIPT = "#!/bin/sh\nexec npx jest --ci --reporters=jest-junit\n"

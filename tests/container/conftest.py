@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from act_support import act_missing_reason
+from helpers.act_support import act_missing_reason
 
 
 @pytest.fixture(scope="session")

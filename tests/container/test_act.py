@@ -1,5 +1,5 @@
 """The composite action under a real runner: nektos/act, with jobs on this machine
-(tests/act_support.py).
+(tests/helpers/act_support.py).
 
 A copy of the bundled example is the repository under test; its base commit is the pull
 request's base. The fallback build uses the local Debian base through the `base-image`
@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from act_support import ActRun, install_action, pull_request_event, uploaded
-from act_support import run_act as act
-from docker_support import BASE, DOCKER, build_image
-from support import (
+from helpers.act_support import ActRun, install_action, pull_request_event, uploaded
+from helpers.act_support import run_act as act
+from helpers.docker_support import BASE, DOCKER, build_image
+from helpers.support import (
     EMPTY,
     KNOWN,
     REPO,

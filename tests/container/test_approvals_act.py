@@ -1,5 +1,5 @@
-"""The approval path end to end, under act (tests/act_support.py): the action reads the
-pull request's reviews from a stand-in of the REST API on 127.0.0.1 (tests/github_api.py)
+"""The approval path end to end, under act (tests/helpers/act_support.py): the action reads the
+pull request's reviews from a stand-in of the REST API on 127.0.0.1 (tests/helpers/github_api.py)
 in its own step, and the gate, in its container without network or token, counts them.
 
 The change fixes the example's bug, adds a registered test and edits a known one: without
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from act_support import ActRun, install_action, run_act, uploaded
-from change_support import NEW, add_a_test, commit_base, commit_change, replay_and_gate
-from docker_support import BASE
-from github_api import Answers, commit, github_api, review
-from support import EMPTY, KNOWN, git
+from helpers.act_support import ActRun, install_action, run_act, uploaded
+from helpers.change_support import NEW, add_a_test, commit_base, commit_change, replay_and_gate
+from helpers.docker_support import BASE
+from helpers.github_api import Answers, commit, github_api, review
+from helpers.support import EMPTY, KNOWN, git
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 

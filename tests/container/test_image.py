@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from docker_support import DOCKER, build_image, docker_missing_reason
-from support import (
+from helpers.docker_support import DOCKER, build_image, docker_missing_reason
+from helpers.support import (
     EMPTY,
     KNOWN,
     REPO,

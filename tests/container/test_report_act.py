@@ -1,13 +1,13 @@
 """The report workflow (.github/workflows/waiver-report.yml) end to end under act, on a
 `workflow_run` event shaped as a fork's: it names no pull request, so the pull request is
-found by its head commit through a stand-in of the REST API (tests/github_api.py). The
+found by its head commit through a stand-in of the REST API (tests/helpers/github_api.py). The
 base commit holds the gate's caller, so the run whose reports are judged can be the base's
 own gate workflow's, or, as a change would have it, another.
 
 The change fixes the example's bug, adds a registered test and edits a known one, so both
 block until a maintainer approves the head. The triggering run's reports are replays made
 here beforehand, in the artifact folder the download stand-in reads
-(tests/workflow_support.py). The checkout stand-in serves refs/pull/7/merge, a merge of
+(tests/helpers/workflow_support.py). The checkout stand-in serves refs/pull/7/merge, a merge of
 the head into the base, as GitHub does.
 """
 
@@ -21,17 +21,17 @@ from typing import Any
 
 import pytest
 
-from change_support import add_a_test, replay_and_gate
-from github_api import Answers, comment, github_api, review
-from support import git
-from waiver.github.comment import MARKER
-from workflow_support import (
+from helpers.change_support import add_a_test, replay_and_gate
+from helpers.github_api import Answers, comment, github_api, review
+from helpers.support import git
+from helpers.workflow_support import (
     DEMO_REPOSITORY,
     WAIVER_REPOSITORY,
     Repositories,
     commit_all,
     run_report,
 )
+from waiver.github.comment import MARKER
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 

@@ -1,7 +1,7 @@
 """The reusable workflow end to end under act, for a pull request on the example.
 
 Each scenario is one act run (properties, 5 replays by 2 shards, 3 base replays by 2
-shards, gate), made once per module and read by the tests below it; tests/workflow_support.py
+shards, gate), made once per module and read by the tests below it; tests/helpers/workflow_support.py
 says what stands in for github.com. Every run shares one pair of repositories: waiver
 (this checkout's files) and the example at its base commit; a scenario adds its change
 as one commit on a clone.
@@ -16,9 +16,16 @@ from typing import Any
 
 import pytest
 
-from docker_support import docker_missing_reason
-from support import EMPTY, KNOWN, ROUND_TRIP, classes
-from workflow_support import ACT, Repositories, WorkflowRun, commit_all, demo_inputs, run_workflow
+from helpers.docker_support import docker_missing_reason
+from helpers.support import EMPTY, KNOWN, ROUND_TRIP, classes
+from helpers.workflow_support import (
+    ACT,
+    Repositories,
+    WorkflowRun,
+    commit_all,
+    demo_inputs,
+    run_workflow,
+)
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 

@@ -30,7 +30,7 @@ from xml.etree.ElementTree import ParseError
 import pytest
 from junitparser import Error, Failure, JUnitXmlError, Skipped, TestCase, xunit2
 
-from support import gate_args, load_report
+from helpers.support import gate_args, load_report
 from waiver.cli import main
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit.producer import guess_producer

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from junit_support import suite
+from helpers.junit_support import suite
 from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.junit.replay import Limits, Tally, read_replay, read_single

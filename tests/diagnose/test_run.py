@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from chat_server import Answer, ChatServer, reply, running_chat_server
-from support import REPO, case_json
+from helpers.chat_server import Answer, ChatServer, reply, running_chat_server
+from helpers.support import REPO, case_json
 from waiver.cli import main
 from waiver.diagnose.reply_guard import Accepted, Dropped, guard
 from waiver.diagnose.run import INSTRUCTION, NOTICE

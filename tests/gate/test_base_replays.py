@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from support import (
+from helpers.support import (
     EMPTY,
     KNOWN,
     REPO,

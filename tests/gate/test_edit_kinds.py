@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from junit_support import case, junit
-from support import gate_args, git, load_report
+from helpers.junit_support import case, junit
+from helpers.support import gate_args, git, load_report
 from waiver.cli import main
 
 MODULE = "tests/test_calc.py"

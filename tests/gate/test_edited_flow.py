@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from change_support import commit_base, commit_change, replay_and_gate
-from support import EMPTY, KNOWN, ROUND_TRIP, classes
+from helpers.change_support import commit_base, commit_change, replay_and_gate
+from helpers.support import EMPTY, KNOWN, ROUND_TRIP, classes
 
 pytestmark = pytest.mark.slow
 TEST = "tests/assertions/test_slug.py"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from change_support import commit_base, fix_slugify
-from support import git, load_report, replay_example, run_gate
+from helpers.change_support import commit_base, fix_slugify
+from helpers.support import git, load_report, replay_example, run_gate
 
 pytestmark = pytest.mark.slow
 

@@ -13,16 +13,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from support import report_document
-from waiver.approval import ReviewFacts
-from waiver.decide import decide
+from helpers.support import report_document
+from waiver.decide.approval import ReviewFacts
+from waiver.decide.decision import decide
+from waiver.decide.red_green import BaseRun, RedGreenEvidence
 from waiver.errors import InputError
 from waiver.gate.red_green import annotate, read_evidence, with_red_green
 from waiver.github.comment import render_comment
-from waiver.model import Admission, Case, Decision, Evidence, Policy
+from waiver.model import Admission, Case, Decision, Evidence, Policy, RedGreenOutcome
 from waiver.read.red_green import parse_red_green
 from waiver.read.trusted.protected import FromWorkingTree
-from waiver.red_green import BaseRun, RedGreenEvidence, RedGreenOutcome
 from waiver.write.escape import md_code
 from waiver.write.report import row_json
 from waiver.write.report_types import report_of

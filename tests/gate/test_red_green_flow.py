@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from change_support import commit_base, commit_change, fix_slugify, replay_and_gate
-from red_green_support import approvals_file
-from support import gate_args, git, load_report
+from helpers.change_support import commit_base, commit_change, fix_slugify, replay_and_gate
+from helpers.red_green_support import approvals_file
+from helpers.support import gate_args, git, load_report
 from waiver.cli import main
 
 pytestmark = pytest.mark.slow

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from support import (
+from helpers.support import (
     EMPTY,
     KNOWN,
     ROUND_TRIP,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from github_api import (
+from helpers.github_api import (
     HEAD,
     Answers,
     comment,
@@ -19,7 +19,7 @@ from github_api import (
     github_api,
     use_environment,
 )
-from support import ROUND_TRIP, run_gate
+from helpers.support import ROUND_TRIP, run_gate
 from waiver.cli import main
 from waiver.github.comment import LIMIT, MARKER, render_comment
 from waiver.github.pulls import post_comment

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from support import REPO, check_caller_workflow
+from helpers.support import REPO, check_caller_workflow
 
 WORKFLOWS = REPO / ".github" / "workflows"
 REPORT = yaml.safe_load((WORKFLOWS / "waiver-report.yml").read_text())

@@ -1,6 +1,6 @@
 """The reusable workflow's own steps: where waiver comes from, and what runs before the change.
 
-Shell steps run with bash as a Linux runner runs them; `docker` is tests/fake_docker.py,
+Shell steps run with bash as a Linux runner runs them; `docker` is tests/helpers/fake_docker.py,
 which runs the real `python -m waiver ...` with only what the script hands the container.
 tests/container/test_workflow_act.py runs the whole workflow under act.
 """
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import (
+from helpers.support import (
     EXAMPLE,
     REPO,
     check_caller_workflow,
@@ -245,11 +245,11 @@ def test_no_replay_or_base_replay_job_runs_unless_the_fixtures_match() -> None:
 
 @pytest.fixture
 def fake_docker(tmp_path: Path) -> tuple[Path, Path]:
-    """(a bin folder whose `docker` is tests/fake_docker.py, the log of its calls)."""
+    """(a bin folder whose `docker` is tests/helpers/fake_docker.py, the log of its calls)."""
     folder = tmp_path / "bin"
     folder.mkdir()
     (folder / "docker").write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "fake_docker.py"}" "$@"\n'
+        f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "helpers" / "fake_docker.py"}" "$@"\n'
     )
     (folder / "docker").chmod(0o755)
     log = tmp_path / "docker.jsonl"

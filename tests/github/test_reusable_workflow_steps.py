@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from replay_support import gate_here, pytest_words, write_repo
-from support import REPO, classes, load_report
+from helpers.replay_support import gate_here, pytest_words, write_repo
+from helpers.support import REPO, classes, load_report
 from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 
 WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"

@@ -9,10 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from github_api import HEAD, Answers, environment, fork_answers, github_api, review, use_environment
-from support import read_github_output
-from waiver.approval import count_approvals
+from helpers.github_api import (
+    HEAD,
+    Answers,
+    environment,
+    fork_answers,
+    github_api,
+    review,
+    use_environment,
+)
+from helpers.support import read_github_output
 from waiver.cli import main
+from waiver.decide.approval import count_approvals
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
 from waiver.read.approvals import review_data

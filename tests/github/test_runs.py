@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from github_api import HEAD, Answers, environment, github_api
-from support import read_github_output
+from helpers.github_api import HEAD, Answers, environment, github_api
+from helpers.support import read_github_output
 from waiver.cli import main
 from waiver.github.runs import workflow_path
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from github_api import HEAD, Answers, environment, github_api, use_environment
-from support import KNOWN, load_report, run_gate
+from helpers.github_api import HEAD, Answers, environment, github_api, use_environment
+from helpers.support import KNOWN, load_report, run_gate
 from waiver.cli import main
 from waiver.github.rest import ApiFailed
 from waiver.github.status import post_status, status_of

@@ -20,7 +20,7 @@ import cmarkgfm  # type: ignore[import-untyped]
 import pytest
 from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
 
-from support import (
+from helpers.support import (
     EMPTY,
     KNOWN,
     REPO,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import REPO, read_github_output
+from helpers.support import REPO, read_github_output
 
 WORKFLOW = yaml.safe_load((REPO / ".github" / "workflows" / "waiver-gate.yml").read_text())
 RESTORE = "Restore the base commit's test harness"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile_support import Repo, Run, make_runner
+from helpers.hostile_support import Repo, Run, make_runner
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hostile_support import Repo, Run
+from helpers.hostile_support import Repo, Run
 from waiver.cli import main
 
 ESCAPING = [

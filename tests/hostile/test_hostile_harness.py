@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from hostile_support import Repo, Run
-from support import git
+from helpers.hostile_support import Repo, Run
+from helpers.support import git
 from waiver.cli import main
 
 NESTED = "x = " + "[" * 500 + "\n"

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from hostile_support import Repo, Run
+from helpers.hostile_support import Repo, Run
 
 DIGEST = "0" * 64
 

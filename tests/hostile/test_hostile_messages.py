@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hostile_support import GOOD_CASE, Repo, Run
-from junit_support import junit
+from helpers.hostile_support import GOOD_CASE, Repo, Run
+from helpers.junit_support import junit
 from waiver.cli import main
 from waiver.write.escape import log_line, runner_inert_json
 

@@ -10,9 +10,9 @@ from xml.sax.saxutils import escape, quoteattr
 import pytest
 from markdown_it import MarkdownIt
 
-from hostile_support import GOOD_CASE, Repo, Run
-from junit_support import junit
-from support import load_report
+from helpers.hostile_support import GOOD_CASE, Repo, Run
+from helpers.junit_support import junit
+from helpers.support import load_report
 from waiver.read.junit.stream import ELLIPSIS, MAX_MESSAGE_CHARS
 
 NAMES = {

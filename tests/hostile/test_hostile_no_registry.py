@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hostile_support import Repo, Run
-from junit_support import junit
+from helpers.hostile_support import Repo, Run
+from helpers.junit_support import junit
 from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 
 GOOD = '<testcase classname="suite.Good" name="test_ok"/>'

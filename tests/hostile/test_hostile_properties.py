@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from hostile_support import GOOD_CASE, Repo, Run
-from junit_support import junit
-from support import gate_args, load_report
+from helpers.hostile_support import GOOD_CASE, Repo, Run
+from helpers.junit_support import junit
+from helpers.support import gate_args, load_report
 from waiver.cli import main
 
 HOLDS = '<testcase classname="props" name="holds"/>'

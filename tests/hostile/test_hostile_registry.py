@@ -7,7 +7,7 @@ import json
 import pytest
 
 import waiver.read.registry
-from hostile_support import Repo, Run
+from helpers.hostile_support import Repo, Run
 from waiver.read.registry import BLOCK_BYTES, match_registry, registry_blocks
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hostile_support import GOOD_CASE, Repo, Run
-from junit_support import junit
+from helpers.hostile_support import GOOD_CASE, Repo, Run
+from helpers.junit_support import junit
 
 FAILING = '<testcase classname="suite.Bad" name="test_red"><failure message="no"/></testcase>'
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from hostile_support import Repo, Run
-from junit_support import junit
+from helpers.hostile_support import Repo, Run
+from helpers.junit_support import junit
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from hostile_support import GOOD_CASE, Repo, Run
-from junit_support import junit
+from helpers.hostile_support import GOOD_CASE, Repo, Run
+from helpers.junit_support import junit
 
 XXE_FILE = """<?xml version="1.0"?>
 <!DOCTYPE testsuites [<!ENTITY xxe SYSTEM "file://{secret}">]>
@@ -90,6 +90,7 @@ def test_a_hostile_property_report_is_exit_2_naming_the_file(
     assert report["error"]["source"] == str(repo.root / "properties.xml")
 
 
+@pytest.mark.slow
 def test_a_12_mb_attribute_and_text_node_are_read(repo: Repo, run_gate: Run) -> None:
     huge = "x" * (12 << 20)
     for replay in range(1, 6):

@@ -10,7 +10,7 @@ import pytest
 
 import waiver.read.junit.replay
 import waiver.read.junit.replay_set
-from hostile_support import Repo, Run
+from helpers.hostile_support import Repo, Run
 from waiver.read.junit.replay import Limits, ReplayCases
 from waiver.read.junit.replay_set import read_replays
 from waiver.read.junit.testid import TestIdRule

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from init_support import (
+from helpers.init_support import (
     BIN,
     commit_as_base,
     copy_to_change,
@@ -26,7 +26,7 @@ from init_support import (
     installed_from_github,
     workflow_inputs,
 )
-from support import REPO, git, write_tree
+from helpers.support import REPO, git, write_tree
 from waiver.cli import main
 from waiver.init.layout import find_layout
 from waiver.init.suite_commands import registry_refresh

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from node_support import node_install
+from helpers.node_support import node_install
 
 
 @pytest.fixture(scope="session")

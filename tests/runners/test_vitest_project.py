@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from node_support import (
+from helpers.node_support import (
     Project,
     classes,
     drifted,

@@ -7,10 +7,9 @@ from typing import Any
 
 import pytest
 
-from support import SCHEMA
-from waiver.model import BaseMeaning, TestClass
+from helpers.support import SCHEMA
+from waiver.model import BaseMeaning, RedGreenOutcome, TestClass
 from waiver.read.definitions.findings import KINDS
-from waiver.red_green import RedGreenOutcome
 from waiver.write import report_types
 
 # Each type, and the place of its object in the schema.

@@ -10,7 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from support import REPO, check_golden, gate_args, git, load_report, report_document, write_big_run
+from helpers.support import (
+    REPO,
+    check_golden,
+    gate_args,
+    git,
+    load_report,
+    report_document,
+    write_big_run,
+)
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.write.budget import LIST_CAP
@@ -90,6 +98,7 @@ def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_20000_test_run_has_a_summary_of_a_few_kilobytes(clean_run: Path) -> None:
     summary = (clean_run / "summary.md").read_text()
     assert len(summary.encode("utf-8")) < 50_000

@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 
-from waiver.command_support import add_policy_flags, now_of, print_verdict
-from waiver.decide import check_policy, decide
+from waiver.commands.support import add_policy_flags, now_of, print_verdict
+from waiver.decide.decision import check_policy, decide
 from waiver.github.workflow import is_step_summary
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.files import read_small

@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from waiver.command_support import moment, now_of
-from waiver.decide import ACCOUNTABLE, DUPLICATE, check_policy, record_void_reason
+from waiver.commands.support import moment, now_of
+from waiver.decide.decision import ACCOUNTABLE, DUPLICATE, check_policy, record_void_reason
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.model import BaseMeaning, FreezeRecord, Policy, TestClass
 from waiver.read.files import read_small

@@ -9,7 +9,7 @@ import os
 import sys
 from datetime import datetime
 
-from waiver.command_support import add_policy_flags, now_of, print_verdict
+from waiver.commands.support import add_policy_flags, now_of, print_verdict
 from waiver.errors import InputError, UsageError
 from waiver.gate.options import GateOptions
 from waiver.gate.pipeline import error_json, flag_settings, run_gate

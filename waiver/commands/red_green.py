@@ -36,7 +36,7 @@ from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FILE, FOLDER, FileTree
 from waiver.read.waiver_json import read_report
-from waiver.runner import Progress, Runner
+from waiver.replay.runner import Progress, Runner
 from waiver.write.escape import log_line
 from waiver.write.restore import write_beneath
 

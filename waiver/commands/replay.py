@@ -27,7 +27,7 @@ from waiver.commands.restore_harness import HarnessSource, add_harness_source, t
 from waiver.errors import InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.read.lock.drift import LockPaths
-from waiver.runner import LiveProgress, Progress, Run, Runner
+from waiver.replay.runner import LiveProgress, Progress, Run, Runner
 from waiver.write.escape import log_line
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 

@@ -33,9 +33,9 @@ def trusted_harness(harness: HarnessSource, commit: str) -> TrustedHarness:
     trusted = GitRevision(harness.root, commit)
     policy_file = None if harness.config is None else read_policy(trusted, harness.config)
     settings = effective(policy_file, Flags(), harness.root)
-    runner = runner_named(settings.runner)
+    runner = runner_named(settings.policy.runner)
     return TrustedHarness(
-        harness.root, trusted, harness.lock, runner.harness(settings.harness, frozenset())
+        harness.root, trusted, harness.lock, runner.harness(settings.policy.harness, frozenset())
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import compress, filterfalse
 
-from waiver.decide import check_policy, decide
+from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.gate.context import fixtures_json
 from waiver.gate.evidence import build_cases, failed_property_cases
@@ -109,7 +109,7 @@ def classify_replays(
     committed = protected.committed()
     if registry is not None and committed is not None and skip is None:
         listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
-        edited = runner_named(settings.runner).edited(committed, listed)
+        edited = runner_named(settings.policy.runner).edited(committed, listed)
         findings = edit_findings(committed, edited)
         # A registered property test the change edited proves nothing by passing, wherever
         # it lives (a selected suite's modules are not locked): a row of its own, for review.
@@ -163,7 +163,7 @@ def _gate(
         if blocker is not None:
             early = Context(run_blockers=[blocker], approvals=approvals, provenance=provenance)
             return _untrusted_reports(settings, protected, early, now)
-    rule = runner_named(settings.runner).test_ids(options.root)
+    rule = runner_named(settings.policy.runner).test_ids(options.root)
     check_untracked(
         options.root,
         (options.reports, options.base_reports, options.properties, *options.red_green),
@@ -183,7 +183,9 @@ def _gate(
     if skip is not None and (settings.registry is None or not decision.rows):
         run_blockers.append(skipped_blocker(skip))
     committed = protected.committed()
-    reach_ins = [] if committed is None else runner_named(settings.runner).reach_ins(committed)
+    reach_ins = (
+        [] if committed is None else runner_named(settings.policy.runner).reach_ins(committed)
+    )
     if reach_ins:
         run_blockers.append(reach_in_blocker(reach_ins))
     if run_blockers:

@@ -11,17 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from waiver.approval import ReviewFacts
-from waiver.model import Decision, Policy, UnknownReason
+from waiver.decide.approval import ReviewFacts
+from waiver.decide.red_green import RedGreenEvidence, no_evidence, requires_red_green
+from waiver.model import Decision, Policy, RedGreenFinding, RedGreenOutcome, UnknownReason
 from waiver.read.red_green import read_shards
 from waiver.read.trusted.protected import ProtectedFiles
-from waiver.red_green import (
-    RedGreenEvidence,
-    RedGreenFinding,
-    RedGreenOutcome,
-    no_evidence,
-    requires_red_green,
-)
 
 REVIEWED = (UnknownReason.NEW, UnknownReason.EDITED)
 NOT_GIVEN = "no red-green replays were given (--red-green)"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from waiver.approval import ReviewFacts, count_approvals
+from waiver.decide.approval import ReviewFacts, count_approvals
 from waiver.errors import InputError
 from waiver.gate.options import GateOptions
 from waiver.github.rest import ApiFailed
@@ -82,7 +82,7 @@ def read_review(
     except (ApiFailed, Unusable) as error:
         report["problem"] = f"no approval is counted: {error}"
         return None, report
-    counted, refused = count_approvals(data, settings.approvers)
+    counted, refused = count_approvals(data, settings.policy.approvers)
     report["pull_request"] = data.number
     report["head"] = data.head_sha
     report["counted"] = [admission_json(approval) for approval in counted]

@@ -15,7 +15,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.approval import latest_reviews
+from waiver.decide.approval import latest_reviews
 from waiver.github.pulls import MERGE_GROUP, branches_of, current_head, queued_pull, run_pull
 from waiver.github.rest import Api, ApiFailed, HttpStatus, Opener, connect, read_event, urlopen
 from waiver.read.approvals import Unusable, parse_reviews

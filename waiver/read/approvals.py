@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.approval import Review, ReviewData
+from waiver.decide.approval import Review, ReviewData
 from waiver.errors import InputError
 from waiver.read.files import read_small
 from waiver.read.jsonfile import parse_json

@@ -7,10 +7,10 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from waiver.decide.red_green import BaseRun
 from waiver.errors import InputError
 from waiver.read.files import read_small
 from waiver.read.jsonfile import parse_json
-from waiver.red_green import BaseRun
 
 MAX_RED_GREEN_BYTES = 64 << 20
 OUTCOMES_FILE = "red-green.json"

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime
 from itertools import compress, islice, repeat
 from json.encoder import encode_basestring_ascii
 from operator import attrgetter, is_, not_
+from typing import cast
 
 from waiver import __version__
 from waiver.model import (
@@ -20,13 +21,15 @@ from waiver.model import (
     Finding,
     FreezeProposal,
     FreezeRecord,
+    Policy,
+    RedGreenFinding,
     Row,
     Rows,
     TestClass,
     Verdict,
+    policy_key,
 )
-from waiver.read.policy.settings import NO_REGISTRY, Settings
-from waiver.red_green import RedGreenFinding
+from waiver.read.policy.settings import Settings
 from waiver.write import report_types
 
 SCHEMA_VERSION = 2
@@ -128,33 +131,24 @@ def admission_json(admission: Admission) -> report_types.AdmittedBy:
 
 
 def policy_json(settings: Settings) -> Json:
-    """The effective policy, and for each value whether it is the default, from the file or a flag."""
-    policy = settings.policy
-    return {
-        "min_replays": policy.min_replays,
-        "freeze_hours": policy.freeze_hours,
-        "max_freeze_hours": policy.max_freeze_hours,
-        "strict": list(policy.strict),
-        "introduced_instability": policy.introduced_instability,
-        "freeze_requires": list(policy.freeze_requires),
-        "review_requires": list(policy.review_requires),
-        "fixtures": list(settings.fixtures),
-        "bindings": [
-            {"tests": list(binding.tests), "fixtures": list(binding.fixtures)}
-            for binding in settings.bindings
-        ],
-        "harness": list(settings.harness),
-        "property_suite": settings.property_suite,
-        "approvers": None if settings.approvers is None else list(settings.approvers),
-        "registry": NO_REGISTRY if settings.registry_none else settings.registry,
-        "freezes": settings.freezes,
-        "limits": {
-            "max_report_bytes": settings.limits.max_report_bytes,
-            "max_files_per_replay": settings.limits.max_files_per_replay,
-        },
-        "config": settings.config,
-        "sources": dict(settings.sources),
-    }
+    """The effective policy, and for each value whether it is the default, from the file or a flag.
+
+    One member per field of `Policy`, inside its section (`limits`) where it has one."""
+    document: Json = {}
+    for policy_field in fields(Policy):
+        name, section = policy_field.name, policy_key(policy_field).section
+        place = document if section is None else cast(Json, document.setdefault(section, {}))
+        place[name] = _plain(getattr(settings.policy, name))
+    return {**document, "config": settings.config, "sources": dict(settings.sources)}
+
+
+def _plain(value: object) -> object:
+    """A policy value as JSON: tuples become lists, and a `Binding` an object."""
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if is_dataclass(value) and not isinstance(value, type):
+        return {item.name: _plain(getattr(value, item.name)) for item in fields(value)}
+    return value
 
 
 def _header(now: datetime, verdict: Verdict, settings: Settings) -> Json:

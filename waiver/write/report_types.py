@@ -56,6 +56,7 @@ class Policy(TypedDict):
     bindings: Sequence[PolicyBinding]
     harness: Sequence[str]
     property_suite: Literal["folder", "selected"]
+    runner: Literal["pytest", "jest", "vitest", "mocha"]
     approvers: Sequence[str] | None
     registry: str | None
     freezes: str | None

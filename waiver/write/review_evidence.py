@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from waiver.red_green import OUTCOME_WORDS, RED_GREEN_POLICY, RedGreenOutcome
+from waiver.decide.red_green import OUTCOME_WORDS, RED_GREEN_POLICY
+from waiver.model import RedGreenOutcome
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code
 from waiver.write.report_types import EditedTest, Registry, Row, RowRedGreen

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
-from support import git, write_tree
+from helpers.support import git, write_tree
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.definitions.reach import module_stem, reached_modules
 from waiver.read.trusted.protected import Committed

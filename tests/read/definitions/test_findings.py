@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
-from support import git, write_tree
+from helpers.support import git, write_tree
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.definitions.findings import EditFinding, around, edit_findings, name_edits
 from waiver.read.definitions.scope import read_scope

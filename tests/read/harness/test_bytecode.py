@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from change_support import commit_base, commit_change, fix_slugify, replay_and_gate
-from support import classes, gate_args, git, load_report, replay_example, run_pytest
+from helpers.change_support import commit_base, commit_change, fix_slugify, replay_and_gate
+from helpers.support import classes, gate_args, git, load_report, replay_example, run_pytest
 from waiver.cli import main
 from waiver.write.terminal import render_terminal
 

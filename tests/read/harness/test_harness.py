@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from change_support import PASSING_HOOK
-from junit_support import case, suite
-from support import (
+from helpers.change_support import PASSING_HOOK
+from helpers.junit_support import case, suite
+from helpers.support import (
     EMPTY,
     EXAMPLE,
     ROUND_TRIP,

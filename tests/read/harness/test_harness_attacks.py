@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from change_support import (
+from helpers.change_support import (
     PASSING_HOOK,
     Patch,
     commit_base,
@@ -23,7 +23,7 @@ from change_support import (
     plugin,
     replay_and_gate,
 )
-from support import EMPTY, ROUND_TRIP, classes, git
+from helpers.support import EMPTY, ROUND_TRIP, classes, git
 from waiver.write.summary import render_summary
 from waiver.write.terminal import render_terminal
 

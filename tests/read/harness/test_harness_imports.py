@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from support import resolved, write_tree
+from helpers.support import resolved, write_tree
 from waiver.errors import InputError
 from waiver.read.harness.named import Harness
 from waiver.read.harness.plugin_names import module_plugins

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
-from support import git
+from helpers.support import git
 from waiver.read.harness.reach_in import (
     SHOWN,
     ReachIn,

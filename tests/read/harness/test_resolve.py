@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from support import git, resolved, write_tree
+from helpers.support import git, resolved, write_tree
 from waiver.errors import InputError
 from waiver.read.harness.listing import is_module_file
 from waiver.read.harness.named import Harness

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from junit_support import suite
+from helpers.junit_support import suite
 from waiver.read.junit.stream import ELLIPSIS, MAX_MESSAGE_CHARS, read_junit
 
 

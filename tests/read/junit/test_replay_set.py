@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from junit_support import case, suite
+from helpers.junit_support import case, suite
 from waiver.errors import InputError
 from waiver.read.junit.replay import Limits
 from waiver.read.junit.replay_set import ReplaySet, read_replays

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from junit_support import PASSING_PROPERTIES, case, junit
-from support import gate_args, write_tree
+from helpers.junit_support import PASSING_PROPERTIES, case, junit
+from helpers.support import gate_args, write_tree
 from waiver.cli import main
 
 PROJECT = {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from support import git, write_tree
+from helpers.support import git, write_tree
 from waiver.cli import main
 from waiver.read.harness.listing import walk
 from waiver.read.trusted.ignored import ignored_folders

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from support import EMPTY, KNOWN, ROUND_TRIP, classes, gate_args, git, load_report, run_gate
+from helpers.support import EMPTY, KNOWN, ROUND_TRIP, classes, gate_args, git, load_report, run_gate
 from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.lock.lock_file import lock_digest, parse_lock

@@ -34,6 +34,7 @@ from datetime import datetime
 from functools import cache
 
 from waiver.errors import InputError
+from waiver.model import Policy
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit.started import Started
 from waiver.read.junit.stream import FAIL, PASS, CaseFile, read_junit
@@ -41,6 +42,7 @@ from waiver.read.junit.testid import TestIdRule
 
 # How deep folders may nest inside a replay folder (run-<n>/a/b/… holds shards).
 MAX_SHARD_DEPTH = 8
+DEFAULT_POLICY = Policy()
 
 
 SEEN = 8  # any occurrence of the id in this replay, so a state is never 0 once seen
@@ -48,8 +50,10 @@ SEEN = 8  # any occurrence of the id in this replay, so a state is never 0 once 
 
 @dataclass(frozen=True)
 class Limits:
-    max_report_bytes: int = 512 << 20
-    max_files_per_replay: int = 10_000
+    """The caps of reading replays; the policy's `limits` (`waiver.model.Policy`) sets them."""
+
+    max_report_bytes: int = DEFAULT_POLICY.max_report_bytes
+    max_files_per_replay: int = DEFAULT_POLICY.max_files_per_replay
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from fnmatch import translate
 
 from waiver.errors import InputError
+from waiver.model import Binding
 from waiver.read.lock.lock_file import LockEntry, lock_digest
 from waiver.read.policy.globs import path_glob
-from waiver.read.policy.settings import Binding
 
 
 def _matcher(patterns: Sequence[str]) -> re.Pattern[str]:

@@ -91,13 +91,15 @@ def read_fixtures(
     """
     lock = parse_lock(protected.read(paths.lock, MAX_LOCK_BYTES), paths.lock)
     if settings.config is not None:
-        check_binding_patterns(settings.bindings, lock, settings.config)
-    harness = runner_named(settings.runner).harness(settings.harness, modules)
+        check_binding_patterns(settings.policy.bindings, lock, settings.config)
+    harness = runner_named(settings.policy.runner).harness(settings.policy.harness, modules)
     folder = fixtures_folder(paths.root, paths.fixtures) if settings.fixture_set else None
     locked_set = LockedSet(folder, harness)
     skipped = ignored_folders(paths.root, protected.revision)
     fixture_paths = (
-        [] if folder is None else scan_fixtures(paths.root, folder, settings.fixtures, skipped)
+        []
+        if folder is None
+        else scan_fixtures(paths.root, folder, settings.policy.fixtures, skipped)
     )
     harness_found = harness_in_tree(paths.root, harness, skipped)
     locked_paths = [entry.path for entry in lock]
@@ -111,7 +113,7 @@ def read_fixtures(
     committed = protected.committed()
     changes = [] if committed is None else committed_changes(committed, harness, lock)
     state = with_committed(hash_tree(paths.root, lock, found, paths.lock), lock, changes)
-    bound = FixtureBindings(settings.bindings, lock, state.tree, locked_set.shared)
+    bound = FixtureBindings(settings.policy.bindings, lock, state.tree, locked_set.shared)
     return Fixtures(
         lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set, tuple(changes)
     )
@@ -132,9 +134,9 @@ def lock_text(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
     skipped = ignored_folders(root, None)
-    runner = runner_named(settings.runner)
-    harness = harness_in_tree(root, runner.harness(settings.harness, modules), skipped)
+    runner = runner_named(settings.policy.runner)
+    harness = harness_in_tree(root, runner.harness(settings.policy.harness, modules), skipped)
     folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
-    found = [] if folder is None else scan_fixtures(root, folder, settings.fixtures, skipped)
+    found = [] if folder is None else scan_fixtures(root, folder, settings.policy.fixtures, skipped)
     check_globs_match(settings, folder, found, [path for path, _ in harness])
     return build_lock_text(root, None if folder is None else fixtures, found, harness)

@@ -58,5 +58,5 @@ def check_globs_match(
     def harness_matched(pattern: str) -> bool:
         return any(glob_names(pattern, path, name) for path, name in names)
 
-    _check(settings, "fixtures", settings.fixtures, fixture_matched, FIXTURES_HINT)
-    _check(settings, "harness", settings.harness, harness_matched, HARNESS_HINT)
+    _check(settings, "fixtures", settings.policy.fixtures, fixture_matched, FIXTURES_HINT)
+    _check(settings, "harness", settings.policy.harness, harness_matched, HARNESS_HINT)

@@ -10,29 +10,28 @@ against the schema (`schema_problems`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import fields, replace
 from typing import Any, cast
 
 from waiver.errors import InputError
+from waiver.model import NO_REGISTRY, Key, Policy, policy_key
 from waiver.read.files import split_relative
 from waiver.read.policy.globs import check_glob
 from waiver.read.policy.schema_problems import problem_lines, validator
-from waiver.read.policy.settings import DEFAULT_POLICY, NO_REGISTRY, Binding, PolicyFile
+from waiver.read.policy.settings import DEFAULT_POLICY, PolicyFile
 from waiver.read.policy.strict_yaml import load_yaml
 from waiver.read.trusted.protected import ProtectedFiles
 
 MAX_CONFIG_BYTES = 1 << 20
 
 
-def _relative(data: Mapping[str, Any], key: str, source: str) -> str | None:
-    value: str | None = data.get(key)
-    if value is not None:
-        split_relative(value, f"{source}: {key}")
-    return value
-
-
-def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
-    return None if values is None else tuple(values)
+def _value(key: Key, value: Any, source: str, name: str) -> object:
+    """A field's value from its YAML value, which the schema has checked."""
+    if key.path and value != NO_REGISTRY:
+        split_relative(value, f"{source}: {name}")
+    if key.read is not None:
+        return key.read(value)
+    return tuple(value) if isinstance(value, list) else value
 
 
 def parse_policy(data: bytes, source: str) -> PolicyFile:
@@ -42,32 +41,13 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
     if problems:
         raise InputError(source, "; ".join(problems))
     document = cast(dict[str, Any], document)  # the schema requires a mapping
-    limits: Mapping[str, int] = document.get("limits", {})
-    bindings = document.get("bindings")
-    policy_file = PolicyFile(
-        source=source,
-        min_replays=document.get("min_replays"),
-        freeze_hours=document.get("freeze_hours"),
-        max_freeze_hours=document.get("max_freeze_hours"),
-        freeze_requires=_tuple(document.get("freeze_requires")),
-        strict=_tuple(document.get("strict")),
-        introduced_instability=document.get("introduced_instability"),
-        fixtures=_tuple(document.get("fixtures")),
-        bindings=None
-        if bindings is None
-        else tuple(Binding(tuple(b["tests"]), tuple(b["fixtures"])) for b in bindings),
-        harness=_tuple(document.get("harness")),
-        property_suite=document.get("property_suite"),
-        runner=document.get("runner"),
-        approvers=_tuple(document.get("approvers")),
-        review_requires=_tuple(document.get("review_requires")),
-        registry=NO_REGISTRY
-        if document.get("registry") == NO_REGISTRY
-        else _relative(document, "registry", source),
-        freezes=_relative(document, "freezes", source),
-        max_report_bytes=limits.get("max_report_bytes"),
-        max_files_per_replay=limits.get("max_files_per_replay"),
-    )
+    values: dict[str, Any] = {}
+    for policy_field in fields(Policy):
+        name, key = policy_field.name, policy_key(policy_field)
+        section = document if key.section is None else document.get(key.section, {})
+        if name in section:
+            values[name] = _value(key, section[name], source, key.name(name))
+    policy_file = PolicyFile(source, replace(DEFAULT_POLICY, **values), frozenset(values))
     _check_window(policy_file)
     _check_path_globs(policy_file)
     return policy_file
@@ -75,12 +55,13 @@ def parse_policy(data: bytes, source: str) -> PolicyFile:
 
 def _check_path_globs(policy_file: PolicyFile) -> None:
     """The globs over repository paths name files inside it (`waiver.read.policy.globs`)."""
+    policy = policy_file.policy
     keyed = [
-        ("harness", policy_file.harness or ()),
-        ("fixtures", policy_file.fixtures or ()),
+        ("harness", policy.harness),
+        ("fixtures", policy.fixtures),
         *(
             (f"bindings[{index}].fixtures", binding.fixtures)
-            for index, binding in enumerate(policy_file.bindings or ())
+            for index, binding in enumerate(policy.bindings)
         ),
     ]
     for key, patterns in keyed:
@@ -90,12 +71,10 @@ def _check_path_globs(policy_file: PolicyFile) -> None:
 
 def _check_window(policy_file: PolicyFile) -> None:
     """The file on its own must hold: its freeze window fits under its maximum."""
-    given_hours, given_maximum = policy_file.freeze_hours, policy_file.max_freeze_hours
-    hours = DEFAULT_POLICY.freeze_hours if given_hours is None else given_hours
-    maximum = DEFAULT_POLICY.max_freeze_hours if given_maximum is None else given_maximum
+    hours, maximum = policy_file.policy.freeze_hours, policy_file.policy.max_freeze_hours
     if hours <= maximum:
         return
-    if given_hours is not None:
+    if "freeze_hours" in policy_file.given:
         raise InputError(
             policy_file.source,
             f"freeze_hours: expected at most max_freeze_hours ({maximum}), got {hours}",

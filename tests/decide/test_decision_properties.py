@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from waiver.approval import ReviewFacts
-from waiver.decide import classify, decide
+from waiver.decide.approval import ReviewFacts
+from waiver.decide.decision import classify, decide
 from waiver.model import (
     BLOCKING_CLASSES,
     CLOSED_CLASSES,
@@ -132,7 +132,7 @@ def test_adding_a_closed_or_unknown_row_never_unblocks(
     before = decide(case_list, policy, NOW)
     others = [case for case in case_list if not set(case.test_ids) & set(extra.test_ids)]
     after = decide([*others, extra], policy, NOW)
-    if classify(extra.evidence, policy.min_replays) in BLOCKING_CLASSES:
+    if classify(extra.evidence, policy) in BLOCKING_CLASSES:
         assert after.blocked
     if before.blocked and not set(extra.test_ids) & ids_of(case_list):
         assert after.blocked
@@ -157,7 +157,7 @@ def test_a_class_depends_only_on_its_case_and_min_replays(
     others = [other for other in case_list if not set(other.test_ids) & set(case.test_ids)]
     shuffled = data.draw(st.permutations(others))
     later = NOW + timedelta(days=data.draw(st.integers(0, 400)))
-    expected = classify(case.evidence, policy.min_replays)
+    expected = classify(case.evidence, policy)
     for neighbours, moment in ((others, NOW), (shuffled, later)):
         rows = {row.test_id: row for row in decide([*neighbours, case], policy, moment).rows}
         assert [rows[test_id].test_class for test_id in case.test_ids] == [expected] * len(

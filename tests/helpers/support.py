@@ -13,14 +13,14 @@ from typing import Any
 import jsonschema
 import yaml
 
-from junit_support import PASSING_PROPERTIES, case, junit
+from helpers.junit_support import PASSING_PROPERTIES, case, junit
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.read.harness.named import Harness
 from waiver.read.harness.resolve import resolve_harness
 from waiver.read.trusted.trees import DiskTree
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "demo"
 SCHEMA = json.loads((REPO / "waiver" / "schemas" / "waiver-report.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

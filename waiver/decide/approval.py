@@ -10,7 +10,7 @@ an edited test or a new one that passed every replay (a new one only when the ch
 registry lists it), a vanished test that the change's registry drops, and the drift of a
 fixture update made as a change of its own — and nothing else. An admitted row keeps its
 class and records who admitted it. Under `review_requires: red_green` a new or edited test
-is admitted only when its red-green outcome is `red_green` (`waiver.red_green`).
+is admitted only when its red-green outcome is `red_green` (`waiver.decide.red_green`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from waiver.model import Admission, Evidence, TestClass, UnknownReason
-from waiver.red_green import RedGreenEvidence, RedGreenOutcome, no_evidence
+from waiver.decide.red_green import RedGreenEvidence, no_evidence
+from waiver.model import Admission, Evidence, Policy, RedGreenOutcome, TestClass, UnknownReason
 
 DECIDING_STATES = frozenset({"APPROVED", "CHANGES_REQUESTED", "DISMISSED"})
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
@@ -123,10 +123,10 @@ def admits(
     test_class: TestClass,
     unknown: UnknownReason | None,
     evidence: Evidence,
-    min_replays: int,
+    policy: Policy,
 ) -> bool:
     """Whether the approval admits this row: only what blocks for review alone."""
-    passed = len(evidence.outcomes) >= min_replays and all(evidence.outcomes)
+    passed = len(evidence.outcomes) >= policy.min_replays and all(evidence.outcomes)
     if test_class is TestClass.FIXTURE_DRIFT:
         return facts.fixture_update and evidence.property_ok
     if test_class is not TestClass.UNKNOWN_TEST or evidence.unreadable_replays:
@@ -135,7 +135,8 @@ def admits(
     if (
         facts.requires_red_green
         and unknown in (UnknownReason.NEW, UnknownReason.EDITED)
-        and facts.red_green_outcome(test_id, passed, min_replays) is not RedGreenOutcome.RED_GREEN
+        and facts.red_green_outcome(test_id, passed, policy.min_replays)
+        is not RedGreenOutcome.RED_GREEN
     ):
         return False
     if unknown is UnknownReason.EDITED:

@@ -3,7 +3,7 @@
 The steps of action.yml run as the runner would run them: each `run:` with bash, with the
 step's `env:` (expressions evaluated) and fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
 files; `if:` conditions honoured; the upload-artifact step recorded as an upload. `docker`
-is tests/fake_docker.py, which runs the real entry point with only what the script hands
+is tests/helpers/fake_docker.py, which runs the real entry point with only what the script hands
 the container. The tests are in tests/test_action_scripts.py and tests/test_action_approvals.py.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from support import REPO, git, read_github_output
+from helpers.support import REPO, git, read_github_output
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -73,7 +73,7 @@ class Runner:
         self.bin = tmp / "bin"
         self.bin.mkdir(parents=True)
         (self.bin / "docker").write_text(
-            f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "fake_docker.py"}" "$@"\n'
+            f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "helpers" / "fake_docker.py"}" "$@"\n'
         )
         (self.bin / "docker").chmod(0o755)
         (tmp / "runner-temp").mkdir()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from support import git, load_report
+from helpers.support import git, load_report
 from waiver.cli import main
 
 WAIVER_REF = "0123456789abcdef0123456789abcdef01234567"

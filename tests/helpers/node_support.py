@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from support import git, load_report
+from helpers.support import git, load_report
 from waiver.cli import main
 
 # The versions the tests install: jest 29 with jest-junit, mocha 10 with

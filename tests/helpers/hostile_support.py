@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from junit_support import PASSING_PROPERTIES, junit
-from support import gate_args
+from helpers.junit_support import PASSING_PROPERTIES, junit
+from helpers.support import gate_args
 from waiver.cli import main
 
 GOOD_CASE = '<testcase classname="suite.Good" name="test_ok" time="0.1"/>'

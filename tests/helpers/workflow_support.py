@@ -35,7 +35,7 @@ from typing import Any
 
 import yaml
 
-from support import EXAMPLE, REPO, git
+from helpers.support import EXAMPLE, REPO, git
 
 ACT = Path(sys.executable).parent / "act"
 WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"

@@ -9,9 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-from github_api import commit as api_commit
-from github_api import review
-from support import git, write_tree
+from helpers.github_api import commit as api_commit
+from helpers.github_api import review
+from helpers.support import git, write_tree
 
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 BASE = {

@@ -8,7 +8,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from support import gate_args
+from helpers.support import gate_args
 from waiver.cli import main
 
 SUITE = """\

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from change_support import (
+from helpers.change_support import (
     NEW,
     NEW_TEST,
     add_a_test,
@@ -17,8 +17,8 @@ from change_support import (
     commit_change,
     replay_and_gate,
 )
-from github_api import Answers, commit, github_api, review
-from support import (
+from helpers.github_api import Answers, commit, github_api, review
+from helpers.support import (
     EMPTY,
     KNOWN,
     REPO,
@@ -28,8 +28,8 @@ from support import (
     load_report,
     report_document,
 )
-from waiver.approval import Refusal, count_approvals
 from waiver.cli import main
+from waiver.decide.approval import Refusal, count_approvals
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
 from waiver.model import Admission

@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
-from docker_support import docker_missing_reason
-from support import REPO, load_report
-from workflow_support import ACT, UPLOAD_STAND_IN, act, copy_files
+from helpers.docker_support import docker_missing_reason
+from helpers.support import REPO, load_report
+from helpers.workflow_support import ACT, UPLOAD_STAND_IN, act, copy_files
 
 UPLOAD_ARTIFACT = next(
     step["uses"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from waiver.decide import (
+from waiver.decide.decision import (
     base_meaning,
     check_policy,
     classify,
@@ -75,13 +75,13 @@ def case(test_id: str = "t", outcomes: tuple[bool, ...] = FLIP, **changes: Any) 
 def test_the_first_matching_rule_wins(
     changes: dict[str, Any], outcomes: tuple[bool, ...], expected: TestClass
 ) -> None:
-    assert classify(evidence(outcomes, **changes), 5) is expected
+    assert classify(evidence(outcomes, **changes), Policy(min_replays=5)) is expected
 
 
 def test_min_replays_one_accepts_a_single_outcome() -> None:
-    assert classify(evidence((True,)), 1) is TestClass.STABLE_PASS
+    assert classify(evidence((True,)), Policy(min_replays=1)) is TestClass.STABLE_PASS
     with pytest.raises(UsageError, match="min_replays must be at least 1, got 0"):
-        classify(evidence(), 0)
+        classify(evidence(), Policy(min_replays=0))
 
 
 @pytest.mark.parametrize(
@@ -328,7 +328,7 @@ UNSTABLE, RED, GREEN = (
 def test_what_the_base_replays_mean_beside_the_class(
     base: BaseEvidence | None, test_class: TestClass, expected: BaseMeaning
 ) -> None:
-    assert base_meaning(base, test_class, 5) is expected
+    assert base_meaning(base, test_class, Policy(min_replays=5)) is expected
 
 
 @pytest.mark.parametrize(

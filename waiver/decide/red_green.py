@@ -7,23 +7,17 @@ every replay on the change), `green_green` (it passed on the base too: it does n
 exercise the change), `flaky_on_base`, or `not_run`, with why. Pure functions over data
 read elsewhere; the outcome never changes a class. Only the policy
 `review_requires: red_green` uses it: an approval then admits a new or edited test only
-when its outcome is red-green (`waiver.approval.admits`).
+when its outcome is red-green (`waiver.decide.approval.admits`).
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from waiver.model import RedGreenFinding, RedGreenOutcome
+
 RED_GREEN_POLICY = "red_green"
-
-
-class RedGreenOutcome(enum.StrEnum):
-    RED_GREEN = "red_green"
-    GREEN_GREEN = "green_green"
-    FLAKY_ON_BASE = "flaky_on_base"
-    NOT_RUN = "not_run"
 
 
 OUTCOME_WORDS = {
@@ -46,16 +40,6 @@ class BaseRun:
     replays: int
     errored: int = 0
     why: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RedGreenFinding:
-    outcome: RedGreenOutcome
-    base_pass: int
-    base_total: int
-    why: str | None
-    # Under `review_requires: red_green`: an approval does not admit the row.
-    blocks: bool = False
 
 
 @dataclass(frozen=True)

@@ -152,14 +152,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         page = int(urllib.parse.parse_qs(parts.query).get("page", ["1"])[0])
         size = answers.per_page
-        chunk: Any = items[(page - 1) * size : page * size]
-        if segments[-1] == "runs":  # the API wraps this list in an object
-            chunk = {"total_count": len(items), "workflow_runs": chunk}
+        chunk = items[(page - 1) * size : page * size]
         link = None
         if page * size < len(items):
             host = answers.next_host or f"127.0.0.1:{self.server.server_address[1]}"
             link = f'<http://{host}{parts.path}?per_page=100&page={page + 1}>; rel="next"'
-        self._send(200, json.dumps(chunk).encode(), link)
+        # The runs endpoint wraps its page in an object, as GitHub's does.
+        body = (
+            {"total_count": len(items), "workflow_runs": chunk} if segments[-1] == "runs" else chunk
+        )
+        self._send(200, json.dumps(body).encode(), link)
 
 
 @contextmanager

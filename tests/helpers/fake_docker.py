@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VALUED = {"--network", "--cap-drop", "--security-opt", "--tmpfs", "--user", "--mount",
           "--workdir", "--env", "-e", "-w", "--entrypoint"}  # fmt: skip
 

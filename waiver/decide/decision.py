@@ -13,7 +13,7 @@ from fnmatch import fnmatchcase
 from itertools import repeat
 from operator import itemgetter
 
-from waiver.approval import ReviewFacts, admits
+from waiver.decide.approval import ReviewFacts, admits
 from waiver.errors import UsageError
 from waiver.model import (
     BLOCKING_CLASSES,
@@ -51,7 +51,7 @@ FREEZE_FIELDS = (
 DUPLICATE = "another record for this test id is already active"
 # Who answers for a freeze, why, and where it is followed up: optional, unless required.
 ACCOUNTABLE = ("owner", "reason", "tracking")
-# The classes a counted approval can admit a row of (see `waiver.approval.admits`).
+# The classes a counted approval can admit a row of (see `waiver.decide.approval.admits`).
 REVIEWABLE = frozenset({TestClass.UNKNOWN_TEST, TestClass.FIXTURE_DRIFT})
 
 
@@ -68,9 +68,10 @@ def check_policy(policy: Policy) -> None:
         )
 
 
-def classify(evidence: Evidence, min_replays: int) -> TestClass:
+def classify(evidence: Evidence, policy: Policy) -> TestClass:
     """The first matching rule of the classes table in docs/classes.md wins; the test id plays
     no part."""
+    min_replays = policy.min_replays
     if min_replays < 1:
         raise UsageError(f"min_replays must be at least 1, got {min_replays}")
     if not evidence.property_ok:
@@ -104,7 +105,7 @@ def unknown_reason(evidence: Evidence) -> UnknownReason:
     return UnknownReason.SHORT
 
 
-def base_meaning(base: BaseEvidence | None, test_class: TestClass, min_replays: int) -> BaseMeaning:
+def base_meaning(base: BaseEvidence | None, test_class: TestClass, policy: Policy) -> BaseMeaning:
     """What the base's replays say beside the row's class; they never change the class."""
     # An unreadable base replay may hold the id, so it is never said to be not on base.
     if base is None or base.unreadable_replays:
@@ -112,7 +113,7 @@ def base_meaning(base: BaseEvidence | None, test_class: TestClass, min_replays: 
     if not base.on_base:
         return BaseMeaning.NOT_ON_BASE
     outcomes = base.outcomes
-    if len(outcomes) < min_replays:
+    if len(outcomes) < policy.min_replays:
         return BaseMeaning.BASE_UNKNOWN
     if test_class is TestClass.UNSTABLE_ASSERTION:
         if all(outcomes):
@@ -136,7 +137,7 @@ def base_finding(evidence: Evidence, test_class: TestClass, policy: Policy) -> B
     block = policy.introduced_instability == "block"
     if evidence.base is None and not block:
         return None
-    meaning = base_meaning(evidence.base, test_class, policy.min_replays)
+    meaning = base_meaning(evidence.base, test_class, policy)
     outcomes = evidence.base.outcomes if evidence.base is not None else ()
     return BaseFinding(
         sum(outcomes),
@@ -254,7 +255,7 @@ def check_freezes(
 
 
 def _reviewed(
-    case: Case, finding: Finding, review: ReviewFacts, min_replays: int
+    case: Case, finding: Finding, review: ReviewFacts, policy: Policy
 ) -> list[tuple[str, Finding, FreezeProposal | None]]:
     """The case's rows, each admitted where the approval admits it."""
     admitted = replace(finding, admitted_by=review.approval)
@@ -262,9 +263,7 @@ def _reviewed(
         (
             test_id,
             admitted
-            if admits(
-                review, test_id, finding.test_class, finding.unknown, case.evidence, min_replays
-            )
+            if admits(review, test_id, finding.test_class, finding.unknown, case.evidence, policy)
             else finding,
             None,
         )
@@ -285,7 +284,7 @@ def _rows(
     counts = dict.fromkeys(TestClass, 0)
     for case in cases:
         evidence = case.evidence
-        test_class = classify(evidence, policy.min_replays)
+        test_class = classify(evidence, policy)
         counts[test_class] += len(case.test_ids)
         outcomes = evidence.outcomes
         base = base_finding(evidence, test_class, policy)
@@ -300,7 +299,7 @@ def _rows(
             base,
         )
         if review is not None and test_class in REVIEWABLE:
-            rows.extend(_reviewed(case, finding, review, policy.min_replays))
+            rows.extend(_reviewed(case, finding, review, policy))
             continue
         # Under a strict pattern or the block policy an unstable row gets no proposal.
         proposable = test_class is TestClass.UNSTABLE_ASSERTION and not (base and base.blocks)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from support import EXAMPLE, gate_args, git, load_report
+from helpers.support import EXAMPLE, gate_args, git, load_report
 from waiver.cli import main
 
 # The cheapest edit an agent can make: report every failure as a pass.

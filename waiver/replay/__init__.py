@@ -1,0 +1,1 @@
+"""Running the replays: a test command run once with a scratch path for its report."""
