@@ -183,6 +183,7 @@ class Row:
     base: BaseFinding | None = None
     admitted_by: Admission | None = None
     message: str | None = None  # the first failure message its replays gave
+    outcomes: tuple[bool, ...] = ()  # pass or fail of each replay with an outcome, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +199,7 @@ class Finding:
     unknown: UnknownReason | None = None  # set exactly when test_class is unknown_test
     base: BaseFinding | None = None
     admitted_by: Admission | None = None  # a counted approval admitted the row
+    outcomes: tuple[bool, ...] = ()  # pass or fail of each replay with an outcome, in order
 
     def row(
         self,
@@ -220,6 +222,7 @@ class Finding:
             self.base,
             self.admitted_by,
             message,
+            self.outcomes,
         )
 
 

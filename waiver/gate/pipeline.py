@@ -26,7 +26,7 @@ from waiver.gate.replay_inputs import (
     read_json,
     replays_json,
 )
-from waiver.gate.review import read_review, review_facts
+from waiver.gate.review import change_lists, read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
 from waiver.read.definitions.edited import edited_tests
@@ -122,7 +122,12 @@ def classify_replays(
     review = review_facts(approval, options, settings, protected, fixtures)
     return Classified(
         decision=decide(
-            cases, settings.policy, now, records, review, replays.tally.first_messages()
+            cases,
+            settings.policy,
+            now,
+            records,
+            review,
+            {**properties.messages, **replays.tally.first_messages()},
         ),
         replays=replays_json(replays, skip),
         skipped=skipped,
@@ -150,6 +155,18 @@ def _untrusted_reports(
     return report_json(
         decision, settings, replace(context, trusted_revision=protected.revision), now
     )
+
+
+def _change_lists(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, decision: Decision
+) -> Json:
+    committed = protected.committed()
+    listed = (
+        None
+        if committed is None
+        else change_lists(committed, settings.registry, options.root, decision.rows)
+    )
+    return {} if listed is None else {"change_lists": listed}
 
 
 def _gate(
@@ -198,6 +215,11 @@ def _gate(
             "cases": len(properties.ran),
             "failed": properties.failed,
             "skipped": properties.skipped,
+            **(
+                {"messages": dict(sorted(properties.messages.items()))}
+                if properties.messages
+                else {}
+            ),
         },
         replays=classified.replays,
         registry={
@@ -207,10 +229,11 @@ def _gate(
                 {}
                 if protected.revision is None
                 else {
+                    **_change_lists(options, settings, protected, decision),
                     "edited": [
                         {"test_id": test_id, "changes": list(changes)}
                         for test_id, changes in sorted(classified.edited.items())
-                    ]
+                    ],
                 }
             ),
         },

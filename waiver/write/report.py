@@ -103,6 +103,8 @@ def row_json(row: Row) -> report_types.Row:
         document["admitted_by"] = admission_json(row.admitted_by)
     if row.message is not None:
         document["message"] = row.message
+    if row.outcomes and row.test_class is not TestClass.STABLE_PASS:
+        document["outcomes"] = list(row.outcomes)
     return document
 
 

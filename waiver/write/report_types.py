@@ -126,6 +126,7 @@ Row = TypedDict(
         "base": NotRequired[RowBase],
         "admitted_by": NotRequired[AdmittedBy],
         "message": NotRequired[str],
+        "outcomes": NotRequired[Sequence[bool]],
     },
 )
 
@@ -183,6 +184,7 @@ class Properties(TypedDict):
     cases: int
     failed: Sequence[str]
     skipped: Sequence[str]
+    messages: NotRequired[Mapping[str, str]]
 
 
 class ReplayError(TypedDict):
@@ -207,6 +209,7 @@ class EditedTest(TypedDict):
 class Registry(TypedDict):
     used: bool
     path: str | None
+    change_lists: NotRequired[Sequence[str]]
     edited: NotRequired[Sequence[EditedTest]]
 
 
