@@ -11,6 +11,7 @@ from functools import partial
 from waiver.errors import UsageError
 from waiver.init.collection import collect
 from waiver.init.layout import Layout, find_layout
+from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
 from waiver.init.suite_commands import (
     commands,
@@ -59,6 +60,8 @@ class InitOptions:
     waiver_ref: str | None
     force: bool
     dry_run: bool
+    harness: tuple[str, ...] = ()  # --harness globs, kept in the policy file
+    existing_policy: bytes | None = None  # the policy file there is, which init completes
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,11 @@ def suite_name(layout: Layout) -> str:
     return ", ".join(layout.property_suites)
 
 
-def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> list[Planned]:
+def plan(
+    layout: Layout, options: InitOptions, repository: str, ref: str, problems: Problems
+) -> list[Planned]:
+    """The files init writes; what stops the lock or the registry goes to `problems`, and
+    then the list is empty."""
     property_command, test_command = commands(
         layout, options.property_command, options.test_command
     )
@@ -146,16 +153,32 @@ def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> lis
         test_command=test_command,
         waiver_repository=repository,
         waiver_ref=ref,
+        harness_globs=options.harness,
     )
     policy = render_policy(setup)
+    merged = options.existing_policy is not None
+    if options.existing_policy is not None:
+        policy = (
+            problems.attempt(partial(merge_policy, options.existing_policy, policy, POLICY)) or ""
+        )
+        if not policy:
+            return []
+    lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
+    registry = problems.attempt(partial(_planned_registry, layout, options))
+    if lock is None or registry is None:
+        return []
     return [
-        _planned_lock(layout, setup, policy),
-        _planned_registry(layout),
+        lock,
+        registry,
         Planned(
             POLICY,
             policy,
-            "the policy: the registry"
+            "the policy file as it was, with the registry, fixture, harness and property-suite "
+            "keys it lacked and the --harness globs"
+            if merged
+            else "the policy: the registry"
             + (", the fixture globs" if setup.fixture_globs or not setup.reads_fixtures else "")
+            + (", the harness globs" if setup.harness_globs else "")
             + (", the selected property suite" if setup.property_selection else "")
             + ", replays, freeze lifetimes",
             "edit it by hand, in a change of its own",
@@ -201,7 +224,7 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
     )
 
 
-def _planned_registry(layout: Layout) -> Planned:
+def _planned_registry(layout: Layout, options: InitOptions) -> Planned:
     """The registry, from pytest's collection of the property suite and of the tests."""
     property_words, test_words = pytest_words(layout)
     property_ids = collect(".", property_words)
@@ -226,7 +249,7 @@ def _planned_registry(layout: Layout) -> Planned:
         f"the {len(registry)} test ids expected to run "
         f"({_count(len(registry) - properties, 'test', 'tests')}, "
         f"{_count(properties, 'property', 'properties')} in {suite_name(layout)}){left_out}",
-        registry_refresh(layout),
+        registry_refresh(layout, options.property_command, options.test_command),
         "collection cannot see a test that skips itself while it runs (pytest.skip in its "
         "body); the gate then calls it unknown_test (vanished, 0/0): refresh the registry "
         "from a replay with the command above",

@@ -126,10 +126,23 @@ def _argument(text: str) -> str:
     return shlex.quote(text)
 
 
-def registry_refresh(layout: Layout) -> str:
+def registry_refresh(
+    layout: Layout, property_command: str | None = None, test_command: str | None = None
+) -> str:
+    """The command that writes the registry again from one real run: the property and test
+    commands given to init (run by `sh -c`, so "$WAIVER_JUNIT" is the report), else pytest
+    as init runs it."""
     property_words, test_words = pytest_words(layout)
-    properties = f"python -m pytest {shlex.join(property_words)} --junitxml={{junit}}"
-    tests = f"python -m pytest {shlex.join(test_words)} --junitxml={{junit}}"
+    properties = (
+        f"python -m pytest {shlex.join(property_words)} --junitxml={{junit}}"
+        if property_command is None
+        else shlex.join(["sh", "-c", property_command])
+    )
+    tests = (
+        f"python -m pytest {shlex.join(test_words)} --junitxml={{junit}}"
+        if test_command is None
+        else shlex.join(["sh", "-c", test_command])
+    )
     # The replay's reports go to a folder of their own outside the repository, so the
     # refresh leaves nothing behind in the work tree but the registry.
     return (
