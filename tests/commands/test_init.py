@@ -349,9 +349,7 @@ def test_a_property_folder_without_a_property_test_is_no_suite(
         "import pytest\n\n\n@pytest.mark.skip\ndef test_nothing():\n    pass\n"
     )
     assert init(root, "--property-suite", "tests/properties") == 2
-    assert "pytest collected no property test that runs in tests/properties" in (
-        capsys.readouterr().err
-    )
+    assert "pytest ran no property test in tests/properties" in (capsys.readouterr().err)
     assert not any((root / name).exists() for name in FILES)
 
 
@@ -676,3 +674,25 @@ def test_a_harness_list_init_cannot_add_to_is_a_problem_that_names_the_globs(
     assert "helpers/*.py" in err
     assert (root / "waiver.yml").read_text() == 'harness: ["tests/conftest.py"]\n'
     assert not (root / "fixture.lock").exists()
+
+
+def test_the_registry_comes_from_a_real_run_so_a_test_that_skips_itself_is_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = write(flat(tmp_path), {
+        "tests/test_runtime.py": "import pytest\n\n\ndef test_skips_itself():\n"
+                                 "    pytest.skip('no service here')\n\n\n"
+                                 "def test_fails():\n    assert 100 == 2000\n",
+    })  # fmt: skip
+    capsys.readouterr()
+    assert init(root) == 0
+    registry = (root / "known-tests.txt").read_text().splitlines()
+    assert "tests/test_runtime.py::test_fails" in registry
+    assert not any("test_skips_itself" in test_id for test_id in registry)
+    out = capsys.readouterr().out
+    assert "2 skipped tests left out" in out
+    assert (
+        "  note: 1 test failed in this run of your tree: tests/test_runtime.py::test_fails. A "
+        "base with stable failures blocks every pull request until they are fixed or "
+        "deselected in the commands\n"
+    ) in out

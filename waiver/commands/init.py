@@ -1,7 +1,7 @@
 """`waiver init`: set a repository up for the gate, from its root.
 
 It finds the layout (waiver.init.layout), and writes the fixture lock (with the same code
-as `waiver lock`), the known-tests registry (from pytest's collection), a commented policy
+as `waiver lock`), the known-tests registry (from one real run of the suite), a commented policy
 file, a workflow calling waiver's reusable gate workflow and one posting its verdict on the
 pull request, pinned by commit (waiver.init.plan). It never overwrites a file without
 --force, but completes a policy file there is (waiver.init.merge); and without a property

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from waiver.errors import UsageError
-from waiver.init.collection import collect
+from waiver.init.collection import run_suite
 from waiver.init.layout import Layout, find_layout
 from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
@@ -42,6 +42,8 @@ NO_SUITE = (
     "or the property tests among the others with --property-select (-m MARKER, -k EXPR or "
     "test ids)"
 )
+
+FAILED_SHOWN = 5  # failing tests init names; the rest are counted
 
 NO_FIXTURES = (
     "no fixture folder found, so the lock holds the harness alone and waiver.yml says "
@@ -225,32 +227,37 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
 
 
 def _planned_registry(layout: Layout, options: InitOptions) -> Planned:
-    """The registry, from pytest's collection of the property suite and of the tests."""
+    """The registry, from one real run of the property suite and of the tests: a test that
+    skips, by a mark or while it runs, is left out, since no replay gives it an outcome."""
     property_words, test_words = pytest_words(layout)
-    property_ids = collect(".", property_words)
-    test_ids = collect(".", test_words)
-    properties = len(property_ids.test_ids)
+    property_run = run_suite(".", property_words)
+    test_run = run_suite(".", test_words)
+    properties = len(property_run.test_ids)
     if not properties:
         raise UsageError(
-            f"pytest collected no property test that runs in {suite_name(layout)}, so nothing "
-            "was written: a property step that runs nothing cannot fail"
+            f"pytest ran no property test in {suite_name(layout)}, so nothing was written: a "
+            "property step that runs nothing cannot fail"
         )
-    registry = sorted({*property_ids.test_ids, *test_ids.test_ids})
-    never_run = len(property_ids.never_run) + len(test_ids.never_run)
-    left_out = (
-        f"; {_count(never_run, 'test', 'tests')} that a skip or xfail mark keeps from "
-        "running left out"
-        if never_run
-        else ""
-    )
+    registry = sorted({*property_run.test_ids, *test_run.test_ids})
+    skipped = len(property_run.skipped) + len(test_run.skipped)
+    left_out = f"; {_count(skipped, 'skipped test', 'skipped tests')} left out" if skipped else ""
+    failed = [*property_run.failed, *test_run.failed]
+    note = None
+    if failed:
+        shown = ", ".join(failed[:FAILED_SHOWN]) + (
+            f" and {len(failed) - FAILED_SHOWN} more" if len(failed) > FAILED_SHOWN else ""
+        )
+        note = (
+            f"{_count(len(failed), 'test', 'tests')} failed in this run of your tree: {shown}. "
+            "A base with stable failures blocks every pull request until they are fixed or "
+            "deselected in the commands"
+        )
     return Planned(
         REGISTRY,
         format_registry(registry),
-        f"the {len(registry)} test ids expected to run "
+        f"the {len(registry)} test ids that ran in one run of the suite "
         f"({_count(len(registry) - properties, 'test', 'tests')}, "
         f"{_count(properties, 'property', 'properties')} in {suite_name(layout)}){left_out}",
         registry_refresh(layout, options.property_command, options.test_command),
-        "collection cannot see a test that skips itself while it runs (pytest.skip in its "
-        "body); the gate then calls it unknown_test (vanished, 0/0): refresh the registry "
-        "from a replay with the command above",
+        note,
     )
