@@ -696,3 +696,18 @@ def test_the_registry_comes_from_a_real_run_so_a_test_that_skips_itself_is_left_
         "base with stable failures blocks every pull request until they are fixed or "
         "deselected in the commands\n"
     ) in out
+
+
+def test_the_install_step_takes_the_requirements_files_of_the_test_dependencies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = write(flat(tmp_path), {
+        "requirements-dev.txt": "pytest-timeout\n",
+        "requirements/tests.txt": "freezegun\n",
+        "requirements/docs.txt": "sphinx\n",
+    })  # fmt: skip
+    assert init(root, "--dry-run") == 0
+    assert (
+        "python -m pip install -e . -r requirements-dev.txt -r requirements/tests.txt pytest "
+        "hypothesis && python -m pytest"
+    ) in capsys.readouterr().out
