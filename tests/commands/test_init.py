@@ -292,7 +292,7 @@ def test_the_lock_and_the_collection_are_named_beside_every_other_problem_in_rea
     numbered = [line for line in lines if not line.startswith("     ")]
     assert [line[:5] for line in numbered[1:]] == ["  1. ", "  2. ", "  3. ", "  4. "]
     assert numbered[3].startswith("  3. tests/conftest.py: sets pytest_plugins to something")
-    assert numbered[4].startswith("  4. tests: pytest could not collect the tests (exit ")
+    assert numbered[4].startswith("  4. tests: pytest could not run the tests (exit ")
     # pytest's own output keeps its lines, indented under its problem.
     assert "     E   ModuleNotFoundError: No module named 'no_such_module'" in lines
     assert "<U+000A>" not in err
