@@ -670,7 +670,7 @@ def test_a_harness_list_init_cannot_add_to_is_a_problem_that_names_the_globs(
     (root / "waiver.yml").write_text('harness: ["tests/conftest.py"]\n')
     assert init(root, "--harness", "helpers/*.py") == 2
     err = capsys.readouterr().err
-    assert "waiver.yml: its harness: is not a block list" in err
+    assert "waiver.yml: init adds globs only to a block list under a plain `harness:` line" in err
     assert "helpers/*.py" in err
     assert (root / "waiver.yml").read_text() == 'harness: ["tests/conftest.py"]\n'
     assert not (root / "fixture.lock").exists()

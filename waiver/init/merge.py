@@ -3,7 +3,8 @@ says and the file does not, and never changes what the file says.
 
 A key the file lacks is appended with the comment init writes above it; `--harness` globs
 the file's block list lacks are added to it. A file that does not parse, or that holds
-`harness:` in a form other than a block list, is a problem to settle by hand.
+`harness:` in a form other than a block list under a plain `harness:` line while globs are
+to be added, is a problem to settle by hand.
 """
 
 from __future__ import annotations
@@ -36,14 +37,13 @@ def _blocks(rendered: str) -> dict[str, str]:
 def _add_globs(text: str, globs: list[str], source: str) -> str:
     """`text` with `globs` added to the end of its top-level `harness:` block list."""
     lines = text.splitlines()
-    start = next(
-        n for n, line in enumerate(lines) if TOP_KEY.match(line) and line.startswith(HARNESS)
-    )
-    if lines[start].split(":", 1)[1].strip():
+    keys = ((n, TOP_KEY.match(line)) for n, line in enumerate(lines))
+    start = next((n for n, match in keys if match is not None and match[1] == HARNESS), None)
+    if start is None or lines[start].split(":", 1)[1].strip():
         raise InputError(
             source,
-            "its harness: is not a block list (one `  - GLOB` a line), so init cannot add "
-            f"{', '.join(globs)} to it: add them by hand",
+            "init adds globs only to a block list under a plain `harness:` line (one "
+            f"`  - GLOB` a line), and this file's is not one: add {', '.join(globs)} by hand",
         )
     end = start + 1
     while end < len(lines) and (lines[end].startswith((" ", "\t")) or not lines[end].strip()):
