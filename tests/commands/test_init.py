@@ -285,7 +285,7 @@ def test_the_lock_and_the_collection_are_named_beside_every_other_problem_in_rea
         "tests/test_broken.py": "import no_such_module\n",
     })  # fmt: skip
     monkeypatch.chdir(root)
-    assert main(["init", "--fixtures", "../elsewhere"]) == 2
+    assert main(["init", "--no-verify", "--fixtures", "../elsewhere"]) == 2
     err = capsys.readouterr().err
     lines = err.splitlines()
     assert lines[0] == "waiver: error: 4 problems, so nothing was written:"
@@ -567,7 +567,7 @@ def test_without_flags_the_waiver_pip_installed_from_github_is_pinned(
     installed_from_github(tmp_path / "site", monkeypatch)
     root = flat(tmp_path / "repo")
     monkeypatch.chdir(root)
-    assert main(["init", "--dry-run"]) == 0
+    assert main(["init", "--no-verify", "--dry-run"]) == 0
     assert f"uses: acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}\n" in (
         capsys.readouterr().out
     )
@@ -578,7 +578,7 @@ def test_without_flags_a_waiver_not_installed_from_github_is_a_usage_error(
 ) -> None:
     # This checkout is installed in editable mode from a folder: no repository, no commit.
     monkeypatch.chdir(flat(tmp_path))
-    assert main(["init", "--dry-run"]) == 2
+    assert main(["init", "--no-verify", "--dry-run"]) == 2
     assert capsys.readouterr().err.startswith(
         "waiver: error: give --waiver-repository OWNER/NAME and --waiver-ref FULL_SHA"
     )
@@ -711,3 +711,34 @@ def test_the_install_step_takes_the_requirements_files_of_the_test_dependencies(
         "python -m pip install -e . -r requirements-dev.txt -r requirements/tests.txt pytest "
         "hypothesis && python -m pytest"
     ) in capsys.readouterr().out
+
+
+NEEDS_A_PLUGIN = "import xdist\n\n\ndef test_has_the_plugin():\n    assert xdist\n"
+
+
+@pytest.mark.slow
+def test_the_written_commands_are_proved_in_a_fresh_venv_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The suite needs a plugin that only requirements-dev.txt names: in the environment
+    init runs in it is there, in a fresh venv only through the install step."""
+    root = write(flat(tmp_path), {"tests/test_plugin.py": NEEDS_A_PLUGIN})
+    proving = ["--waiver-repository", "acme/waiver", "--waiver-ref", WAIVER_REF]
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        # A command that cannot run in a fresh venv stops init, named, with pytest's output.
+        (root / "requirements-dev.txt").write_text("")
+        assert main(["init", *proving]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("waiver: error: --test-command: the written command cannot run in "
+                              "a fresh venv (exit 2, a report): ")  # fmt: skip
+        assert "  E   ModuleNotFoundError: No module named 'xdist'" in err.splitlines()
+        assert not any((root / name).exists() for name in FILES)
+        # With the plugin in requirements-dev.txt the install step brings it, and init writes.
+        (root / "requirements-dev.txt").write_text("pytest-xdist\n")
+        assert main(["init", *proving]) == 0
+    finally:
+        os.chdir(cwd)
+    registry = (root / "known-tests.txt").read_text()
+    assert "tests/test_plugin.py::test_has_the_plugin\n" in registry

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         force=args.force,
         dry_run=args.dry_run,
         harness=tuple(args.harness),
+        verify=not args.no_verify,
     )
     targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
@@ -144,6 +145,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="GLOB",
         help="a file of the test harness the gate cannot find by itself, such as a module "
         "whose plugin list is not a literal (repeatable; kept in waiver.yml as `harness:`)",
+    )
+    parser.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="do not prove the written commands in a fresh venv; take the registry from "
+        "pytest in this environment",
     )
     parser.add_argument("--force", action="store_true", help="rewrite files that exist")
     parser.add_argument(

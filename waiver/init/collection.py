@@ -11,11 +11,12 @@ body), has no outcome there and is not registered: listed, it would be an `unkno
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from waiver.errors import InputError
@@ -74,7 +75,12 @@ def run_suite(root: str, arguments: Sequence[str]) -> Ran:
                 source,
                 f"pytest could not run the tests (exit {completed.returncode}): {tail}",
             )
-        tally = read_single(junit, rule, Limits())
+        return read_ran(junit, rule)
+
+
+def read_ran(junit: str, rule: TestIdRule) -> Ran:
+    """The ids of a run's JUnit report, as the gate reads them from a replay."""
+    tally = read_single(junit, rule, Limits())
     ran: list[str] = []
     skipped: list[str] = []
     failed: list[str] = []
@@ -83,3 +89,52 @@ def run_suite(root: str, arguments: Sequence[str]) -> Ran:
         if outcomes and not all(outcomes):
             failed.append(test_id)
     return Ran(tuple(sorted(ran)), tuple(sorted(skipped)), tuple(sorted(failed)))
+
+
+# How long the fresh environment's install and each written command may take.
+PROVE_SECONDS = 1800
+
+
+def prove(flag: str, command: str, scratch: str, env: dict[str, str]) -> Ran:
+    """Runs a written command once, from the repository's root, in the fresh venv of
+    `fresh_venv`: one that leaves no report, or stops at collection or with an internal
+    error, is an input error naming it with its output. Tests that run and fail are the
+    tree's own state, and are returned with the others."""
+    junit = os.path.join(scratch, f"{flag.strip('-')}.xml")
+    try:
+        completed = subprocess.run(
+            ["bash", "-c", command], env={**env, "WAIVER_JUNIT": junit}, capture_output=True,
+            text=True, check=False, timeout=PROVE_SECONDS,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise InputError(flag, f"did not end within {PROVE_SECONDS} s in a fresh venv") from None
+    tail = (completed.stdout + completed.stderr)[-OUTPUT_TAIL:]
+    if not os.path.isfile(junit) or completed.returncode not in RAN_CODES:
+        raise InputError(
+            flag,
+            f"the written command cannot run in a fresh venv (exit {completed.returncode}, "
+            f"{'a' if os.path.isfile(junit) else 'no'} report): {command}\n{tail}",
+        )
+    ran = read_ran(junit, TestIdRule("."))
+    if not ran.test_ids:
+        raise InputError(flag, f"the written command ran no test in a fresh venv: {command}")
+    return ran
+
+
+@contextlib.contextmanager
+def fresh_venv() -> Iterator[tuple[str, dict[str, str]]]:
+    """A scratch folder with a fresh virtual environment of the Python that runs waiver,
+    and the environment a command runs with in it, as the workflow's steps run on a
+    runner: its `bin` first on PATH, no PYTHONPATH."""
+    with tempfile.TemporaryDirectory(prefix="waiver-init-venv-") as scratch:
+        venv = os.path.join(scratch, "venv")
+        made = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        if made.returncode != 0:
+            raise InputError("--no-verify", f"no fresh venv could be made: {made.stderr.strip()}")
+        env = {key: value for key, value in os.environ.items()
+               if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}  # fmt: skip
+        env["PATH"] = os.pathsep.join([os.path.join(venv, "bin"), env.get("PATH", "")])
+        env["VIRTUAL_ENV"] = venv
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")
+        yield scratch, env

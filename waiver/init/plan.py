@@ -8,8 +8,8 @@ import shlex
 from dataclasses import dataclass
 from functools import partial
 
-from waiver.errors import UsageError
-from waiver.init.collection import run_suite
+from waiver.errors import InputError, UsageError
+from waiver.init.collection import Ran, fresh_venv, prove, run_suite
 from waiver.init.layout import Layout, find_layout
 from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
@@ -64,6 +64,7 @@ class InitOptions:
     dry_run: bool
     harness: tuple[str, ...] = ()  # --harness globs, kept in the policy file
     existing_policy: bytes | None = None  # the policy file there is, which init completes
+    verify: bool = True  # False (--no-verify): the registry from pytest in this environment
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,12 @@ def plan(
         if not policy:
             return []
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
-    registry = problems.attempt(partial(_planned_registry, layout, options))
+    runs = _runs(layout, options, (property_command, test_command), problems)
+    registry = (
+        None
+        if runs is None
+        else problems.attempt(partial(_planned_registry, layout, options, *runs))
+    )
     if lock is None or registry is None:
         return []
     return [
@@ -226,12 +232,37 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
     )
 
 
-def _planned_registry(layout: Layout, options: InitOptions) -> Planned:
+def _runs(
+    layout: Layout, options: InitOptions, written: tuple[str, str], problems: Problems
+) -> tuple[Ran, Ran] | None:
+    """One real run of the property suite and of the tests: the written commands in a fresh
+    venv, or with --no-verify pytest in the environment init runs in. What stops either
+    goes to `problems`, and then there is none."""
+    if options.verify:
+        try:
+            with fresh_venv() as (scratch, env):
+                runs = [
+                    problems.attempt(partial(prove, flag, command, scratch, env))
+                    for flag, command in zip(
+                        ("--property-command", "--test-command"), written, strict=True
+                    )
+                ]
+        except InputError as error:
+            problems.add(str(error))
+            return None
+    else:
+        runs = [problems.attempt(partial(run_suite, ".", words)) for words in pytest_words(layout)]
+    property_run, test_run = runs
+    if property_run is None or test_run is None:
+        return None
+    return property_run, test_run
+
+
+def _planned_registry(
+    layout: Layout, options: InitOptions, property_run: Ran, test_run: Ran
+) -> Planned:
     """The registry, from one real run of the property suite and of the tests: a test that
     skips, by a mark or while it runs, is left out, since no replay gives it an outcome."""
-    property_words, test_words = pytest_words(layout)
-    property_run = run_suite(".", property_words)
-    test_run = run_suite(".", test_words)
     properties = len(property_run.test_ids)
     if not properties:
         raise UsageError(
