@@ -184,7 +184,7 @@ def test_the_walkthrough_by_hand_runs_as_written(tmp_path: Path) -> None:
 
     first = _run(work, gate)
     assert first.returncode == 1, first.stderr
-    assert f"  stable_assertion_fail  0/5  {EMPTY}\n" in first.stdout
+    assert f"  stable_assertion_fail  0/5 ✘✘✘✘✘       {EMPTY}\n" in first.stdout
     assert "warning" not in first.stdout  # the protected files came from the commit
     report = load_report(work / "waiver.json")
     assert classes(report)[ROUND_TRIP] == "unstable_assertion"

@@ -75,10 +75,12 @@ def test_the_example_command_prints_the_verdict_and_the_report_path(tmp_path: Pa
         "waiver demo: properties once, then 5 replays of the assertion tests",
         "waiver: blocked; report written to waiver.json",
         "blocking tests (1):",
-        f"  stable_assertion_fail  0/5  {EMPTY}",
+        "  class                  replays passed  test id",
+        f"  stable_assertion_fail  0/5 ✘✘✘✘✘       {EMPTY}",
         f"      {EMPTY_FAILURE}",
         "unstable, not a pass (1):",
-        f"  2/5  {ROUND_TRIP}  freeze proposed",
+        "  replays passed  test id",
+        f"  2/5 ✘✔✘✔✘       {ROUND_TRIP}  freeze proposed",
         f"      {ROUND_TRIP_FAILURE}",
         "warning: the lock, registry and freeze store were read from the working tree, which "
         "the change itself can edit; pass --trusted-ref with the base commit to read them from "

@@ -390,6 +390,7 @@ class Row:
     admitted_by: Admission | None = None
     message: str | None = None  # the first failure message its replays gave
     red_green: RedGreenFinding | None = None  # a new or edited test's replays on the base
+    outcomes: tuple[bool, ...] = ()  # pass or fail of each replay with an outcome, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,6 +406,7 @@ class Finding:
     unknown: UnknownReason | None = None  # set exactly when test_class is unknown_test
     base: BaseFinding | None = None
     admitted_by: Admission | None = None  # a counted approval admitted the row
+    outcomes: tuple[bool, ...] = ()  # pass or fail of each replay with an outcome, in order
 
     def row(
         self,
@@ -429,6 +431,7 @@ class Finding:
             self.admitted_by,
             message,
             red_green,
+            self.outcomes,
         )
 
 

@@ -7,6 +7,7 @@ import os
 import pty
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -432,3 +433,62 @@ def test_a_terminal_gets_a_live_status_line(tmp_path: Path) -> None:
     )
     assert f"{clear}waiver: replay 1 of 2: 1 passed, 0 failed, 0 skipped (exit 0, T s)\n" in screen
     assert screen.endswith(f"{clear}waiver: all 2 replays left a report in {out_dir}\n")
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` still runs: a zombie no one has reaped yet has ended."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_replay_ends_every_process_its_command_started(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    pids = tmp_path / "pids"
+    # The command starts a grandchild in its own process group's reach, writes both pids,
+    # then hangs: either would run on for a minute if nothing ended it.
+    script = (
+        "import os, subprocess, sys\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"open({str(pids)!r} + '.tmp', 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        f"os.rename({str(pids)!r} + '.tmp', {str(pids)!r})\n"
+        "child.wait()\n"
+    )
+    out_dir = tmp_path / "reports"
+    argv = [sys.executable, "-m", "waiver", "replay", "-n", "3", "--out", str(out_dir), "--",
+            sys.executable, "-c", script]  # fmt: skip
+    waiver = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not pids.exists():
+            assert waiver.poll() is None, waiver.communicate()
+            assert time.monotonic() < deadline, "the command never started"
+            time.sleep(0.05)
+        started = [int(pid) for pid in pids.read_text().split()]
+        assert all(_alive(pid) for pid in started)
+        waiver.send_signal(sig)
+        out, err = waiver.communicate(timeout=20)
+    finally:
+        waiver.kill()
+        waiver.wait()
+    assert waiver.returncode == 128 + sig
+    assert err == ""
+    assert out.endswith(
+        f"waiver: stopped by {sig.name}; the running command and every process it started "
+        "were ended, and no further replay was run\n"
+    )
+    deadline = time.monotonic() + 5
+    while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in started if _alive(pid)] == []
+    assert _names(out_dir) == ["run-1.log"]

@@ -436,7 +436,7 @@ def test_the_hostile_name_is_inert_everywhere(example: Path) -> None:
     summary_rows = [line for line in render_summary(document).splitlines() if "evil" in line]
     assert summary_rows == [
         "| `stable_assertion_fail` ⛔ | ``tests/assertions/test_slug.py::evil \\| `tick` "
-        "<img src=x> @org/team ](http://x)<U+000A>::error::fake %0A`` | 0/5 | — | `boom` |"
+        "<img src=x> @org/team ](http://x)<U+000A>::error::fake %0A`` | 0/5 ✘✘✘✘✘ | — | `boom` |"
     ]
     rendered = render_like_github(render_summary(document))
     assert set(rendered.row_widths) == {3, 5}

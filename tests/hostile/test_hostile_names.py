@@ -116,6 +116,6 @@ def test_a_hostile_failure_message_is_inert_and_capped(
     assert not_a_pass.count("<tr>") == 2
     assert not_a_pass.count("<td>") == 5
     lines = out.splitlines()
-    shown = lines[lines.index(f"  stable_assertion_fail  0/5  {HOSTILE_ID}") + 1]
+    shown = lines[lines.index(f"  stable_assertion_fail  0/5 ✘✘✘✘✘       {HOSTILE_ID}") + 1]
     assert shown.startswith("      ")
     assert len(shown) < 2 * MAX_MESSAGE_CHARS

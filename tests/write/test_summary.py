@@ -108,7 +108,7 @@ def test_a_20000_test_run_has_a_summary_of_a_few_kilobytes(clean_run: Path) -> N
     assert report["counts"]["stable_pass"] == 19_999
     assert "<details><summary>19999 stable passes</summary>" in summary
     assert (
-        "| `unstable_assertion` | `pkg.module_0000::test_case_000007` | 2/5 | "
+        "| `unstable_assertion` | `pkg.module_0000::test_case_000007` | 2/5 ✘✔✘✔✘ | "
         "proposed, expires 2026-12-02T12:00:00Z | `no` |"
     ) in summary.splitlines()
 

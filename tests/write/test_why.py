@@ -22,6 +22,7 @@ from helpers.support import (
 )
 from waiver.cli import main
 
+APPROVAL = "an approval of the head commit by a writer who wrote none of it admits it"
 WARNING = (
     "warning: the lock, registry and freeze store were read from the working tree, which "
     "the change itself can edit; pass --trusted-ref with the base commit to read them from it\n"
@@ -79,13 +80,18 @@ def test_the_terminal_puts_closed_classes_first(
     assert capsys.readouterr().out == (
         f"waiver: blocked; report written to {example / 'waiver.json'}\n"
         "blocking tests (3):\n"
-        f"  stable_assertion_fail  0/5  {EMPTY}\n"
+        "  class                    replays passed  test id\n"
+        f"  stable_assertion_fail    0/5 ✘✘✘✘✘       {EMPTY}\n"
         f"      {EMPTY_FAILURE}\n"
-        f"  unknown_test (new)  5/5  {KNOWN}\n"
-        f"  unknown_test (vanished)  0/0  {KNOWN}_renamed\n"
+        f"  unknown_test (new)       5/5 ✔✔✔✔✔       {KNOWN}\n"
+        # The registry read is the change's own: a new test must be added to it first.
+        f"      add it to known-tests.txt in this change, then {APPROVAL}\n"
+        f"  unknown_test (vanished)  0/0             {KNOWN}_renamed\n"
+        f"      remove it from known-tests.txt in this change, then {APPROVAL}\n"
         # An unstable row that does not block is not a pass either, and is named too.
         "unstable, not a pass (1):\n"
-        f"  2/5  {ROUND_TRIP}  freeze proposed\n"
+        "  replays passed  test id\n"
+        f"  2/5 ✘✔✘✔✘       {ROUND_TRIP}  freeze proposed\n"
         f"      {ROUND_TRIP_FAILURE}\n" + WARNING
     )
 
@@ -99,13 +105,14 @@ def test_the_terminal_caps_the_blocking_rows(
     out = tmp_path / "waiver.json"
     assert main(["classify", "--cases", str(cases), "--out", str(out)]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:3] == [
+    assert lines[:4] == [
         f"waiver: blocked; report written to {out}",
         "blocking tests (25):",
-        f"  stable_assertion_fail  0/5  {ids[0]}",
+        "  class                  replays passed  test id",
+        f"  stable_assertion_fail  0/5 ✘✘✘✘✘       {ids[0]}",
     ]
-    assert lines[21:] == [
-        f"  stable_assertion_fail  0/5  {ids[19]}",
+    assert lines[22:] == [
+        f"  stable_assertion_fail  0/5 ✘✘✘✘✘       {ids[19]}",
         "  … and 5 more blocking tests in waiver.json",
     ]
 
@@ -145,7 +152,8 @@ def test_a_review_terminal_names_the_tests_behind_the_verdict(
     assert capsys.readouterr().out == (
         f"waiver: review; report written to {example / 'waiver.json'}\n"
         "not a pass (1):\n"
-        f"  unstable_assertion  2/5  {ROUND_TRIP}  freeze proposed\n"
+        "  class               replays passed  test id\n"
+        f"  unstable_assertion  2/5 ✘✔✘✔✘       {ROUND_TRIP}  freeze proposed\n"
         f"      {ROUND_TRIP_FAILURE}\n" + WARNING
     )
 
@@ -168,9 +176,9 @@ def test_a_property_violation_leads_the_summary_and_collapses_the_rows(example: 
         "",
         "### Failed properties",
         "",
-        "| property |",
-        "|---|",
-        "| `tests.properties.test_p::test_never` |",
+        "| property | first failure |",
+        "|---|---|",
+        "| `tests.properties.test_p::test_never` | `no` |",
         "",
     ]
     assert "### Not a pass" not in summary.read_text()
@@ -186,7 +194,7 @@ def test_the_retries_column_shows_only_when_a_row_has_retries(example: Path) -> 
     _, report = run_gate(example, "--summary", str(summary))
     assert [row["retries"] for row in report["rows"] if row["test_id"] == ROUND_TRIP] == [1]
     assert (
-        "| class | test id | replays passed | in-replay retries | freeze | first failure |"
+        "| class | test id | replays passed, in order | in-replay retries | freeze | first failure |"
         in summary.read_text().splitlines()
     )
 

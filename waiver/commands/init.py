@@ -1,9 +1,10 @@
 """`waiver init`: set a repository up for the gate, from its root.
 
 It finds the layout (waiver.init.layout), and writes the fixture lock (with the same code
-as `waiver lock`), the known-tests registry (from pytest's collection), a commented policy
+as `waiver lock`), the known-tests registry (from one real run of the suite), a commented policy
 file, a workflow calling waiver's reusable gate workflow and one posting its verdict on the
-pull request, pinned by commit (waiver.init.plan). It never overwrites a file without --force, and without a property
+pull request, pinned by commit (waiver.init.plan). It never overwrites a file without
+--force, but completes a policy file there is (waiver.init.merge); and without a property
 suite it writes nothing: a gate whose property step cannot fail protects nothing, and init
 will not invent one.
 """
@@ -12,14 +13,23 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+from dataclasses import replace
 
-from waiver.errors import EXIT_CLEAR, UsageError
+from waiver.errors import EXIT_CLEAR, EXIT_INPUT, UsageError
 from waiver.init.plan import InitOptions, plan, resolve_layout
 from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 from waiver.write.setup_files import LOCK, POLICY, REGISTRY, REPORT_WORKFLOW, WORKFLOW
+
+
+def _read_policy() -> bytes:
+    if os.path.islink(POLICY) or not os.path.isfile(POLICY):
+        raise UsageError(f"{POLICY} is not a regular file; nothing written")
+    with open(POLICY, "rb") as stream:
+        return stream.read()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         waiver_ref=args.waiver_ref,
         force=args.force,
         dry_run=args.dry_run,
+        harness=tuple(args.harness),
+        verify=not args.no_verify,
     )
     targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
@@ -42,16 +54,25 @@ def run(args: argparse.Namespace) -> int:
                 f"waiver: {', '.join(targets)} exist already; nothing changed (--force rewrites them)"
             )
             return EXIT_CLEAR
-        raise UsageError(
-            f"{', '.join(existing)} exist already; nothing written (--force rewrites all five)"
-        )
+        if existing != [POLICY]:
+            raise UsageError(
+                f"{', '.join(existing)} exist already; nothing written (--force rewrites all five)"
+            )
+    if POLICY in existing and not options.force:
+        # A policy file of the user's own is kept and completed, never refused.
+        options = replace(options, existing_policy=_read_policy())
     problems = Problems()
     source = problems.attempt(lambda: waiver_source(options.waiver_repository, options.waiver_ref))
     layout = resolve_layout(options, problems)
-    if source is None or problems.found:
-        raise problems.error()
-    repository, ref = source
-    planned = plan(layout, options, repository, ref)
+    planned = []
+    if layout.test_folders and (layout.property_suites or layout.property_selection):
+        # The lock and the registry are tried even beside other problems, so that one run
+        # names every problem: the workflow's pin is only text in them.
+        repository, ref = source or ("", "")
+        planned = plan(layout, options, repository, ref, problems)
+    if problems.found:
+        print(problems.text(), file=sys.stderr)
+        return EXIT_INPUT
     for item in planned:
         if options.dry_run:
             print(log_line(f"waiver: would write {item.path}: {item.purpose}"))
@@ -116,6 +137,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--waiver-ref",
         metavar="FULL_SHA",
         help="the waiver commit the workflow is pinned to (default: the installed commit)",
+    )
+    parser.add_argument(
+        "--harness",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="a file of the test harness the gate cannot find by itself, such as a module "
+        "whose plugin list is not a literal (repeatable; kept in waiver.yml as `harness:`)",
+    )
+    parser.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="do not prove the written commands in a fresh venv; take the registry from "
+        "pytest in this environment",
     )
     parser.add_argument("--force", action="store_true", help="rewrite files that exist")
     parser.add_argument(

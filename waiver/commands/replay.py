@@ -27,9 +27,13 @@ from waiver.commands.restore_harness import HarnessSource, add_harness_source, t
 from waiver.errors import InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.read.lock.drift import LockPaths
-from waiver.replay.runner import LiveProgress, Progress, Run, Runner
+from waiver.replay.runner import LiveProgress, Progress, Run, Runner, Stopped, stop_on_signals
 from waiver.write.escape import log_line
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
+
+# A replay stopped by a signal exits as a shell reports a command the signal ended: 128 + its
+# number (130 after Ctrl-C, 143 after SIGTERM). It has no verdict to give.
+STOPPED_EXIT = 128
 
 
 @dataclass(frozen=True)
@@ -108,9 +112,37 @@ def _drift_stop(check: LockCheck | None, stream: TextIO) -> str | None:
     )
 
 
+def _run_all(
+    runner: Runner,
+    options: ReplayOptions,
+    properties: list[str] | None,
+    env: dict[str, str],
+    stops: list[str],
+    missing: list[int],
+) -> None:
+    """The property suite, then the replays unless something stops them; `stops` gets why
+    they were stopped and `missing` the replays that left no usable report."""
+    if properties is not None:
+        property_stop = _property_stop(
+            runner.run("properties", "properties", properties, env), options.out
+        )
+        if property_stop is not None:
+            stops.insert(0, property_stop)
+    if stops:
+        return
+    for i in range(1, options.count + 1):
+        label = f"replay {i} of {options.count}"
+        env["WAIVER_REPLAY"] = str(i)
+        run = runner.run(label, f"run-{i}", options.command, env)
+        runner.last = "no usable report" if run.counts is None else str(run.counts)
+        if run.problem is not None:
+            missing.append(i)
+
+
 def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
     """0 when every replay left a report; 1 when a failed property suite or drift from the
-    lock stopped the run before any replay.
+    lock stopped the run before any replay; 128 + the signal's number when a signal stopped
+    it, after the running command's whole process group was ended.
 
     A replay that left no usable report is an input error for the gate (exit 2), raised
     only after every replay has run. With a lock check the property suite still runs
@@ -130,20 +162,15 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
     stops = [] if drift is None else [drift]
     missing: list[int] = []
     try:
-        if properties is not None:
-            property_stop = _property_stop(
-                runner.run("properties", "properties", properties, env), options.out
-            )
-            if property_stop is not None:
-                stops.insert(0, property_stop)
-        if not stops:
-            for i in range(1, options.count + 1):
-                label = f"replay {i} of {options.count}"
-                env["WAIVER_REPLAY"] = str(i)
-                run = runner.run(label, f"run-{i}", options.command, env)
-                runner.last = "no usable report" if run.counts is None else str(run.counts)
-                if run.problem is not None:
-                    missing.append(i)
+        with stop_on_signals():
+            _run_all(runner, options, properties, env, stops, missing)
+    except Stopped as stopped:
+        print(
+            f"waiver: stopped by {stopped}; the running command and every process it "
+            "started were ended, and no further replay was run",
+            file=stream,
+        )
+        return STOPPED_EXIT + stopped.signum
     finally:
         runner.close()
     if stops:

@@ -297,6 +297,7 @@ def _rows(
             False,
             unknown_reason(evidence) if test_class is TestClass.UNKNOWN_TEST else None,
             base,
+            outcomes=outcomes,
         )
         if review is not None and test_class in REVIEWABLE:
             rows.extend(_reviewed(case, finding, review, policy))

@@ -27,7 +27,7 @@ from waiver.gate.replay_inputs import (
     read_json,
     replays_json,
 )
-from waiver.gate.review import read_review, review_facts
+from waiver.gate.review import change_lists, read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
 from waiver.read.definitions.findings import EditFinding, edit_findings
@@ -123,7 +123,8 @@ def classify_replays(
     review = with_red_green(
         review_facts(approval, options, settings, protected, fixtures), red_green, settings.policy
     )
-    decision = decide(cases, settings.policy, now, records, review, replays.tally.first_messages())
+    messages = {**properties.messages, **replays.tally.first_messages()}
+    decision = decide(cases, settings.policy, now, records, review, messages)
     return Classified(
         decision=annotate(decision, red_green, settings.policy),
         replays=replays_json(replays, skip),
@@ -148,6 +149,18 @@ def _untrusted_reports(
     return report_json(
         decision, settings, replace(context, trusted_revision=protected.revision), now
     )
+
+
+def _change_lists(
+    options: GateOptions, settings: Settings, protected: ProtectedFiles, decision: Decision
+) -> Json:
+    committed = protected.committed()
+    listed = (
+        None
+        if committed is None
+        else change_lists(committed, settings.registry, options.root, decision.rows)
+    )
+    return {} if listed is None else {"change_lists": listed}
 
 
 def _gate(
@@ -200,6 +213,11 @@ def _gate(
             "cases": len(properties.ran),
             "failed": properties.failed,
             "skipped": properties.skipped,
+            **(
+                {"messages": dict(sorted(properties.messages.items()))}
+                if properties.messages
+                else {}
+            ),
         },
         replays=classified.replays,
         registry={
@@ -209,6 +227,7 @@ def _gate(
                 {}
                 if protected.revision is None
                 else {
+                    **_change_lists(options, settings, protected, decision),
                     "edited": [
                         {
                             "test_id": test_id,
@@ -216,7 +235,7 @@ def _gate(
                             "findings": findings_json(classified.findings.get(test_id, ())),
                         }
                         for test_id, changes in sorted(classified.edited.items())
-                    ]
+                    ],
                 }
             ),
         },

@@ -19,7 +19,7 @@ from waiver.errors import InputError
 from waiver.gate.options import GateOptions
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
-from waiver.model import Admission
+from waiver.model import Admission, Rows, UnknownReason
 from waiver.read.approvals import Unusable, read_approvals, review_data
 from waiver.read.lock.drift import Fixtures
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, lock_digest, parse_lock
@@ -47,6 +47,20 @@ def change_registry(committed: Committed, path: str | None, root: str) -> frozen
         return frozenset(i for block in registry_blocks(data, relative) for i in block)
     except InputError:
         return None
+
+
+def change_lists(committed: Committed, path: str | None, root: str, rows: Rows) -> list[str] | None:
+    """The new and vanished ids of `rows` that the change's own registry lists, for the
+    writers to say which of them need a registry edit before an approval can admit them;
+    None without a registry."""
+    if path is None:
+        return None
+    listed = change_registry(committed, path, root) or frozenset()
+    return [
+        test_id
+        for test_id, finding in zip(rows.test_ids, rows.findings, strict=True)
+        if finding.unknown in (UnknownReason.NEW, UnknownReason.VANISHED) and test_id in listed
+    ]
 
 
 def fixture_update(committed: Committed, fixtures: Fixtures, lock: str, root: str) -> bool:

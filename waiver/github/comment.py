@@ -19,7 +19,7 @@ from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row
 from waiver.write.review_evidence import edited_by_id, review_why
-from waiver.write.why import class_label, expected_replays, row_blocks
+from waiver.write.why import class_label, expected_replays, group_rows, next_step, row_blocks
 
 MARKER = "<!-- waiver: the gate's comment, edited in place on every run -->"
 LIMIT = 60_000  # bytes, under GitHub's 65,536 characters with room for the closing line
@@ -49,6 +49,10 @@ def _accept_command(row: Row) -> str:
     )  # fmt: skip
 
 
+def _message(message: str | None) -> str:
+    return "—" if message is None else md_code(message)
+
+
 def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
     expected = expected_replays(report)
     blocking = [row for row in rows if row_blocks(row) and row["class"] != "unknown_test"]
@@ -56,14 +60,29 @@ def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
     edited = edited_by_id(report["registry"])
     proposals = [(row, row["freeze"]) for row in rows if row["freeze"] is not None]
     active = report["freezes"]["active"]
+    properties = report["properties"]
+    failed = [] if properties is None else properties["failed"]
+    messages = {} if properties is None else properties.get("messages", {})
     left_out = table(
         out,
+        f"Failed properties ({len(failed)}): no test result can be trusted",
+        ["property", "first failure"],
+        [[md_code(name), _message(messages.get(name))] for name in failed],
+    )
+    label = {id(row): class_label(row, expected) for row in blocking}
+    steps = {id(row): next_step(row, report, md_code) or "" for row in blocking}
+    groups = group_rows(blocking, lambda row: (label[id(row)], steps[id(row)]))
+    with_steps = any(steps.values())
+    left_out += table(
+        out,
         f"What blocks ({len(blocking)})",
-        ["class", "test id", "replays passed"],
+        ["class", "test id", "replays passed, in order", "first failure",
+         *(["what next"] if with_steps else [])],
         [
-            [f"`{class_label(row, expected)}`", md_code(row["test_id"]),
-             f"{row['replay_pass']}/{row['replay_total']}"]
-            for row in blocking
+            [f"`{label[id(group.first)]}`", md_code(group.test_id) + group.count_note,
+             md_code(group.replays()), _message(group.message()),
+             *([steps[id(group.first)] or "—"] if with_steps else [])]
+            for group in groups
         ],
     )  # fmt: skip
     if review:
@@ -75,11 +94,22 @@ def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
         )
         out.add("")
         out.add(f"**Awaits review:** an approval of the head commit by {who} admits these.")
+    review_steps = {id(row): next_step(row, report, md_code) or "—" for row in review}
     left_out += table(
         out,
         f"Awaits review ({len(review)})",
-        ["test id", "why"],
-        [[md_code(row["test_id"]), md_code(review_why(row, edited))] for row in review],
+        ["test id", "why", "replays passed, in order", "what admits it"],
+        [
+            [
+                md_code(group.test_id) + group.count_note,
+                md_code(review_why(group.first, edited)),
+                md_code(group.replays()),
+                review_steps[id(group.first)],
+            ]
+            for group in group_rows(
+                review, lambda row: (review_why(row, edited), review_steps[id(row)])
+            )
+        ],
     )
     left_out += table(
         out,

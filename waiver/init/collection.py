@@ -1,53 +1,31 @@
-"""The test ids pytest collects, by the gate's id rule, without running a test.
+"""The test ids of one real run of a suite, by the gate's id rule.
 
 `waiver init` is run by a person on their own tree, so here, unlike in the gate, pytest
-itself is run: `pytest --collect-only` with a small plugin that writes each collected
-node id and whether a skip or xfail mark takes it out of every run. Such a test has no
-outcome in any replay; listed in the registry, it would be an `unknown_test` forever.
+itself is run: the property suite and the tests once each, with a JUnit report read as the
+gate reads a replay. A test that skips, by a mark or while it runs (`pytest.skip` in its
+body), has no outcome there and is not registered: listed, it would be an `unknown_test`
+(vanished) in every gate. A test that fails is registered, and named to the person.
 
-Each node id becomes the `classname` and `name` pytest's junitxml writes for it, and then
-an id by `TestIdRule`, exactly as the gate will read it from a replay.
+`junit_address` gives the `classname` and `name` pytest's junitxml writes for a node id.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from waiver.errors import InputError
+from waiver.read.junit.replay import Limits, read_single
 from waiver.read.junit.testid import TestIdRule
 
-PLUGIN = "waiver_collect_plugin"
-PLUGIN_SOURCE = """\
-import json
-import os
-
-
-def pytest_collection_finish(session):
-    from _pytest.skipping import evaluate_skip_marks, evaluate_xfail_marks
-
-    with open(os.environ["WAIVER_COLLECT_OUT"], "w", encoding="utf-8") as out:
-        for item in session.items:
-            try:
-                never_runs = bool(evaluate_skip_marks(item) or evaluate_xfail_marks(item))
-            except Exception:
-                never_runs = False
-            out.write(json.dumps([item.nodeid, never_runs]) + "\\n")
-"""
 # pytest's exit code when it collected nothing.
 NO_TESTS_COLLECTED = 5
 OUTPUT_TAIL = 2000
-
-
-@dataclass(frozen=True)
-class Collected:
-    test_ids: tuple[str, ...]  # by the gate's id rule, sorted
-    never_run: tuple[str, ...]  # skipped or xfail by a mark, so left out of the registry
 
 
 def junit_address(nodeid: str) -> tuple[str, str]:
@@ -60,38 +38,103 @@ def junit_address(nodeid: str) -> tuple[str, str]:
     return ".".join(names[:-1]), names[-1]
 
 
-def collect(root: str, arguments: Sequence[str]) -> Collected:
-    """The ids pytest collects with `arguments` (folders and options) under `root`; an
-    error when it collects none."""
+@dataclass(frozen=True)
+class Ran:
+    """The ids of one real run of a suite: those that ran, those it skipped, those that
+    failed (among the ran)."""
+
+    test_ids: tuple[str, ...]  # ran, passed or failed: the registry's
+    skipped: tuple[str, ...]  # skipped by a mark or while running: no outcome in a replay
+    failed: tuple[str, ...]  # the base's own failures, listed for the person running init
+
+
+# pytest's exit codes for a run that ran: every test passed, or some failed.
+RAN_CODES = (0, 1)
+
+
+def run_suite(root: str, arguments: Sequence[str]) -> Ran:
+    """The ids one real run of pytest with `arguments` gives under `root`, read from its
+    JUnit report as the gate reads a replay: a test that skips itself while it runs has no
+    outcome there, so it is not registered to vanish from every gate after. An error when
+    pytest could not run the tests (no report, a collection or internal error)."""
     rule = TestIdRule(root)
     with tempfile.TemporaryDirectory(prefix="waiver-init-") as scratch:
-        with open(os.path.join(scratch, f"{PLUGIN}.py"), "w", encoding="utf-8") as plugin:
-            plugin.write(PLUGIN_SOURCE)
-        out = os.path.join(scratch, "collected.jsonl")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [scratch, env.get("PYTHONPATH")]))
-        env["WAIVER_COLLECT_OUT"] = out
-        command = [
-            sys.executable, "-m", "pytest", "--collect-only", "-q",
-            "-p", PLUGIN, "-p", "no:cacheprovider", *arguments,
-        ]  # fmt: skip
+        junit = os.path.join(scratch, "run.xml")
+        env = {**os.environ, "PYTHONPYCACHEPREFIX": os.path.join(scratch, "pycache")}
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments,
+                   f"--junitxml={junit}"]  # fmt: skip
         completed = subprocess.run(
             command, cwd=root, env=env, capture_output=True, text=True, check=False
         )
         source = " ".join(word for word in arguments if word and not word.startswith("-"))
         if completed.returncode == NO_TESTS_COLLECTED:
             raise InputError(source, "pytest collected no tests here")
-        if completed.returncode != 0 or not os.path.isfile(out):
+        if completed.returncode not in RAN_CODES or not os.path.isfile(junit):
             tail = (completed.stdout + completed.stderr)[-OUTPUT_TAIL:]
             raise InputError(
                 source,
-                f"pytest could not collect the tests (exit {completed.returncode}): {tail}",
+                f"pytest could not run the tests (exit {completed.returncode}): {tail}",
             )
-        with open(out, encoding="utf-8") as stream:
-            entries = [json.loads(line) for line in stream]
-    ids: set[str] = set()
-    never: set[str] = set()
-    for nodeid, never_runs in entries:
-        classname, name = junit_address(nodeid)
-        (never if never_runs else ids).add(rule("", classname, name))
-    return Collected(tuple(sorted(ids - never)), tuple(sorted(never)))
+        return read_ran(junit, rule)
+
+
+def read_ran(junit: str, rule: TestIdRule) -> Ran:
+    """The ids of a run's JUnit report, as the gate reads them from a replay."""
+    tally = read_single(junit, rule, Limits())
+    ran: list[str] = []
+    skipped: list[str] = []
+    failed: list[str] = []
+    for _, test_id, outcomes in tally.all_outcomes():
+        (ran if outcomes else skipped).append(test_id)
+        if outcomes and not all(outcomes):
+            failed.append(test_id)
+    return Ran(tuple(sorted(ran)), tuple(sorted(skipped)), tuple(sorted(failed)))
+
+
+# How long the fresh environment's install and each written command may take.
+PROVE_SECONDS = 1800
+
+
+def prove(flag: str, command: str, scratch: str, env: dict[str, str]) -> Ran:
+    """Runs a written command once, from the repository's root, in the fresh venv of
+    `fresh_venv`: one that leaves no report, or stops at collection or with an internal
+    error, is an input error naming it with its output. Tests that run and fail are the
+    tree's own state, and are returned with the others."""
+    junit = os.path.join(scratch, f"{flag.strip('-')}.xml")
+    try:
+        completed = subprocess.run(
+            ["bash", "-c", command], env={**env, "WAIVER_JUNIT": junit}, capture_output=True,
+            text=True, check=False, timeout=PROVE_SECONDS,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise InputError(flag, f"did not end within {PROVE_SECONDS} s in a fresh venv") from None
+    tail = (completed.stdout + completed.stderr)[-OUTPUT_TAIL:]
+    if not os.path.isfile(junit) or completed.returncode not in RAN_CODES:
+        raise InputError(
+            flag,
+            f"the written command cannot run in a fresh venv (exit {completed.returncode}, "
+            f"{'a' if os.path.isfile(junit) else 'no'} report): {command}\n{tail}",
+        )
+    ran = read_ran(junit, TestIdRule("."))
+    if not ran.test_ids:
+        raise InputError(flag, f"the written command ran no test in a fresh venv: {command}")
+    return ran
+
+
+@contextlib.contextmanager
+def fresh_venv() -> Iterator[tuple[str, dict[str, str]]]:
+    """A scratch folder with a fresh virtual environment of the Python that runs waiver,
+    and the environment a command runs with in it, as the workflow's steps run on a
+    runner: its `bin` first on PATH, no PYTHONPATH."""
+    with tempfile.TemporaryDirectory(prefix="waiver-init-venv-") as scratch:
+        venv = os.path.join(scratch, "venv")
+        made = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        if made.returncode != 0:
+            raise InputError("--no-verify", f"no fresh venv could be made: {made.stderr.strip()}")
+        env = {key: value for key, value in os.environ.items()
+               if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}  # fmt: skip
+        env["PATH"] = os.pathsep.join([os.path.join(venv, "bin"), env.get("PATH", "")])
+        env["VIRTUAL_ENV"] = venv
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")
+        yield scratch, env

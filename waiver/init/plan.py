@@ -8,9 +8,10 @@ import shlex
 from dataclasses import dataclass
 from functools import partial
 
-from waiver.errors import UsageError
-from waiver.init.collection import collect
+from waiver.errors import InputError, UsageError
+from waiver.init.collection import Ran, fresh_venv, prove, run_suite
 from waiver.init.layout import Layout, find_layout
+from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
 from waiver.init.suite_commands import (
     commands,
@@ -42,6 +43,8 @@ NO_SUITE = (
     "test ids)"
 )
 
+FAILED_SHOWN = 5  # failing tests init names; the rest are counted
+
 NO_FIXTURES = (
     "no fixture folder found, so the lock holds the harness alone and waiver.yml says "
     "`fixtures: []`; name the folders your tests read with --fixtures DIR"
@@ -59,6 +62,9 @@ class InitOptions:
     waiver_ref: str | None
     force: bool
     dry_run: bool
+    harness: tuple[str, ...] = ()  # --harness globs, kept in the policy file
+    existing_policy: bytes | None = None  # the policy file there is, which init completes
+    verify: bool = True  # False (--no-verify): the registry from pytest in this environment
 
 
 @dataclass(frozen=True)
@@ -133,7 +139,11 @@ def suite_name(layout: Layout) -> str:
     return ", ".join(layout.property_suites)
 
 
-def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> list[Planned]:
+def plan(
+    layout: Layout, options: InitOptions, repository: str, ref: str, problems: Problems
+) -> list[Planned]:
+    """The files init writes; what stops the lock or the registry goes to `problems`, and
+    then the list is empty."""
     property_command, test_command = commands(
         layout, options.property_command, options.test_command
     )
@@ -146,16 +156,37 @@ def plan(layout: Layout, options: InitOptions, repository: str, ref: str) -> lis
         test_command=test_command,
         waiver_repository=repository,
         waiver_ref=ref,
+        harness_globs=options.harness,
     )
     policy = render_policy(setup)
+    merged = options.existing_policy is not None
+    if options.existing_policy is not None:
+        policy = (
+            problems.attempt(partial(merge_policy, options.existing_policy, policy, POLICY)) or ""
+        )
+        if not policy:
+            return []
+    lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
+    runs = _runs(layout, options, (property_command, test_command), problems)
+    registry = (
+        None
+        if runs is None
+        else problems.attempt(partial(_planned_registry, layout, options, *runs))
+    )
+    if lock is None or registry is None:
+        return []
     return [
-        _planned_lock(layout, setup, policy),
-        _planned_registry(layout),
+        lock,
+        registry,
         Planned(
             POLICY,
             policy,
-            "the policy: the registry"
+            "the policy file as it was, with the registry, fixture, harness and property-suite "
+            "keys it lacked and the --harness globs"
+            if merged
+            else "the policy: the registry"
             + (", the fixture globs" if setup.fixture_globs or not setup.reads_fixtures else "")
+            + (", the harness globs" if setup.harness_globs else "")
             + (", the selected property suite" if setup.property_selection else "")
             + ", replays, freeze lifetimes",
             "edit it by hand, in a change of its own",
@@ -201,33 +232,63 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
     )
 
 
-def _planned_registry(layout: Layout) -> Planned:
-    """The registry, from pytest's collection of the property suite and of the tests."""
-    property_words, test_words = pytest_words(layout)
-    property_ids = collect(".", property_words)
-    test_ids = collect(".", test_words)
-    properties = len(property_ids.test_ids)
+def _runs(
+    layout: Layout, options: InitOptions, written: tuple[str, str], problems: Problems
+) -> tuple[Ran, Ran] | None:
+    """One real run of the property suite and of the tests: the written commands in a fresh
+    venv, or with --no-verify pytest in the environment init runs in. What stops either
+    goes to `problems`, and then there is none."""
+    if options.verify:
+        try:
+            with fresh_venv() as (scratch, env):
+                runs = [
+                    problems.attempt(partial(prove, flag, command, scratch, env))
+                    for flag, command in zip(
+                        ("--property-command", "--test-command"), written, strict=True
+                    )
+                ]
+        except InputError as error:
+            problems.add(str(error))
+            return None
+    else:
+        runs = [problems.attempt(partial(run_suite, ".", words)) for words in pytest_words(layout)]
+    property_run, test_run = runs
+    if property_run is None or test_run is None:
+        return None
+    return property_run, test_run
+
+
+def _planned_registry(
+    layout: Layout, options: InitOptions, property_run: Ran, test_run: Ran
+) -> Planned:
+    """The registry, from one real run of the property suite and of the tests: a test that
+    skips, by a mark or while it runs, is left out, since no replay gives it an outcome."""
+    properties = len(property_run.test_ids)
     if not properties:
         raise UsageError(
-            f"pytest collected no property test that runs in {suite_name(layout)}, so nothing "
-            "was written: a property step that runs nothing cannot fail"
+            f"pytest ran no property test in {suite_name(layout)}, so nothing was written: a "
+            "property step that runs nothing cannot fail"
         )
-    registry = sorted({*property_ids.test_ids, *test_ids.test_ids})
-    never_run = len(property_ids.never_run) + len(test_ids.never_run)
-    left_out = (
-        f"; {_count(never_run, 'test', 'tests')} that a skip or xfail mark keeps from "
-        "running left out"
-        if never_run
-        else ""
-    )
+    registry = sorted({*property_run.test_ids, *test_run.test_ids})
+    skipped = len(property_run.skipped) + len(test_run.skipped)
+    left_out = f"; {_count(skipped, 'skipped test', 'skipped tests')} left out" if skipped else ""
+    failed = [*property_run.failed, *test_run.failed]
+    note = None
+    if failed:
+        shown = ", ".join(failed[:FAILED_SHOWN]) + (
+            f" and {len(failed) - FAILED_SHOWN} more" if len(failed) > FAILED_SHOWN else ""
+        )
+        note = (
+            f"{_count(len(failed), 'test', 'tests')} failed in this run of your tree: {shown}. "
+            "A base with stable failures blocks every pull request until they are fixed or "
+            "deselected in the commands"
+        )
     return Planned(
         REGISTRY,
         format_registry(registry),
-        f"the {len(registry)} test ids expected to run "
+        f"the {len(registry)} test ids that ran in one run of the suite "
         f"({_count(len(registry) - properties, 'test', 'tests')}, "
         f"{_count(properties, 'property', 'properties')} in {suite_name(layout)}){left_out}",
-        registry_refresh(layout),
-        "collection cannot see a test that skips itself while it runs (pytest.skip in its "
-        "body); the gate then calls it unknown_test (vanished, 0/0): refresh the registry "
-        "from a replay with the command above",
+        registry_refresh(layout, options.property_command, options.test_command),
+        note,
     )

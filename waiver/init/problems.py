@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from waiver.errors import InputError, UsageError
+from waiver.write.escape import log_line
 
 T = TypeVar("T")
 
@@ -26,11 +27,23 @@ class Problems:
             self.found.append(str(error))
             return None
 
-    def error(self) -> UsageError:
-        """One error for all of them: a single problem as it is, several numbered."""
+    def text(self) -> str:
+        """Every problem for a person to read: one, or several numbered, each on lines of its
+        own (pytest's output keeps its line breaks, indented), with control characters
+        spelled out so that no line can issue a workflow command."""
+
+        def lines(problem: str, indent: str) -> str:
+            first, *rest = problem.splitlines() or [""]
+            return "\n".join([log_line(first), *(log_line(f"{indent}{line}") for line in rest)])
+
         if len(self.found) == 1:
-            return UsageError(self.found[0])
-        numbered = "; ".join(
-            f"({number}) {problem}" for number, problem in enumerate(self.found, 1)
+            return f"waiver: error: {lines(self.found[0], '  ')}"
+        return "\n".join(
+            [
+                f"waiver: error: {len(self.found)} problems, so nothing was written:",
+                *(
+                    f"  {number}. {lines(problem, '     ')}"
+                    for number, problem in enumerate(self.found, 1)
+                ),
+            ]
         )
-        return UsageError(f"{len(self.found)} problems, so nothing was written: {numbered}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from fnmatch import fnmatchcase
 
 from waiver.errors import UsageError
 from waiver.init.layout import Layout, inside
@@ -13,15 +14,41 @@ from waiver.write.setup_files import REGISTRY
 
 # The names a project gives its test dependencies, as an extra or a dependency group.
 TEST_SETS = ("test", "tests", "testing", "dev")
+# Requirements files of test dependencies, by folder ("" the root): names a project gives
+# the file its test run installs.
+REQUIREMENTS = {
+    "": (
+        "requirements-dev*.txt", "requirements_dev*.txt", "requirements-test*.txt",
+        "requirements_test*.txt", "dev-requirements*.txt", "test-requirements*.txt",
+        "requirements-ci.txt",
+    ),
+    "requirements": ("test*.txt", "dev*.txt", "ci.txt"),
+}  # fmt: skip
 # The first pip that installs a dependency group (`--group`).
 GROUPS_PIP = "pip>=25.1"
 # The pytest options a property selection may be given by, each with an expression.
 SELECTING_FLAGS = ("-m", "-k")
 
 
+def test_requirements() -> list[str]:
+    """The requirements files that hold a project's test dependencies, sorted: at the root
+    (`requirements-dev.txt`, `test-requirements.txt`, …) and in `requirements/`
+    (`test.txt`, `requirements/tests-py3.txt`, `dev.txt`, …)."""
+    found = []
+    for folder, patterns in REQUIREMENTS.items():
+        if not os.path.isdir(folder or "."):
+            continue
+        for name in sorted(os.listdir(folder or ".")):
+            path = os.path.join(folder, name) if folder else name
+            if os.path.isfile(path) and any(fnmatchcase(name, p) for p in patterns):
+                found.append(path.replace(os.sep, "/"))
+    return found
+
+
 def install_step() -> str:
     """The install step both commands start with, from what the repository declares: the
-    project with its test extra or dependency group, else its requirements.
+    project with its test extra or dependency group, else its requirements; and the
+    requirements files of its test dependencies.
 
     pyproject.toml is read strictly (`read_install_tables`): a step written around a
     guess at a malformed table would fail on every pull request.
@@ -35,6 +62,8 @@ def install_step() -> str:
         words = ["-r", "requirements.txt"]
     else:
         words = []
+    for path in test_requirements():
+        words += ["-r", path]
     install = f"python -m pip install {shlex.join([*words, 'pytest', 'hypothesis'])}"
     if group is None:
         return install
@@ -126,10 +155,23 @@ def _argument(text: str) -> str:
     return shlex.quote(text)
 
 
-def registry_refresh(layout: Layout) -> str:
+def registry_refresh(
+    layout: Layout, property_command: str | None = None, test_command: str | None = None
+) -> str:
+    """The command that writes the registry again from one real run: the property and test
+    commands given to init (run by `sh -c`, so "$WAIVER_JUNIT" is the report), else pytest
+    as init runs it."""
     property_words, test_words = pytest_words(layout)
-    properties = f"python -m pytest {shlex.join(property_words)} --junitxml={{junit}}"
-    tests = f"python -m pytest {shlex.join(test_words)} --junitxml={{junit}}"
+    properties = (
+        f"python -m pytest {shlex.join(property_words)} --junitxml={{junit}}"
+        if property_command is None
+        else shlex.join(["sh", "-c", property_command])
+    )
+    tests = (
+        f"python -m pytest {shlex.join(test_words)} --junitxml={{junit}}"
+        if test_command is None
+        else shlex.join(["sh", "-c", test_command])
+    )
     # The replay's reports go to a folder of their own outside the repository, so the
     # refresh leaves nothing behind in the work tree but the registry.
     return (

@@ -19,8 +19,9 @@ import signal
 import stat
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -76,6 +77,38 @@ def count_cases(path: str) -> Counts:
     chunks = read_chunks(open_regular(path, path), Limits().max_report_bytes, path)
     read_junit(chunks, path, sink)
     return Counts(tally[PASS], tally[FAIL], tally[SKIP])
+
+
+class Stopped(Exception):
+    """waiver was sent a signal that ends it (SIGTERM, SIGINT, SIGHUP) while a command ran."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within the block, a stop signal raises `Stopped`, so that the `finally` of a running
+    command ends its process group instead of leaving it orphaned: the commands run in
+    sessions of their own, so neither Ctrl-C at the terminal nor a SIGTERM sent to waiver
+    reaches them. Outside the main thread nothing changes (Python delivers signals there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_stopped(signum: int, _frame: object) -> None:
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, raise_stopped) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _kill_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
@@ -222,6 +255,11 @@ class Runner:
                         if deadline is not None and time.monotonic() >= deadline:
                             timed_out = True
                             _stop(process)
+            except Stopped:
+                # waiver itself was told to stop: the command's group is ended the same way,
+                # and a second signal during the grace ends it at once (below).
+                _stop(process)
+                raise
             finally:
                 # Nothing a replay started may outlive it, or write into the next one.
                 _kill_group(process, signal.SIGKILL)

@@ -109,6 +109,8 @@ def row_json(row: Row) -> report_types.Row:
         document["message"] = row.message
     if row.red_green is not None:
         document["red_green"] = red_green_json(row.red_green)
+    if row.outcomes and row.test_class is not TestClass.STABLE_PASS:
+        document["outcomes"] = list(row.outcomes)
     return document
 
 

@@ -139,6 +139,7 @@ Row = TypedDict(
         "admitted_by": NotRequired[AdmittedBy],
         "message": NotRequired[str],
         "red_green": NotRequired[RowRedGreen],
+        "outcomes": NotRequired[Sequence[bool]],
     },
 )
 
@@ -196,6 +197,7 @@ class Properties(TypedDict):
     cases: int
     failed: Sequence[str]
     skipped: Sequence[str]
+    messages: NotRequired[Mapping[str, str]]
 
 
 class ReplayError(TypedDict):
@@ -235,6 +237,7 @@ class EditedTest(TypedDict):
 class Registry(TypedDict):
     used: bool
     path: str | None
+    change_lists: NotRequired[Sequence[str]]
     edited: NotRequired[Sequence[EditedTest]]
 
 

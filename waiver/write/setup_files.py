@@ -32,6 +32,7 @@ class Setup:
     test_command: str
     waiver_repository: str  # OWNER/NAME of waiver
     waiver_ref: str  # the full commit of waiver to pin
+    harness_globs: tuple[str, ...] = ()  # the policy's `harness:`, as `init --harness` gave
 
 
 def _quoted(text: str) -> str:
@@ -63,6 +64,16 @@ def render_policy(setup: Setup) -> str:
             "# crosses `/`. Only these files are locked, so no other file there is drift.",
             "fixtures:",
             *(f"  - {_quoted(glob)}" for glob in setup.fixture_globs),
+        ]
+    if setup.harness_globs:
+        lines += [
+            "",
+            "# Files of the test harness the gate cannot find by itself (a plugin list it cannot",
+            "# read from the file, another runner's configuration): locked with it, so a change",
+            "# to one is fixture_drift for every test. Paths from the repository root; `*`",
+            "# crosses `/`.",
+            "harness:",
+            *(f"  - {_quoted(glob)}" for glob in setup.harness_globs),
         ]
     if setup.property_selection is not None:
         lines += [

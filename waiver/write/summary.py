@@ -33,7 +33,7 @@ from waiver.write.summary_tables import (
     rows_table,
     void_freezes_table,
 )
-from waiver.write.why import RunCause, expected_replays, locked_name, run_cause
+from waiver.write.why import RunCause, locked_name, run_cause
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
 NAMED = 3  # harness files the harness paragraph names; the drift table lists every one
@@ -322,8 +322,7 @@ def _not_a_pass(out: Budget, facts: Facts) -> int:
     class for the same reason, so only their ids are listed, folded, at the end."""
     if facts.cause is not None:
         return 0
-    with_base = facts.report.get("base") is not None
-    return rows_table(out, facts.rows, expected_replays(facts.report), with_base)
+    return rows_table(out, facts.rows, facts.report)
 
 
 def _other_causes(out: Budget, facts: Facts) -> int:

@@ -21,7 +21,15 @@ from waiver.write.report_types import (
     VoidRecord,
 )
 from waiver.write.review_evidence import edit_kinds
-from waiver.write.why import drift_name, unknown_note
+from waiver.write.why import (
+    Group,
+    drift_name,
+    expected_replays,
+    group_edited,
+    group_rows,
+    next_step,
+    unknown_note,
+)
 
 
 def is_unstable(row: Row) -> bool:
@@ -97,40 +105,62 @@ def _class_cell(row: Row, expected: int) -> str:
     )
 
 
-def _message_cell(row: Row) -> str:
-    message = row.get("message")
+def _message_cell(message: str | None) -> str:
     return "—" if message is None else md_code(message)
 
 
-def rows_table(out: Budget, rows: Sequence[Row], expected: int, with_base: bool) -> int:
-    """The rows that are not a pass; the retries column only when some row has retries, the
-    base column only when base replays were given, the first failure's message only when
-    some row has one (it is at most MAX_MESSAGE_CHARS long: the reader cut it)."""
+def _id_cell(group: Group) -> str:
+    return md_code(group.test_id) + group.count_note
+
+
+def rows_table(out: Budget, rows: Sequence[Row], report: Report) -> int:
+    """The rows that are not a pass, those of one parametrized function that show the same
+    on one line; the retries column only when some row has retries, the base column only
+    when base replays were given, the first failure's message only when some row has one
+    (it is at most MAX_MESSAGE_CHARS long: the reader cut it), what next only when some
+    row needs a step."""
+    expected = expected_replays(report)
+    with_base = report.get("base") is not None
     retries = any(row["retries"] for row in rows)
     messages = any("message" in row for row in rows)
+    steps = {id(row): next_step(row, report, md_code) for row in rows}
+    with_steps = any(step is not None for step in steps.values())
+
+    def shown(row: Row) -> tuple[str, ...]:
+        return (
+            _class_cell(row, expected),
+            _base_cell(row),
+            str(row["retries"]),
+            _freeze_cell(row),
+            steps[id(row)] or "",
+        )
+
+    groups = group_rows(rows, shown)
     return table(
         out,
         f"Not a pass ({len(rows)})",
         [
             "class",
             "test id",
-            "replays passed",
+            "replays passed, in order",
             *(["base"] if with_base else []),
             *(["in-replay retries"] if retries else []),
             "freeze",
             *(["first failure"] if messages else []),
+            *(["what next"] if with_steps else []),
         ],
         [
             [
-                _class_cell(row, expected),
-                md_code(row["test_id"]),
-                f"{row['replay_pass']}/{row['replay_total']}",
-                *([_base_cell(row)] if with_base else []),
-                *([str(row["retries"])] if retries else []),
-                _freeze_cell(row),
-                *([_message_cell(row)] if messages else []),
+                _class_cell(group.first, expected),
+                _id_cell(group),
+                group.replays(),
+                *([_base_cell(group.first)] if with_base else []),
+                *([str(group.first["retries"])] if retries else []),
+                _freeze_cell(group.first),
+                *([_message_cell(group.message())] if messages else []),
+                *([steps[id(group.first)] or "—"] if with_steps else []),
             ]
-            for row in rows
+            for group in groups
         ],
     )
 
@@ -151,8 +181,12 @@ def _properties_table(out: Budget, report: Report) -> int:
     properties = report["properties"]
     if properties is None:
         return 0
+    messages = properties.get("messages", {})
     return table(
-        out, "Failed properties", ["property"], [[md_code(p)] for p in properties["failed"]]
+        out,
+        "Failed properties",
+        ["property", "first failure"],
+        [[md_code(p), _message_cell(messages.get(p))] for p in properties["failed"]],
     ) + table(
         out,
         "Skipped properties (not run, so they prove nothing)",
@@ -229,11 +263,11 @@ def edited_tests_table(out: Budget, registry: Registry | None) -> int:
         ["test id", "what changed", "kind of edit"],
         [
             [
-                md_code(e["test_id"]),
-                "; ".join(md_code(change) for change in e["changes"]),
-                "; ".join(md_code(line) for line in edit_kinds(e)),
+                md_code(test_id) + note,
+                "; ".join(md_code(change) for change in test["changes"]),
+                "; ".join(md_code(line) for line in edit_kinds(test)),
             ]
-            for e in edited
+            for test_id, note, test in group_edited(edited)
         ],
     )
 

@@ -1,16 +1,18 @@
 """What `waiver gate` prints off GitHub after the verdict: why it is blocked, in plain text.
 
 What blocks the run apart from its rows; the cause of the whole run when there is one,
-else the blocking rows, closed classes first, capped with a count of the rest, each with
-its first failure message indented on the line below it; whether the replays were
-skipped and why; then the warning that the protected files came from the working tree.
+else the blocking rows, closed classes first, under labelled columns (class, replays
+passed with each replay's outcome in order, test id), the rows of one parametrized
+function that show the same on one line with their count, capped with a count of the
+rest; below each line its first failure message and what to do next. Then whether the
+replays were skipped and why, and the warning that the protected files came from the
+working tree.
 Untrusted text is spelled out, one line each, so that it can start no log command.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar, overload
 
 from waiver.model import TestClass
 from waiver.write.escape import MAX_CELL, log_line
@@ -18,10 +20,17 @@ from waiver.write.report import split_rows
 from waiver.write.report_types import Report, Row, report_of
 from waiver.write.review_evidence import edit_kinds, red_green_rows, red_green_words
 from waiver.write.summary import RANK
-from waiver.write.why import class_label, expected_replays, row_blocks, run_cause
+from waiver.write.why import (
+    class_label,
+    expected_replays,
+    group_edited,
+    group_rows,
+    next_step,
+    row_blocks,
+    run_cause,
+)
 
 MAX_LINES = 20
-T = TypeVar("T")
 WORKING_TREE = (
     "warning: the lock, registry and freeze store were read from the working tree, which "
     "the change itself can edit; pass --trusted-ref with the base commit to read them from it"
@@ -34,38 +43,71 @@ def _inert(text: str) -> str:
 
 
 def _capped(lines: Sequence[str], what: str) -> list[str]:
-    """At most MAX_LINES lines, and how many were left out. `lines` may be lazy (a `Lines`):
-    only the lines shown are made, so a run of 100,000 rows prints as fast as one of 20."""
+    """At most MAX_LINES lines, and how many were left out."""
     if len(lines) <= MAX_LINES:
         return list(lines)
     return [*lines[:MAX_LINES], f"  … and {len(lines) - MAX_LINES} more {what} in waiver.json"]
 
 
-class Lines(Sequence[str]):
-    """The lines `line` makes of `items`, made only when asked for."""
-
-    def __init__(self, items: Sequence[T], line: Callable[[T], str]) -> None:
-        self.items, self.line = items, line
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self.line(item) for item in self.items[index]]
-        return self.line(self.items[index])
+def _standing(row: Row) -> str:
+    """What stands for a row that is not a pass: an approval, a freeze, a proposal."""
+    admitted = row.get("admitted_by")
+    if admitted is not None:
+        return f"  admitted by {_inert(admitted['login'])}"
+    if row["active_freeze"] is not None:
+        return "  frozen"
+    return "  freeze proposed" if row["freeze"] is not None else ""
 
 
-def _failure(row: Row) -> str:
-    """The row's first failure message on a line of its own below the row, if it has one."""
-    message = row.get("message")
-    return "" if message is None else f"\n      {_inert(message)}"
+def _rows(
+    report: Report, rows: Sequence[Row], title: str, what: str, label: Callable[[Row], str] | None
+) -> list[str]:
+    """A titled table of rows under labelled columns: the class (when `label` gives it),
+    the replays passed with their outcomes in order, the test id and what stands for the
+    row. The rows of one parametrized function that show the same are one line with their
+    count. Below a line: its first failure message, then what to do next."""
+    if not rows:
+        return []
+
+    def shown(row: Row) -> tuple[str, str, str]:
+        return (
+            "" if label is None else label(row),
+            _standing(row),
+            next_step(row, report, _inert) or "",
+        )
+
+    groups = group_rows(rows, shown)
+    cells = [
+        [
+            *([] if label is None else [label(group.first)]),
+            group.replays(),
+            f"{_inert(group.test_id)}{group.count_note}{_standing(group.first)}",
+        ]
+        for group in groups[:MAX_LINES]
+    ]
+    header = [*([] if label is None else ["class"]), "replays passed", "test id"]
+    widths = [
+        max(len(cell[column]) for cell in [header, *cells]) for column in range(len(header) - 1)
+    ]
+
+    def line(cell: Sequence[str]) -> str:
+        return "  " + "  ".join(
+            [*(text.ljust(width) for text, width in zip(cell, widths, strict=False)), cell[-1]]
+        )
+
+    lines = [f"{title} ({len(rows)}):", line(header)]
+    for group, cell in zip(groups, cells, strict=False):
+        lines.append(line(cell))
+        message = group.message()
+        if message is not None:
+            lines.append(f"      {_inert(message)}")
+        step = next_step(group.first, report, _inert)
+        if step is not None:
+            lines.append(f"      {step}")
+    if len(groups) > MAX_LINES:
+        hidden = sum(len(group.rows) for group in groups[MAX_LINES:])
+        lines.append(f"  … and {hidden} more {what} in waiver.json")
+    return lines
 
 
 def _why_blocked(report: Report) -> list[str]:
@@ -81,29 +123,14 @@ def _why_blocked(report: Report) -> list[str]:
         ]
     blocking = [row for row in split_rows(report["rows"])[1] if row_blocks(row)]
     blocking.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
-    if not blocking:  # only what blocks the run apart from its rows
-        return []
     expected = expected_replays(report)
 
-    def line(row: Row) -> str:
+    def label(row: Row) -> str:
         strict = " (strict)" if row["class"] == TestClass.UNSTABLE_ASSERTION else ""
-        return (
-            f"  {class_label(row, expected)}{strict}  "
-            f"{row['replay_pass']}/{row['replay_total']}  {_inert(row['test_id'])}"
-            f"{_failure(row)}"
-        )
+        return f"{class_label(row, expected)}{strict}"
 
-    return [f"blocking tests ({len(blocking)}):", *_capped(Lines(blocking, line), "blocking tests")]
-
-
-def _standing(row: Row) -> str:
-    """What stands for a row that is not a pass: an approval, a freeze, a proposal."""
-    admitted = row.get("admitted_by")
-    if admitted is not None:
-        return f"  admitted by {_inert(admitted['login'])}"
-    if row["active_freeze"] is not None:
-        return "  frozen"
-    return "  freeze proposed" if row["freeze"] is not None else ""
+    # Only what blocks the run apart from its rows, when no row blocks.
+    return _rows(report, blocking, "blocking tests", "blocking tests", label)
 
 
 def _not_a_pass(report: Report) -> list[str]:
@@ -111,14 +138,7 @@ def _not_a_pass(report: Report) -> list[str]:
     rows = split_rows(report["rows"])[1]
     rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
     expected = expected_replays(report)
-
-    def line(row: Row) -> str:
-        return (
-            f"  {class_label(row, expected)}  {row['replay_pass']}/{row['replay_total']}  "
-            f"{_inert(row['test_id'])}{_standing(row)}{_failure(row)}"
-        )
-
-    return [f"not a pass ({len(rows)}):", *_capped(Lines(rows, line), "tests")] if rows else []
+    return _rows(report, rows, "not a pass", "tests", lambda row: class_label(row, expected))
 
 
 def _unstable_beside(report: Report) -> list[str]:
@@ -131,18 +151,7 @@ def _unstable_beside(report: Report) -> list[str]:
         if row["class"] == TestClass.UNSTABLE_ASSERTION and not row_blocks(row)
     ]
     rows.sort(key=lambda row: row["test_id"])
-
-    def line(row: Row) -> str:
-        return (
-            f"  {row['replay_pass']}/{row['replay_total']}  {_inert(row['test_id'])}"
-            f"{_standing(row)}{_failure(row)}"
-        )
-
-    return (
-        [f"unstable, not a pass ({len(rows)}):", *_capped(Lines(rows, line), "tests")]
-        if rows
-        else []
-    )
+    return _rows(report, rows, "unstable, not a pass", "tests", None)
 
 
 def _skipped_replays(report: Report) -> list[str]:
@@ -160,20 +169,21 @@ def _review(report: Report) -> list[str]:
     if edited:
         lines.append(f"tests this change edits ({len(edited)}), no evidence about it:")
         lines += _capped(
-            Lines(
-                edited,
-                lambda e: (
-                    f"  {_inert(e['test_id'])}: {_inert('; '.join(e['changes']))}"
-                    f" ({_inert('; '.join(edit_kinds(e)))})"
-                ),
-            ),
-            "edited tests",
+            [
+                f"  {_inert(test_id)}{note}: {_inert('; '.join(test['changes']))}"
+                f" ({_inert('; '.join(edit_kinds(test)))})"
+                for test_id, note, test in group_edited(edited)
+            ],
+            "lines of edited tests",
         )
     evidence = red_green_rows(split_rows(report["rows"])[1])
     if evidence:
         lines.append(f"red-green evidence ({len(evidence)}): does each fail without the change?")
         lines += _capped(
-            Lines(evidence, lambda e: f"  {_inert(e[0])}: {_inert(red_green_words(e[1]))}"),
+            [
+                f"  {_inert(test_id)}: {_inert(red_green_words(found))}"
+                for test_id, found in evidence
+            ],
             "new or edited tests",
         )
     approvals = report.get("approvals")

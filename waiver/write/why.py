@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from waiver.model import BLOCKING_CLASSES, TestClass, UnknownReason
-from waiver.write.report_types import CommittedChange, Drift, Report, Row
+from waiver.write.report_types import CommittedChange, Drift, EditedTest, Report, Row
 
 
 def expected_replays(report: Report) -> int:
@@ -79,7 +79,7 @@ def run_cause(report: Report) -> RunCause | None:
             TestClass.PROPERTY_VIOLATION,
             f"{_plural(len(failed), 'property case', 'property cases')} failed, so no test "
             "result can be trusted",
-            [(name, "failed") for name in failed],
+            [(name, properties.get("messages", {}).get(name, "failed")) for name in failed],
         )
     if counts[TestClass.FIXTURE_DRIFT] == total and fixtures and fixtures["drift"]:
         drift = fixtures["drift"]
@@ -104,3 +104,160 @@ def run_cause(report: Report) -> RunCause | None:
             [(error["source"], error["problem"]) for error in errors],
         )
     return None
+
+
+PASS_MARK, FAIL_MARK = "✔", "✘"
+MAX_MARKS = 30  # a row's outcomes shown one mark each, up to this many
+CARRIED_STATE = (
+    "passed the first replay and failed every one after: state carried from one replay "
+    "to the next (a database, a cache, a file) may be the cause"
+)
+
+
+def outcome_marks(row: Row) -> str:
+    """The row's outcomes in replay order, `✔` a pass and `✘` a fail: "✔✘✘✘✘"."""
+    outcomes = row.get("outcomes", ())
+    marks = "".join(PASS_MARK if outcome is True else FAIL_MARK for outcome in outcomes[:MAX_MARKS])
+    return marks + ("…" if len(outcomes) > MAX_MARKS else "")
+
+
+def replays_cell(row: Row) -> str:
+    """Replays passed, then the order of the outcomes when the report gives it: "1/5 ✔✘✘✘✘"."""
+    marks = outcome_marks(row)
+    counts = f"{row['replay_pass']}/{row['replay_total']}"
+    return f"{counts} {marks}" if marks else counts
+
+
+def carried_state(row: Row) -> bool:
+    """Whether the row passed its first replay and failed every one after it."""
+    outcomes = list(row.get("outcomes", ()))
+    return len(outcomes) >= 2 and outcomes[0] is True and not any(outcomes[1:])
+
+
+def parametrized_function(test_id: str) -> str | None:
+    """The function id of a parametrized pytest id (`m.py::test_f` of `m.py::test_f[a-1]`);
+    None for an id without parameters."""
+    head, separator, name = test_id.rpartition("::")
+    bracket = name.find("[")
+    if not separator or bracket <= 0 or not name.endswith("]"):
+        return None
+    return f"{head}::{name[:bracket]}"
+
+
+@dataclass(frozen=True)
+class Group:
+    """Rows shown as one line: one row, or the rows of one parametrized function that
+    would show the same apart from their ids, replays and messages."""
+
+    rows: Sequence[Row]
+    function: str | None  # the parametrized function, when the group has more than one row
+
+    @property
+    def first(self) -> Row:
+        return self.rows[0]
+
+    @property
+    def test_id(self) -> str:
+        """The id the line shows: the row's, or the function's with `[…]` for its parameters."""
+        return self.first["test_id"] if self.function is None else f"{self.function}[…]"
+
+    @property
+    def count_note(self) -> str:
+        """ " (61 ids)" after a group's id; nothing after a single row's."""
+        return "" if self.function is None else f" ({len(self.rows)} ids)"
+
+    def replays(self) -> str:
+        """The one row's replays; a group's when its rows agree, else the sum over them."""
+        first = self.first
+        if all(
+            (row["replay_pass"], row["replay_total"], list(row.get("outcomes", ())))
+            == (first["replay_pass"], first["replay_total"], list(first.get("outcomes", ())))
+            for row in self.rows
+        ):
+            return replays_cell(first)
+        passed = sum(row["replay_pass"] for row in self.rows)
+        total = sum(row["replay_total"] for row in self.rows)
+        return f"{passed}/{total} in all"
+
+    def message(self) -> str | None:
+        """The first failure message of the first row that has one."""
+        return next((row["message"] for row in self.rows if "message" in row), None)
+
+    def carried_state(self) -> bool:
+        return all(carried_state(row) for row in self.rows)
+
+
+def group_rows(rows: Sequence[Row], shown: Callable[[Row], Hashable]) -> list[Group]:
+    """The rows as lines: those of one parametrized function whose `shown` is the same
+    make one group, placed where its first row was; every other row is a line of its own."""
+    groups: dict[Hashable, list[Row]] = {}
+    for number, row in enumerate(rows):
+        function = parametrized_function(row["test_id"])
+        key = (function, shown(row)) if function is not None else number
+        groups.setdefault(key, []).append(row)
+    return [
+        Group(members, None if len(members) == 1 else parametrized_function(members[0]["test_id"]))
+        for members in groups.values()
+    ]
+
+
+def review_step(row: Row, report: Report, quote: Callable[[str], str]) -> str | None:
+    """What admits an unknown_test row that blocks for review, or why nothing can; None for
+    any other row. Registry edits come first: an approval admits a new test only when the
+    change's registry lists it, and a vanished one only when it no longer does. The
+    registry's path, the one untrusted piece, goes through `quote`."""
+    if row["class"] != TestClass.UNKNOWN_TEST or "admitted_by" in row:
+        return None
+    reason = row.get("unknown")
+    outcomes = list(row.get("outcomes", ()))
+    passed = len(outcomes) >= report["min_replays"] and all(outcomes)
+    approvers = (report.get("policy") or {}).get("approvers")
+    who = "one of the policy's approvers" if approvers else "a writer"
+    approval = f"an approval of the head commit by {who} who wrote none of it admits it"
+    registry = report.get("registry")
+    path = registry["path"] if registry is not None else None
+    # The file's name: the path is as the gate was given it, often the runner's full path.
+    path = "the registry" if path is None else quote(path.rsplit("/", 1)[-1])
+    if registry is not None and "change_lists" in registry:
+        listed = row["test_id"] in registry["change_lists"]
+    else:  # the registry read is the change's own
+        listed = reason == UnknownReason.VANISHED
+    if reason == UnknownReason.SHORT:
+        return "no approval admits it: it needs an outcome in every replay; run the replays again"
+    if reason == UnknownReason.VANISHED:
+        return f"remove it from {path} in this change, then {approval}" if listed else approval
+    if not passed:
+        return "no approval admits it until it passes every replay"
+    if reason == UnknownReason.NEW and not listed:
+        return f"add it to {path} in this change, then {approval}"
+    return approval
+
+
+def group_edited(edited: Sequence[EditedTest]) -> list[tuple[str, str, EditedTest]]:
+    """The edited tests as lines of (id shown, count note, the first test of the line): the
+    ids of one parametrized function with the same changes and kinds of edit on one line."""
+    groups: dict[Hashable, list[EditedTest]] = {}
+    for number, test in enumerate(edited):
+        function = parametrized_function(test["test_id"])
+        same = (tuple(test["changes"]), repr(test.get("findings", [])))
+        key = (function, same) if function is not None else number
+        groups.setdefault(key, []).append(test)
+    return [
+        (members[0]["test_id"], "", members[0])
+        if len(members) == 1
+        else (
+            f"{parametrized_function(members[0]['test_id'])}[…]",
+            f" ({len(members)} ids)",
+            members[0],
+        )
+        for members in groups.values()
+    ]
+
+
+def next_step(row: Row, report: Report, quote: Callable[[str], str]) -> str | None:
+    """What a reader does next about a row: what admits a review row, or the hint that
+    state carried between replays; None when there is nothing to add."""
+    step = review_step(row, report, quote)
+    if step is None and carried_state(row):
+        step = CARRIED_STATE
+    return step

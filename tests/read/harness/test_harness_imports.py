@@ -189,7 +189,8 @@ def test_a_binding_the_bytes_do_not_spell_is_still_read(source: bytes) -> None:
         'import sys\nsetattr(sys.modules[__name__], "pytest_" + "plugins", ["forge"])\n',
         "from sys import modules\n",
         "import builtins\n",
-        "class C:\n    locals()['x'] = 1\n",
+        "locals()['pytest_' + 'plugins'] = ['forge']\n",
+        "class C:\n    vars(me)['pytest_' + 'plugins'] = ['forge']\n",
         "@setattr\ndef f():\n    pass\n",
         "def f(x=globals()):\n    pass\n",
         "m.__dict__['pytest_' + 'plugins'] = []\n",
@@ -214,6 +215,10 @@ def test_import_time_code_that_writes_the_namespace_is_dynamic_where_pytest_read
         "import os\nsys = 3\nvalue = obj.modules_count\n",
         "'''Mentions globals and exec only in text.'''\n",
         "import modules\n",
+        # A bare locals() or vars() in a class body reaches the class's namespace only.
+        "class C:\n    locals()['x'] = 1\n    vars()['y'] = 2\n",
+        "def test_x():\n    x = 1\n    assert locals() == {'x': 1}\n",
+        "class TestK:\n    def test_m(self):\n        assert 'self' in locals()\n",
     ],
 )
 def test_what_runs_later_or_only_looks_alike_is_not_dynamic(source: str) -> None:
@@ -286,6 +291,40 @@ def test_a_star_import_of_a_module_that_writes_its_namespace_is_an_input_error(
     assert resolved(root) == ["forge.py", "tests/helpers.py"]
     (root / "tests/helpers.py").write_text("VALUE = 1\n")
     assert resolved(root) == []
+
+
+def test_a_star_import_binds_only_what_the_module_exports(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "tests/test_a.py": "from pkg import *\n\ndef test_a():\n    assert parse\n",
+            # The library's own source: import-time code of its own binds nothing the test
+            # module gets by name, so it is neither refused nor harness.
+            "pkg/__init__.py": "import sys\nfrom pkg.core import *\nsys.modules['x'] = 1\n",
+            "pkg/core.py": "__all__ = ['parse']\nparse = globals()\n",
+            "forge.py": "",
+        },
+    )
+    assert resolved(root) == []
+    # A library module that names the list gives it to the test module that star-imports it.
+    (root / "pkg/core.py").write_text("pytest_plugins = ['forge']\n")
+    assert resolved(root) == ["forge.py", "pkg/core.py"]
+    # Beside the tests a star-imported module is read as pytest reads a list, and what it
+    # star-imports in turn; a static __all__ that leaves the name out ends the chain.
+    (root / "pkg/core.py").write_text("parse = 1\n")
+    (root / "tests/__init__.py").write_text("")
+    (root / "tests/test_a.py").write_text("from .helpers import *\n")
+    (root / "tests/helpers.py").write_text("from .dyn import *\nA = 1\n")
+    (root / "tests/dyn.py").write_text("globals()['x'] = 1\n")
+    with pytest.raises(InputError, match=r"^tests/dyn\.py: runs code at import time"):
+        resolved(root)
+    (root / "tests/helpers.py").write_text("__all__ = ['A']\nfrom .dyn import *\nA = 1\n")
+    assert resolved(root) == []
+    (root / "tests/helpers.py").write_text(
+        "__all__ = ['A', 'pytest_plugins']\nfrom .dyn import *\n"
+    )
+    with pytest.raises(InputError, match=r"^tests/dyn\.py: runs code at import time"):
+        resolved(root)
 
 
 def test_a_star_import_cycle_ends(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ points; a module sets `pytest_plugins`. Text is split the way pytest splits it, 
 parsed, and a module is parsed with `ast` under its declared encoding: only a literal `pytest_plugins`
 (a string, or a list or tuple of strings) can be read, and any other way of setting it is
 told apart so that it can be refused. A module whose import-time code can write its own
-namespace (`globals()`, `exec`, `setattr`, `sys.modules`, a star import) can set it without
-naming it, so where pytest reads the list (conftests, test modules, plugins) such code is
-refused in the same way.
+namespace (`globals()`, `exec`, `setattr`, `sys.modules`) can set it without naming it, so
+where pytest reads the list (conftests, test modules, plugins) such code is refused in the
+same way. A star import binds only what the other module exports (`star_exports`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import shlex
 import tokenize
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from waiver.errors import InputError
 from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES
@@ -224,6 +224,32 @@ def _import_time_nodes(module: ast.Module) -> list[ast.AST]:
     return found
 
 
+# Called bare in a class body, these two give the class's namespace, not the module's.
+CLASS_SCOPED = frozenset({"locals", "vars"})
+
+
+def _class_scoped(module: ast.Module) -> set[int]:
+    """The names of the bare `locals()` and `vars()` calls that a class body runs at import
+    time: they reach the class's namespace, never the module's, so they cannot bind
+    `pytest_plugins`. (`vars(module)` can reach a module's, and is not among them.)"""
+    found: set[int] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    continue
+                found.update(
+                    id(call.func)
+                    for call in ast.walk(statement)
+                    if isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Name)
+                    and call.func.id in CLASS_SCOPED
+                    and not call.args
+                    and not call.keywords
+                )
+    return found
+
+
 def _reaches_namespace(node: ast.AST) -> bool:
     """Whether import-time `node` can write a module's namespace without naming the key."""
     if isinstance(node, ast.Name):
@@ -235,6 +261,92 @@ def _reaches_namespace(node: ast.AST) -> bool:
     if isinstance(node, ast.ImportFrom):
         return node.level == 0 and (node.module or "").partition(".")[0] in NAMESPACE_MODULES
     return False
+
+
+def _writes_namespace(module: ast.Module) -> bool:
+    """Whether the module's import-time code can write its namespace without naming the key."""
+    in_classes = _class_scoped(module)
+    return any(
+        _reaches_namespace(node) and id(node) not in in_classes
+        for node in _import_time_nodes(module)
+    )
+
+
+ALL = "__all__"
+
+
+def _binds_all(node: ast.AST) -> bool:
+    """Whether `node` binds `__all__` by name, an attribute, an import or a setter."""
+    if isinstance(node, ast.Name | ast.Attribute):
+        name = node.id if isinstance(node, ast.Name) else node.attr
+        return name == ALL and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.alias):
+        return ALL in (node.name, node.asname)
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return ALL in node.names
+    if isinstance(node, ast.Call):
+        return any(isinstance(arg, ast.Constant) and arg.value == ALL for arg in node.args)
+    return False
+
+
+def static_all(module: ast.Module) -> frozenset[str] | None:
+    """The names of a module's `__all__` when only top-level literal assignments bind it
+    (`__all__ = [...]`, `+= (...)`) and no import-time code can write its namespace; None
+    when it has no `__all__`, or one that cannot be read from the file."""
+    names: list[str] = []
+    literal: set[int] = set()
+    for statement in module.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target: ast.expr = statement.targets[0]
+            augmented = False
+        elif isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add):
+            target, augmented = statement.target, True
+        else:
+            continue
+        if not isinstance(target, ast.Name) or target.id != ALL:
+            continue
+        value = _literal_names(statement.value)
+        if value is None or isinstance(statement.value, ast.Constant):
+            return None
+        names = [*names, *value] if augmented else list(value)
+        literal.add(id(target))
+    if not literal or _writes_namespace(module):
+        return None
+    if any(_binds_all(node) and id(node) not in literal for node in ast.walk(module)):
+        return None
+    return frozenset(names)
+
+
+STAR_TEXT = re.compile(r"import[\s\\(]*\*")
+
+
+def star_exports(data: bytes, path: str, strict: bool = False) -> PluginList | None:
+    """What a module gives a module that star-imports it as `pytest_plugins`; None when it
+    gives nothing.
+
+    A star import binds only what the module exports: the names of a static `__all__`, or
+    else its public top-level names. So a module whose `__all__` leaves `pytest_plugins`
+    out gives nothing. Any other is read for that name alone, as any module that sets it
+    is, unless `strict` (a module beside the tests, which pytest reads the list of): then
+    as pytest reads a list, import-time code that can write its namespace included. So a
+    library's source never becomes harness for being star-imported by a test. The modules
+    it star-imports in turn are followed the same way.
+    """
+    text = python_text(data)
+    if text is None or (PLUGIN_MARK not in text and not STAR_TEXT.search(text) and not strict):
+        return module_plugins(data, path)  # the parse error of a module that names it
+    try:
+        module = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return module_plugins(data, path, strict)
+    exported = static_all(module)
+    if exported is not None and PLUGIN_MARK not in exported:
+        return None
+    plugins = module_plugins(data, path, strict)
+    stars = tuple(star_imports(module))
+    if plugins is None:
+        return PluginList((), True, stars=stars, sets=False) if stars else None
+    return replace(plugins, stars=stars)
 
 
 def star_imports(module: ast.Module) -> list[tuple[int, str]]:
@@ -313,7 +425,7 @@ def module_plugins(data: bytes, path: str, strict: bool = False) -> PluginList |
         literal = literal and found is not None
         names.extend(found or [])
     bound = marked and any(_binds_otherwise(node, literal_targets) for node in ast.walk(module))
-    dynamic = strict and any(map(_reaches_namespace, _import_time_nodes(module)))
+    dynamic = strict and _writes_namespace(module)
     stars = tuple(star_imports(module)) if strict else ()
     if not literal_targets and not bound and not dynamic:
         return PluginList((), True, stars=stars, sets=False) if stars else None

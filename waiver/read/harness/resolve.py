@@ -42,6 +42,7 @@ from waiver.read.harness.plugin_names import (
     module_plugins,
     plugin_options,
     split_options,
+    star_exports,
     toml_values,
 )
 from waiver.read.harness.shadows import (
@@ -67,6 +68,9 @@ TOML_TABLES = {
     ".pytest.toml": ("pytest",),
     PYPROJECT: ("tool", "pytest"),
 }
+# How a module is read for `pytest_plugins`: as any module, as pytest reads the list, or
+# for what a star import of it binds.
+PLAIN, STRICT, STAR = "plain", "strict", "star"
 GLOBS = "name this module and those files with `harness:` globs in the policy file"
 NOT_LITERAL = (
     "sets pytest_plugins to something that is not a literal list of module names, so the "
@@ -93,7 +97,10 @@ class Resolution:
     test_modules: list[str] = field(default_factory=list)  # `python_files` patterns
     declared: set[str] = field(default_factory=set)
     own: set[str] = field(default_factory=set)
-    strictly_read: set[str] = field(default_factory=set)
+    # The modules read as pytest reads its list (STRICT) and as a star import binds (STAR).
+    read_as: dict[str, set[str]] = field(
+        default_factory=lambda: {PLAIN: set(), STRICT: set(), STAR: set()}
+    )
 
     def add(self, path: str) -> None:
         kind = self.listing.kind(path)
@@ -131,19 +138,33 @@ class Resolution:
 
     def read_module(self, path: str, strict: bool = False) -> None:
         """A module that may set `pytest_plugins`: when it does, it is harness. `strict` for
-        the modules pytest reads the list of, and what they star-import."""
-        pending = [(path, strict)]
+        the modules pytest reads the list of; what they star-import is read for what it
+        exports (`star_exports`)."""
+        pending = [(path, STRICT if strict else PLAIN)]
         while pending:
-            path, strict = pending.pop()
-            if strict and path in self.strictly_read:
+            path, how = pending.pop()
+            if how != PLAIN and path in self.read_as[how]:
                 continue
-            self.strictly_read.update([path] if strict else [])
-            plugins = module_plugins(self.tree.read(path, MAX_MODULE_BYTES) or b"", path, strict)
+            self.read_as[how].add(path)
+            data = self.tree.read(path, MAX_MODULE_BYTES) or b""
+            if how == STAR:
+                plugins = star_exports(data, path, self.beside_tests(path))
+            else:
+                plugins = module_plugins(data, path, how == STRICT)
             if plugins is None:
                 continue
-            pending += [(star, True) for star in self.star_targets(path, plugins)]
+            pending += [(star, STAR) for star in self.star_targets(path, plugins)]
             if plugins.sets:
                 self.take_plugins(path, plugins)
+
+    def beside_tests(self, path: str) -> bool:
+        """Whether `path` lies in a folder that holds a conftest or a test module: a helper
+        of the tests rather than the library's source."""
+        folder = folder_of(path)
+        return any(
+            name == CONFTEST or self.is_test_module(join(folder, name))
+            for name in self.listing.kinds.get(folder, {})
+        )
 
     def take_plugins(self, path: str, plugins: PluginList) -> None:
         # Only a glob that names this very module lifts the error: a policy that locks

@@ -4,7 +4,8 @@ whether it is a report of this run at all."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from waiver.errors import InputError, UsageError
@@ -50,6 +51,8 @@ class PropertyRun:
     skipped: list[str]
     modules: frozenset[str]
     started: datetime | None  # the earliest zone-aware suite timestamp, where there is one
+    # Each failed case's first failure message, where it gave one.
+    messages: Mapping[str, str] = field(default_factory=dict)
 
 
 def read_properties(path: str, reports: str, limits: Limits, rule: TestIdRule) -> PropertyRun:
@@ -63,7 +66,12 @@ def read_properties(path: str, reports: str, limits: Limits, rule: TestIdRule) -
     failed = sorted(tally.ids[i] for i, state in enumerate(states) if state & FAIL)
     skipped = sorted(set(tally.ids) - ran)
     return PropertyRun(
-        ran, failed, skipped, property_modules(tally.ids), min(tally.started, default=None)
+        ran,
+        failed,
+        skipped,
+        property_modules(tally.ids),
+        min(tally.started, default=None),
+        tally.first_messages(),
     )
 
 
