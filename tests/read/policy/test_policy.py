@@ -136,7 +136,7 @@ def test_the_summary_says_why_a_strict_row_blocks(tmp_path: Path) -> None:
         "freeze proposal, and an unstable one blocks admission.\n"
     ) in summary
     assert (
-        f"| `unstable_assertion` | `{AUTH}` | 3/5 | none: matches a strict pattern (blocks) "
+        f"| `unstable_assertion` | `{AUTH}` | 3/5 ✔✘✔✘✔ | none: matches a strict pattern (blocks) "
         "| `assert 1 == 2` |\n"
     ) in summary
 
