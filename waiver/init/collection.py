@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,7 +97,7 @@ PROVE_SECONDS = 1800
 
 
 def prove(flag: str, command: str, scratch: str, env: dict[str, str]) -> Ran:
-    """Runs a written command once, from the repository's root, in the fresh venv of
+    """Runs a written command once, in the copy of the repository and the fresh venv of
     `fresh_venv`: one that leaves no report, or stops at collection or with an internal
     error, is an input error naming it with its output. Tests that run and fail are the
     tree's own state, and are returned with the others."""
@@ -104,7 +105,7 @@ def prove(flag: str, command: str, scratch: str, env: dict[str, str]) -> Ran:
     try:
         completed = subprocess.run(
             ["bash", "-c", command], env={**env, "WAIVER_JUNIT": junit}, capture_output=True,
-            text=True, check=False, timeout=PROVE_SECONDS,
+            text=True, check=False, timeout=PROVE_SECONDS, cwd=os.path.join(scratch, "tree"),
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         raise InputError(flag, f"did not end within {PROVE_SECONDS} s in a fresh venv") from None
@@ -121,12 +122,33 @@ def prove(flag: str, command: str, scratch: str, env: dict[str, str]) -> Ran:
     return ran
 
 
+def _copy_tree(root: str, into: str) -> None:
+    """The repository's files that git does not ignore, copied to `into`: the written
+    commands run there, so that what they leave (an install's `*.egg-info`, caches) never
+    lands in the tree the lock is written from."""
+    listed = subprocess.run(
+        ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    if listed.returncode != 0:
+        shutil.copytree(root, into, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        return
+    os.makedirs(into, exist_ok=True)
+    for name in filter(None, listed.stdout.decode("utf-8", "surrogateescape").split("\0")):
+        source, target = os.path.join(root, name), os.path.join(into, name)
+        if os.path.isfile(source) and not os.path.islink(source):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(source, target)
+
+
 @contextlib.contextmanager
-def fresh_venv() -> Iterator[tuple[str, dict[str, str]]]:
-    """A scratch folder with a fresh virtual environment of the Python that runs waiver,
-    and the environment a command runs with in it, as the workflow's steps run on a
-    runner: its `bin` first on PATH, no PYTHONPATH."""
+def fresh_venv(root: str = ".") -> Iterator[tuple[str, dict[str, str]]]:
+    """A scratch folder with a copy of the repository at `root` (its `tree`) and a fresh
+    virtual environment of the Python that runs waiver, and the environment a command runs
+    with in it, as the workflow's steps run on a runner: its `bin` first on PATH, no
+    PYTHONPATH."""
     with tempfile.TemporaryDirectory(prefix="waiver-init-venv-") as scratch:
+        _copy_tree(root, os.path.join(scratch, "tree"))
         venv = os.path.join(scratch, "venv")
         made = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True,
                               text=True, check=False)  # fmt: skip
