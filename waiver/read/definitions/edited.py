@@ -20,9 +20,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from waiver.errors import InputError
-from waiver.read.definitions.reach import reached_modules
+from waiver.read.definitions.reach import is_test_code, reached_modules
 from waiver.read.definitions.scope import ModuleScope, dump, read_scope, used_names
-from waiver.read.harness.reach_in import is_test_code
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree

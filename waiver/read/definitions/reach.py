@@ -11,12 +11,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.harness.listing import walk
-from waiver.read.harness.reach_in import is_test_code
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.trees import FileTree
+
+TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+TEST_MODULES = ("test_*.py", "*_test.py", "conftest.py")
+
+
+def is_test_code(path: str) -> bool:
+    """Whether a module is test code that a test's definition follows into: under a test
+    folder, or named like a test module."""
+    parts = path.split("/")
+    name = parts[-1]
+    return bool(TEST_FOLDERS & set(parts[:-1])) or any(fnmatchcase(name, p) for p in TEST_MODULES)
 
 
 def module_stem(path: str) -> str:
