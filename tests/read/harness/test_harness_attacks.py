@@ -412,11 +412,12 @@ def test_source_code_that_newly_reaches_into_the_runner_blocks_and_is_named(
     assert report["fixtures"]["runner_reach"] == [
         {"path": "slugify.py", "line": 1, "what": "registers exit hooks (atexit)"},
         {"path": "slugify.py", "line": 4, "what": "names WAIVER_JUNIT"},
+        {"path": "slugify.py", "line": 4, "what": "registers exit hooks (atexit)"},
     ]
     (blocker,) = report["run_blockers"]
     assert blocker.endswith(
         "a reviewer must read it (slugify.py line 1 registers exit hooks (atexit); "
-        "slugify.py line 4 names WAIVER_JUNIT)"
+        "slugify.py line 4 names WAIVER_JUNIT; slugify.py line 4 registers exit hooks (atexit))"
     )
     assert "newly reaches into the test runner" in render_summary(report)
     assert "newly reaches into the test runner" in render_terminal(report)

@@ -1,38 +1,53 @@
 """Code under test that newly reaches into the test runner: what the lock cannot close.
 
 The replays run the change's code in pytest's own process, so a source module can register
-hooks, rewrite a report at exit, or stand in for pytest itself, and no file pytest is
-configured by changes. The gate cannot see inside the run; it can see the change's source
-start to do what only a test harness needs to: import `pytest`, `_pytest` or `pluggy`,
-register `atexit` hooks, name the variables that carry the report path or pytest's options
-(`WAIVER_JUNIT`, `PYTEST_ADDOPTS`, …), or write `sys.modules`. Each such construct that a
-non-test module of the change's commit has and the trusted revision's same file does not is
-listed, and blocks the run until a reviewer has read it.
+hooks, rewrite a report at exit, load a Hypothesis profile that runs one example, or stand
+in for pytest itself, and no file pytest is configured by changes. The gate cannot see
+inside the run; it can see the change's source name what only a test harness needs to.
 
-Test code (conftests, test modules, anything under a `tests`/`test`/`testing` folder) is
-not looked at: it uses pytest by nature, and the harness lock covers what configures it.
+In every Python module the change's commit adds or edits that pytest does not collect as a
+test module or load as a conftest (by the trusted revision's `python_files`, `testpaths`
+and conftests, `waiver.read.harness.collected`; never by a folder's name), each line the
+trusted revision's same file does not have that names the runner or its reporting is a
+reach-in: `pytest`, `_pytest`, `pluggy`, `hypothesis` (and names that start with them and
+`_`), `conftest`, anything with `junit` in it, `PYTEST_`, `HYPOTHESIS_` and `WAIVER_`
+names, `sys.modules` read or written, `atexit`, and dynamic imports (`importlib`,
+`__import__`, `import_module`, `runpy`) under any alias. Names are read as Python's
+tokenizer reads them, and strings as the syntax tree holds their values, so a comment or a
+docstring that mentions pytest is no reach-in, and a line counts as changed by its tokens,
+not its layout. Each one blocks the run until a reviewer has read it.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
+import unicodedata
+from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from dataclasses import dataclass, field
 
 from waiver.errors import InputError
+from waiver.read.harness.collected import collection
+from waiver.read.harness.listing import walk
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
-from waiver.read.trusted.trees import FileTree
 
-TEST_FOLDERS = frozenset({"tests", "test", "testing"})
-# Test code by its file name: pytest's default test modules (resolve.TEST_MODULES) and
-# conftest.py.
-TEST_CODE_FILES = ("test_*.py", "*_test.py", "conftest.py")
-RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy"})
-# Environment variables that carry the report's path or pytest's own options and plugins.
-RUNNER_VARIABLES = ("WAIVER_", "PYTEST_")
+# Modules of the runner and its reporting: the name, or a name that starts with it and `_`.
+RUNNER_STEMS = ("pytest", "_pytest", "pluggy", "hypothesis", "_hypothesis", "conftest")
+# Environment variables that carry the report's path or the runner's options and settings.
+RUNNER_VARIABLES = ("WAIVER_", "PYTEST_", "HYPOTHESIS_")
+DYNAMIC_IMPORTS = frozenset({"importlib", "__import__", "import_module", "runpy"})
+EXIT_HOOKS = "atexit"
+SILENT = frozenset(
+    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    | {tokenize.ENCODING, tokenize.ENDMARKER}
+)
+DOTTED_WORD = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 SHOWN = 20  # reach-ins named in the blocker's text; all of them are in the report
+WORD_SHOWN = 60
 
 
 @dataclass(frozen=True)
@@ -42,84 +57,150 @@ class ReachIn:
     what: str
 
 
-def is_test_code(path: str) -> bool:
-    parts = path.split("/")
-    name = parts[-1]
-    return bool(TEST_FOLDERS & set(parts[:-1])) or any(
-        fnmatchcase(name, p) for p in TEST_CODE_FILES
-    )
+def runner_name(name: str) -> str | None:
+    """What naming the identifier `name` does, when it names the runner or its reporting."""
+    if name == EXIT_HOOKS:
+        return "registers exit hooks (atexit)"
+    if name in DYNAMIC_IMPORTS:
+        return f"imports by name ({name})"
+    stems = any(name == stem or name.startswith(stem + "_") for stem in RUNNER_STEMS)
+    if stems or name.startswith(RUNNER_VARIABLES) or "junit" in name.lower():
+        return f"names {name}"
+    return None
 
 
-def _imported(node: ast.AST) -> Iterator[str]:
-    if isinstance(node, ast.Import):
-        yield from (alias.name for alias in node.names)
-    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-        yield node.module
-    elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-        function = node.func
-        name = function.id if isinstance(function, ast.Name) else getattr(function, "attr", "")
-        if name in ("__import__", "import_module") and isinstance(node.args[0].value, str):
-            yield node.args[0].value
+def _string_names(value: str) -> Iterator[str]:
+    for match in DOTTED_WORD.finditer(value):
+        word = match[0]
+        if any(runner_name(part) for part in word.split(".")):
+            yield f"names {word[:WORD_SHOWN]}"
 
 
-def _writes_sys_modules(node: ast.AST) -> bool:
-    target = None
-    if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
-        target = node.value
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        target = node.func.value if node.func.attr in ("update", "setdefault") else None
-    return isinstance(target, ast.Attribute) and target.attr == "modules"
+@dataclass
+class Reading:
+    """A module as the scan reads it: each line's tokens, and what each span of lines
+    names (first line, last line, what)."""
+
+    lines: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    names: list[tuple[int, int, str]] = field(default_factory=list)
 
 
-def _node_constructs(node: ast.AST) -> list[str]:
-    imported = list(_imported(node))
-    whats = [f"imports {name}" for name in imported if _runner_module(name)]
-    if any(name.partition(".")[0] == "atexit" for name in imported):
-        whats.append("registers exit hooks (atexit)")
-    value = node.value if isinstance(node, ast.Constant) else None
-    if isinstance(value, str) and value.startswith(RUNNER_VARIABLES) and value.isupper():
-        whats.append(f"names {value[:60]}")
-    if _writes_sys_modules(node):
-        whats.append("writes sys.modules")
-    return whats
+def _identifier(token: tokenize.TokenInfo) -> str:
+    text = token.string
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
-def constructs(source: bytes) -> dict[str, int]:
-    """What a module does that reaches into the test runner, each with its first line."""
+def _token_reading(source: bytes, reading: Reading) -> None:
+    lines: dict[int, list[str]] = {}
+    for token in tokenize.tokenize(io.BytesIO(source).readline):
+        if token.type in SILENT:
+            continue
+        line = token.start[0]
+        text = _identifier(token) if token.type == tokenize.NAME else token.string
+        lines.setdefault(line, []).append(text)
+        what = runner_name(text) if token.type == tokenize.NAME else None
+        if what is not None:
+            reading.names.append((line, line, what))
+    reading.lines = {line: tuple(texts) for line, texts in lines.items()}
+
+
+def _span(node: ast.AST) -> tuple[int, int]:
+    first = getattr(node, "lineno", 0)
+    return first, getattr(node, "end_lineno", None) or first
+
+
+def _tree_reading(module: ast.Module, reading: Reading) -> None:
+    """Strings by their value (escapes and pieces side by side joined), but a statement
+    that is a string alone (a docstring); and `sys.modules` under any name `sys` has."""
+    nodes = list(ast.walk(module))
+    prose = {id(node.value) for node in nodes if isinstance(node, ast.Expr)}
+    systems = {"sys"} | {
+        alias.asname or alias.name
+        for node in nodes
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name == "sys"
+    }
+    for node in nodes:
+        whats = dict.fromkeys(_node_names(node, prose, systems))
+        reading.names += [(*_span(node), what) for what in whats]
+
+
+def _node_names(node: ast.AST, prose: set[int], systems: set[str]) -> list[str]:
+    if isinstance(node, ast.Constant) and id(node) not in prose:
+        value = node.value
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        return list(_string_names(value)) if isinstance(value, str) else []
+    if isinstance(node, ast.Attribute) and node.attr == "modules":
+        sys_modules = isinstance(node.value, ast.Name) and node.value.id in systems
+        return ["uses sys.modules"] if sys_modules else []
+    if isinstance(node, ast.ImportFrom) and node.module == "sys" and node.level == 0:
+        return ["uses sys.modules"] if any(a.name == "modules" for a in node.names) else []
+    return []
+
+
+def read_module(source: bytes) -> Reading | None:
+    """The scan's reading of a module; None when Python cannot import it either."""
     try:
         module = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}  # Python cannot import it either
-    found: dict[str, int] = {}
-    for node in ast.walk(module):
-        line = getattr(node, "lineno", 0)
-        for what in _node_constructs(node):
-            found[what] = min(found.get(what, line), line)
+        return None
+    reading = Reading()
+    try:
+        _token_reading(source, reading)
+    except (tokenize.TokenError, SyntaxError, ValueError, LookupError):
+        reading.names = [(1, 1, "cannot be read as tokens")]
+        return reading
+    _tree_reading(module, reading)
+    return reading
+
+
+def new_lines(before: Reading | None, after: Reading) -> set[int]:
+    """The lines of `after` whose tokens `before` does not have (as many times)."""
+    left = Counter(before.lines.values()) if before is not None else Counter()
+    found = set()
+    for line, tokens in sorted(after.lines.items()):
+        if left[tokens]:
+            left[tokens] -= 1
+        else:
+            found.add(line)
     return found
 
 
-def _runner_module(name: str) -> bool:
-    return name.partition(".")[0] in RUNNER_MODULES
-
-
-def _constructs_in(tree: FileTree, path: str) -> dict[str, int]:
-    try:
-        data = tree.read(path, MAX_MODULE_BYTES)
-    except InputError as error:  # too large, or no regular file: unread is not harmless
-        return {f"cannot be read ({error.problem})": 0}
-    return {} if data is None else constructs(data)
+def reaches(before: bytes | None, after: bytes) -> list[tuple[int, str]]:
+    """What the lines `after` adds or changes against `before` name of the runner, each
+    with its line, in order."""
+    reading = read_module(after)
+    if reading is None:
+        return []
+    added = new_lines(None if before is None else read_module(before), reading)
+    found = {
+        (next(line for line in range(first, last + 1) if line in added), what)
+        for first, last, what in reading.names
+        if any(line in added for line in range(first, last + 1))
+    }
+    return sorted(found)
 
 
 def new_reach_ins(committed: Committed) -> list[ReachIn]:
-    """The reach-ins the change's commit adds to its non-test modules."""
+    """The reach-ins the change's commit adds to the modules pytest does not collect."""
+    paths = sorted(path for path in committed.changed if path.endswith(".py"))
+    if not paths:
+        return []
+    collected = collection(committed.trusted, walk(committed.trusted))
     found = []
-    for path in sorted(committed.changed):
-        if not path.endswith(".py") or is_test_code(path):
+    for path in paths:
+        if collected.is_test_code(path):
             continue
-        before = _constructs_in(committed.trusted, path)
-        for what, line in _constructs_in(committed.head, path).items():
-            if what not in before:
-                found.append(ReachIn(path, line, what))
+        try:
+            after = committed.head.read(path, MAX_MODULE_BYTES)
+            before = committed.trusted.read(path, MAX_MODULE_BYTES)
+        except InputError as error:  # too large, or no regular file: unread is not harmless
+            found.append(ReachIn(path, 0, f"cannot be read ({error.problem})"))
+            continue
+        if after is not None:
+            found += [ReachIn(path, line, what) for line, what in reaches(before, after)]
     return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
 

@@ -1,0 +1,150 @@
+"""Which modules pytest collects as test modules, by the trusted revision's configuration.
+
+A module is test code when pytest loads it as a `conftest.py` or collects it as a test
+module: its name matches the `python_files` of a configuration file above it (by default
+`test_*.py` and `*_test.py`), and it lies under one of that file's `testpaths` when it names
+any. Where a module lies, or what its folder is called, says nothing: a `testing/speedups.py`
+that the code under test imports is not collected, and is read like any other source.
+
+Each folder's configuration file is the first pytest would take there (`pytest.toml`,
+`.pytest.toml`, `pytest.ini`, `.pytest.ini`, a `pyproject.toml` with pytest's table, a
+`tox.ini` with `[pytest]`, a `setup.cfg` with `[tool:pytest]`); without one at the root,
+pytest's defaults hold there. A module is collected when any of them collects it, since the
+replays may run pytest from any of those folders.
+"""
+
+from __future__ import annotations
+
+import configparser
+import tomllib
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from waiver.errors import InputError
+from waiver.read.harness.listing import Listing, name_of
+from waiver.read.harness.plugin_names import split_options
+from waiver.read.trusted.trees import FILE, FileTree
+
+CONFTEST = "conftest.py"
+DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
+MAX_CONFIG_BYTES = 1 << 20
+# Each name pytest reads its configuration from, in the order it takes them in one folder,
+# with the table or section that makes the file pytest's (None: the whole file is).
+CONFIGS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
+    ("pytest.toml", ("pytest",)),
+    (".pytest.toml", ("pytest",)),
+    ("pytest.ini", None),
+    (".pytest.ini", None),
+    ("pyproject.toml", ("tool", "pytest")),
+    ("tox.ini", ("pytest",)),
+    ("setup.cfg", ("tool:pytest",)),
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration file's say: the folder it lies in, `python_files`, `testpaths`."""
+
+    folder: str
+    python_files: tuple[str, ...] = DEFAULT_PYTHON_FILES
+    testpaths: tuple[str, ...] = ()
+
+    def collects(self, path: str) -> bool:
+        inside = path.startswith(self.folder + "/") if self.folder else True
+        if not inside:
+            return False
+        relative = path[len(self.folder) + 1 :] if self.folder else path
+        if self.testpaths and not any(_under(relative, paths) for paths in self.testpaths):
+            return False
+        return any(_matches(path, pattern) for pattern in self.python_files)
+
+
+def _under(path: str, testpath: str) -> bool:
+    """Whether `path` is `testpath` or lies below it (a glob, as pytest expands them)."""
+    pattern = testpath.strip("/").removeprefix("./")
+    if pattern in ("", "."):
+        return True
+    parts = path.split("/")
+    return any(fnmatchcase("/".join(parts[:depth]), pattern) for depth in range(1, len(parts) + 1))
+
+
+def _matches(path: str, pattern: str) -> bool:
+    """pytest's `fnmatch_ex`: a pattern with no `/` matches the name, else the path's end."""
+    if "/" not in pattern:
+        return fnmatchcase(name_of(path), pattern)
+    return fnmatchcase("/" + path, "*/" + pattern.lstrip("/"))
+
+
+@dataclass(frozen=True)
+class Collection:
+    """Every configuration of a tree; what pytest collects or loads as a conftest."""
+
+    configs: tuple[Config, ...]
+
+    def is_test_code(self, path: str) -> bool:
+        return name_of(path) == CONFTEST or any(config.collects(path) for config in self.configs)
+
+
+def _words(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(split_options([value]))
+    if isinstance(value, list):
+        return tuple(word for item in value if isinstance(item, str) for word in item.split())
+    return ()
+
+
+def _toml_table(data: bytes, table: tuple[str, ...]) -> dict[str, object] | None:
+    try:
+        value: object = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return None
+    for key in table:
+        value = value.get(key) if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        return None
+    options = value.get("ini_options")
+    return {**value, **options} if isinstance(options, dict) else value
+
+
+def _ini_table(data: bytes, sections: tuple[str, ...] | None) -> dict[str, object] | None:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(data.decode("utf-8", "replace"))
+    except configparser.Error:
+        return None
+    for section in sections or ("pytest",):
+        if parser.has_section(section):
+            return dict(parser.items(section))
+    return {} if sections is None else None
+
+
+def _config(tree: FileTree, folder: str, names: dict[str, str]) -> Config | None:
+    """The configuration pytest takes in `folder`, of the files there (`names`)."""
+    for name, table in CONFIGS:
+        if names.get(name) != FILE:
+            continue
+        path = f"{folder}/{name}" if folder else name
+        try:
+            data = tree.read(path, MAX_CONFIG_BYTES) or b""
+        except InputError:  # too large or unreadable: pytest's own reading decides, not ours
+            continue
+        if name.endswith(".toml"):
+            found = _toml_table(data, table or ())
+        else:
+            found = _ini_table(data, table)
+        if found is not None:
+            files = _words(found.get("python_files"))
+            return Config(folder, files or DEFAULT_PYTHON_FILES, _words(found.get("testpaths")))
+    return None
+
+
+def collection(tree: FileTree, listing: Listing) -> Collection:
+    """The configurations of `tree` (as `listing` lists it)."""
+    configs = []
+    for folder, names in sorted(listing.kinds.items()):
+        found = _config(tree, folder, names)
+        if found is not None:
+            configs.append(found)
+    if not any(config.folder == "" for config in configs):
+        configs.append(Config(""))
+    return Collection(tuple(configs))
