@@ -197,3 +197,114 @@ def test_a_module_is_parsed_only_where_a_changed_module_is_named_on_the_way(
         "tests/test_a.py::test_a": ("`same` in tests/helpers.py",)
     }
     assert module_stem("tests/helpers/__init__.py") == "helpers"
+
+
+ALL_EDITED = {
+    "code a helper module gains at module level": {
+        "tests/helpers.py": BASE["tests/helpers.py"]
+        + "\nimport calc\ncalc.add.__defaults__ = None\n"
+    },
+    "an assignment in a helper module that calls": {
+        "tests/helpers.py": BASE["tests/helpers.py"]
+        + "\nimport calc\n_ = setattr(calc, 'add', max)\n"
+    },
+    "a new import of a module that does more than define names": {
+        "tests/_speed.py": "import calc\n\ncalc.add.__code__ = max.__code__\n",
+        "tests/test_calc.py": TEST.replace(
+            "import pytest\n", "import pytest\nimport tests._speed\n"
+        ),
+    },
+    "a new star import of such a module": {
+        "tests/_speed.py": "import calc\n\ncalc.add.__code__ = max.__code__\n",
+        "tests/test_calc.py": TEST + "\nfrom tests._speed import *\n",
+    },
+    "code a package of the test module gains": {
+        "tests/__init__.py": "import calc\ncalc.add = max\n"
+    },
+    "a new autouse fixture": {
+        "tests/test_calc.py": TEST
+        + "\n\n@pytest.fixture(autouse=True)\ndef _patch(monkeypatch):\n    monkeypatch.setattr('calc.add', max)\n"
+    },
+    "a new setup_module": {"tests/test_calc.py": TEST + "\n\ndef setup_module():\n    pass\n"},
+    "a new setup_function": {
+        "tests/test_calc.py": TEST + "\n\ndef setup_function(function):\n    pass\n"
+    },
+    "a new teardown_function": {
+        "tests/test_calc.py": TEST + "\n\ndef teardown_function(function):\n    pass\n"
+    },
+}
+
+
+@pytest.mark.parametrize("name", ALL_EDITED)
+def test_what_runs_around_every_test_of_a_module_edits_every_one(tmp_path: Path, name: str) -> None:
+    edits = edited_tests(committed(tmp_path, ALL_EDITED[name]), IDS)
+    assert set(edits) == set(IDS)
+
+
+def test_what_changed_around_the_tests_is_named(tmp_path: Path) -> None:
+    change = ALL_EDITED["a new import of a module that does more than define names"]
+    edits = edited_tests(committed(tmp_path, change), IDS)
+    assert edits[IDS[0]] == (
+        "`calc` in tests/_speed.py (added)",
+        "import-time code of tests/_speed.py (added)",
+    )
+    change = ALL_EDITED["a new autouse fixture"]
+    (tmp_path / "autouse").mkdir()
+    edits = edited_tests(committed(tmp_path / "autouse", change), IDS)
+    assert edits[IDS[0]] == ("its module's autouse fixture _patch (added)",)
+
+
+def test_a_function_module_code_calls_is_part_of_every_test(tmp_path: Path) -> None:
+    base = {**BASE, "tests/test_calc.py": TEST + "\n\ndef _patch():\n    pass\n\n\n_patch()\n"}
+    change = {
+        "tests/test_calc.py": base["tests/test_calc.py"].replace("    pass\n\n\n_", "    1\n\n\n_")
+    }
+    edits = edited_tests(committed(tmp_path, change, base), IDS)
+    assert set(edits) == set(IDS)
+    assert edits[IDS[0]] == ("`_patch` in tests/test_calc.py",)
+
+
+def test_an_edited_setup_method_edits_the_tests_of_its_class_alone(tmp_path: Path) -> None:
+    change = edit(
+        "tests/test_calc.py",
+        "class TestClass:\n",
+        "class TestClass:\n    def setup_method(self, method):\n        pass\n\n",
+    )
+    assert edited_tests(committed(tmp_path, change), IDS) == {
+        "tests/test_calc.py::TestClass::test_method": ("its class TestClass",)
+    }
+
+
+CACHED_HELPERS = BASE["tests/helpers.py"] + "\nCACHE = dict()\n"
+PLAIN = "import calc\n\nLIMIT = 3\n\n\ndef double(x):\n    return calc.add(x, x)\n"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # A new import of a module of plain definitions, and the test that uses it.
+        {
+            "tests/plain.py": PLAIN,
+            "tests/test_calc.py": TEST.replace(
+                "import pytest\n", "import pytest\nimport tests.plain\n"
+            )
+            + "\n\ndef test_double():\n    assert tests.plain.double(2) == 4\n",
+        },
+        # An empty package file, and a fixture that is not autouse.
+        {
+            "tests/__init__.py": "",
+            "tests/test_calc.py": TEST
+            + "\n\n@pytest.fixture(autouse=False)\ndef fresh():\n    return 1\n",
+        },
+        # A new function in a helper module that does more than define names.
+        {
+            "tests/helpers.py": CACHED_HELPERS + "\n\ndef unused():\n    pass\n",
+        },
+    ],
+    ids=["plain import", "no autouse", "new helper beside import-time code"],
+)
+def test_what_does_not_run_around_every_test_edits_none(
+    tmp_path: Path, change: dict[str, str]
+) -> None:
+    base = {**BASE, "tests/helpers.py": CACHED_HELPERS}
+    assert edited_tests(committed(tmp_path, change, base), IDS) == {}

@@ -40,6 +40,7 @@ class Sources:
         self._dumps: dict[int, str] = {}
         self._names: dict[int, tuple[set[str], set[tuple[str, str]]]] = {}
         self._reached: dict[tuple[str, frozenset[tuple[str, str, str | None]]], Prints] = {}
+        self._loaded: dict[str, list[tuple[str, list[ast.stmt]]]] = {}
 
     def scope(self, path: str) -> ModuleScope | None:
         if path not in self._scopes:
@@ -104,6 +105,58 @@ class Sources:
                 if stem and self.scope(candidate) is not None:
                     return candidate
         return None
+
+    def imported_files(self, importer: str, statement: ast.Import | ast.ImportFrom) -> list[str]:
+        """The module files an import statement loads that are in the tree: each package on
+        the way, the module, and a submodule that `from package import name` names."""
+        names: list[tuple[int, str]] = []
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                parts = alias.name.split(".")
+                names += [(0, ".".join(parts[: n + 1])) for n in range(len(parts))]
+        else:
+            level, parts = statement.level, (statement.module or "").split(".")
+            dotted = [".".join(parts[: n + 1]) for n in range(len(parts)) if parts[n]]
+            names += [(level, name) for name in dotted]
+            base = statement.module or ""
+            names += [
+                (level, ".".join(p for p in (base, alias.name) if p))
+                for alias in statement.names
+                if alias.name != "*"
+            ]
+        found = (self.module_file(importer, level, name) for level, name in names)
+        return list(dict.fromkeys(file for file in found if file is not None))
+
+    def loaded(self, test_module: str) -> list[tuple[str, list[ast.stmt]]]:
+        """The test code whose top level importing `test_module` runs, with what it does
+        there besides defining names, where it does: the packages the module lies in, and
+        every module that it and they import at module level, followed through test code
+        (the code under test is not followed)."""
+        found = self._loaded.get(test_module)
+        if found is not None:
+            return found
+        folder, packages = test_module.rpartition("/")[0], []
+        while folder and self.scope(f"{folder}/__init__.py") is not None:
+            packages.append(f"{folder}/__init__.py")
+            folder = folder.rpartition("/")[0]
+        seen = {test_module, *packages}
+        pending = [test_module, *packages]
+        while pending:
+            path = pending.pop()
+            scope = self.scope(path)
+            for statement in [] if scope is None else scope.imports:
+                for file in self.imported_files(path, statement):
+                    if file not in seen and followable(file, test_module):
+                        seen.add(file)
+                        pending.append(file)
+        found = []
+        for module in sorted(seen - {test_module}):
+            inner = self.scope(module)
+            code = [] if inner is None else inner.import_time()
+            if code:
+                found.append((module, code))
+        self._loaded[test_module] = found
+        return found
 
 
 def followable(path: str, test_module: str) -> bool:
@@ -275,9 +328,19 @@ def fingerprint(sources: Sources, test_id: str) -> Prints:
         prints[f"module code of {path} that cannot be followed"] = sources.dumps_in(
             path, scope.opaque
         )
+    # What pytest runs around every test of the module, though no test names it.
+    around = [node for _, node in scope.around.values()]
+    for what, node in scope.around.values():
+        prints[f"its module's {what}"] = sources.dumps_in(path, [node])
     follow = Follow(sources, path)
     follow.uses(path, [function, *(part for node in classes for part in class_parts(node))])
+    follow.uses(path, [*scope.opaque, *around])
     follow.pending.append((path, "pytestmark", None))
+    # The top level of the test code that importing the module runs, where it does more
+    # than define names: a new import of such a module is an edit of every test here.
+    for module, code in sources.loaded(path):
+        prints[f"import-time code of {module}"] = sources.dumps_in(module, code)
+        follow.uses(module, code)
     prints.update(sources.reached(follow))
     return prints
 

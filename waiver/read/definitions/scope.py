@@ -15,6 +15,11 @@ from dataclasses import dataclass, field
 Bindings = dict[str, list[ast.stmt]]
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Module functions pytest runs around every test of the module, by their names.
+MODULE_HOOKS = frozenset(
+    {"setup_module", "teardown_module", "setup_function", "teardown_function"}
+    | {"setUpModule", "tearDownModule"}
+)
 
 
 @dataclass
@@ -27,6 +32,24 @@ class ModuleScope:
     # star import, an assignment to another object's attribute): part of every test.
     opaque: list[ast.stmt] = field(default_factory=list)
     body: list[ast.stmt] = field(default_factory=list)
+    # What pytest runs around every test of the module though no test names it: autouse
+    # fixtures and `setup_module`, `setup_function` and their kin, by name.
+    # Keyed by the function's name, each with what pytest runs it as.
+    around: dict[str, tuple[str, ast.stmt]] = field(default_factory=dict)
+    # The module-level imports, star imports too: each module they load runs its top level.
+    imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
+
+    def import_time(self) -> list[ast.stmt]:
+        """What the module does at import besides defining names: the code that cannot be
+        followed, and each assignment whose value calls something (`_ = setattr(…)`)."""
+        calls = [
+            statement
+            for statement in self.body
+            if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign)
+            and statement.value is not None
+            and any(isinstance(node, ast.Call) for node in ast.walk(statement.value))
+        ]
+        return [*self.opaque, *calls]
 
     def definition(self, names: list[str]) -> tuple[list[ast.ClassDef], Definition] | None:
         """The classes on the way to a test and its function, by the parts of its id."""
@@ -52,6 +75,30 @@ def _is_docstring(statement: ast.stmt) -> bool:
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
 
 
+def is_autouse(node: ast.stmt) -> bool:
+    """A fixture pytest uses for every test in reach (`@pytest.fixture(autouse=True)`): any
+    decorator call that says `autouse=` with anything but a false constant."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    return any(
+        keyword.arg == "autouse"
+        and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
+        for decorator in node.decorator_list
+        if isinstance(decorator, ast.Call)
+        for keyword in decorator.keywords
+    )
+
+
+def around_name(node: ast.stmt) -> str | None:
+    """What pytest runs `node` as around the tests in reach, when it does."""
+    name = getattr(node, "name", "")
+    if is_autouse(node):
+        return f"autouse fixture {name}"
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and name in MODULE_HOOKS:
+        return name
+    return None
+
+
 def _bind(scope: ModuleScope, target: ast.expr, statement: ast.stmt) -> None:
     if isinstance(target, ast.Name):
         scope.bindings.setdefault(target.id, []).append(statement)
@@ -65,8 +112,15 @@ def _bind(scope: ModuleScope, target: ast.expr, statement: ast.stmt) -> None:
 def read_scope(module: ast.Module, path: str) -> ModuleScope:
     scope = ModuleScope(path, body=module.body)
     for statement in module.body:
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            scope.imports.append(statement)
         if isinstance(statement, DEFINITIONS):
             scope.bindings.setdefault(statement.name, []).append(statement)
+            # The last definition of a name is the one pytest sees.
+            around = around_name(statement)
+            scope.around.pop(statement.name, None)
+            if around is not None:
+                scope.around[statement.name] = (around, statement)
         elif isinstance(statement, ast.Assign):
             for target in statement.targets:
                 _bind(scope, target, statement)
