@@ -225,6 +225,18 @@ ALL_EDITED = {
         "tests/test_calc.py": TEST
         + "\n\n@pytest.fixture(autouse=True)\ndef _patch(monkeypatch):\n    monkeypatch.setattr('calc.add', max)\n"
     },
+    "an autouse fixture imported by name": {
+        "tests/fixtures.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef fast():\n    pass\n",
+        "tests/test_calc.py": TEST.replace(
+            "import pytest\n", "import pytest\n\nfrom tests.fixtures import fast\n"
+        ),
+    },
+    "an autouse fixture imported by a star": {
+        "tests/fixtures.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef fast():\n    pass\n",
+        "tests/test_calc.py": TEST.replace(
+            "import pytest\n", "import pytest\n\nfrom tests.fixtures import *\n"
+        ),
+    },
     "a new setup_module": {"tests/test_calc.py": TEST + "\n\ndef setup_module():\n    pass\n"},
     "a new setup_function": {
         "tests/test_calc.py": TEST + "\n\ndef setup_function(function):\n    pass\n"
@@ -252,6 +264,18 @@ def test_what_changed_around_the_tests_is_named(tmp_path: Path) -> None:
     (tmp_path / "autouse").mkdir()
     edits = edited_tests(committed(tmp_path / "autouse", change), IDS)
     assert edits[IDS[0]] == ("its module's autouse fixture _patch (added)",)
+
+
+def test_an_imported_autouse_fixture_edited_in_its_module_edits_every_test(
+    tmp_path: Path,
+) -> None:
+    fixtures = "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef fast():\n    pass\n"
+    test = TEST.replace("import pytest\n", "import pytest\n\nfrom tests.fixtures import fast\n")
+    base = {**BASE, "tests/fixtures.py": fixtures, "tests/test_calc.py": test}
+    change = {"tests/fixtures.py": fixtures.replace("pass", "return 1")}
+    edits = edited_tests(committed(tmp_path, change, base), IDS)
+    assert set(edits) == set(IDS)
+    assert edits[IDS[0]] == ("its module's autouse fixture fast, from tests/fixtures.py",)
 
 
 def test_a_function_module_code_calls_is_part_of_every_test(tmp_path: Path) -> None:

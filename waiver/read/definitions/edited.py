@@ -41,6 +41,7 @@ class Sources:
         self._names: dict[int, tuple[set[str], set[tuple[str, str]]]] = {}
         self._reached: dict[tuple[str, frozenset[tuple[str, str, str | None]]], Prints] = {}
         self._loaded: dict[str, list[tuple[str, list[ast.stmt]]]] = {}
+        self._pulled: dict[str, list[tuple[str, str, ast.stmt]]] = {}
 
     def scope(self, path: str) -> ModuleScope | None:
         if path not in self._scopes:
@@ -156,6 +157,33 @@ class Sources:
             if code:
                 found.append((module, code))
         self._loaded[test_module] = found
+        return found
+
+    def pulled_in(self, test_module: str) -> list[tuple[str, str, ast.stmt]]:
+        """What pytest runs around every test of `test_module` that an import brings into
+        its namespace from test code: an autouse fixture imported by name or by a star, a
+        `setup_module` and its kin imported under their own names. Each with the module
+        that defines it and what pytest runs it as."""
+        found = self._pulled.get(test_module)
+        if found is not None:
+            return found
+        found = []
+        scope = self.scope(test_module)
+        for statement in [] if scope is None else scope.imports:
+            if not isinstance(statement, ast.ImportFrom):
+                continue
+            module = self.module_file(test_module, statement.level, statement.module or "")
+            inner = None if module is None else self.scope(module)
+            if module is None or inner is None or not followable(module, test_module):
+                continue
+            for alias in statement.names:
+                for name, (what, node) in inner.around.items():
+                    by_name = alias.name == name and (
+                        alias.asname in (None, name) or "autouse" in what
+                    )
+                    if alias.name == "*" or by_name:
+                        found.append((module, what, node))
+        self._pulled[test_module] = found
         return found
 
 
@@ -328,13 +356,16 @@ def fingerprint(sources: Sources, test_id: str) -> Prints:
         prints[f"module code of {path} that cannot be followed"] = sources.dumps_in(
             path, scope.opaque
         )
-    # What pytest runs around every test of the module, though no test names it.
-    around = [node for _, node in scope.around.values()]
-    for what, node in scope.around.values():
-        prints[f"its module's {what}"] = sources.dumps_in(path, [node])
     follow = Follow(sources, path)
     follow.uses(path, [function, *(part for node in classes for part in class_parts(node))])
-    follow.uses(path, [*scope.opaque, *around])
+    follow.uses(path, scope.opaque)
+    # What pytest runs around every test of the module, though no test names it.
+    for what, node in scope.around.values():
+        prints[f"its module's {what}"] = sources.dumps_in(path, [node])
+        follow.uses(path, [node])
+    for module, what, node in sources.pulled_in(path):
+        prints[f"its module's {what}, from {module}"] = sources.dumps_in(module, [node])
+        follow.uses(module, [node])
     follow.pending.append((path, "pytestmark", None))
     # The top level of the test code that importing the module runs, where it does more
     # than define names: a new import of such a module is an edit of every test here.
