@@ -274,6 +274,17 @@ class Policy:
         "or starting with '/' or './', the repository-relative path. Each must match a file.",
         {"$ref": "#/$defs/patterns"},
     )
+    # Data beside the tests that a change may add or edit without drift.
+    unlocked_data: tuple[str, ...] = _key(
+        (),
+        "Globs of data files beside the tests that a change may add or edit without drift "
+        "(scratch output, snapshots that tests rewrite). Any other file but a Python module, "
+        "documentation or git's own that the change's commit adds or edits under a test "
+        "folder, and that the lock does not hold, is drift, like a fixture. A glob without "
+        "'/' matches a file name in any folder; one with '/', or starting with '/' or './', "
+        "the repository-relative path.",
+        {"$ref": "#/$defs/patterns"},
+    )
     # How the property suite is set apart: modules of its own, or selected among the tests.
     property_suite: Literal["folder", "selected"] = _key(
         "folder",

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from waiver.errors import InputError, UsageError
+from waiver.read.definitions.reach import TEST_FOLDERS, is_test_code
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.harness.named import Harness
-from waiver.read.harness.reach_in import TEST_FOLDERS, is_test_code
 from waiver.read.junit.replay import Limits
 from waiver.read.junit.stream import FAIL, PASS, read_junit
 from waiver.read.junit.testid import TestIdRule

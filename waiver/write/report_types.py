@@ -26,7 +26,7 @@ ClassName = str  # a waiver.model.TestClass value
 UnknownName = str  # a waiver.model.UnknownReason value
 MeaningName = str  # a waiver.model.BaseMeaning value
 VerdictName = str  # a waiver.model.Verdict value
-Part = Literal["fixtures", "harness"]
+Part = Literal["fixtures", "harness", "test_data"]
 
 
 class Tool(TypedDict):
@@ -55,6 +55,7 @@ class Policy(TypedDict):
     fixtures: Sequence[str]
     bindings: Sequence[PolicyBinding]
     harness: Sequence[str]
+    unlocked_data: Sequence[str]
     property_suite: Literal["folder", "selected"]
     runner: Literal["pytest", "jest", "vitest", "mocha"]
     approvers: Sequence[str] | None

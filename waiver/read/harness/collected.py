@@ -148,3 +148,50 @@ def collection(tree: FileTree, listing: Listing) -> Collection:
     if not any(config.folder == "" for config in configs):
         configs.append(Config(""))
     return Collection(tuple(configs))
+
+
+# What is no data beside the tests: Python's own files, and documentation and git's.
+NOT_DATA_SUFFIXES = (".py", ".pyi", ".pyc", ".pyo", ".pyd", ".so", ".md", ".rst")
+NOT_DATA_NAMES = frozenset({".gitignore", ".gitattributes", ".gitkeep"})
+
+
+def is_data_file(path: str) -> bool:
+    """A file the tests may read as data: not a Python module, bytecode or documentation,
+    and not in a `__pycache__` folder."""
+    name = name_of(path)
+    return (
+        "__pycache__" not in path.split("/")
+        and not name.endswith(NOT_DATA_SUFFIXES)
+        and name not in NOT_DATA_NAMES
+    )
+
+
+@dataclass(frozen=True)
+class SuiteFolders:
+    """The folders that hold the tests: each configuration's `testpaths` (globs, from its
+    folder), and where a configuration names none, the top folder below it of each test
+    module it collects (`tests/`, whatever its name)."""
+
+    testpaths: tuple[str, ...]
+    tops: frozenset[str]
+
+    def holds(self, path: str) -> bool:
+        if any(path.startswith(top + "/") for top in self.tops):
+            return True
+        return any(_under(path, pattern) for pattern in self.testpaths)
+
+
+def suite_folders(found: Collection, listing: Listing) -> SuiteFolders:
+    testpaths = [
+        "/".join(part for part in (config.folder, path.strip("/").removeprefix("./")) if part)
+        for config in found.configs
+        for path in config.testpaths
+    ]
+    open_configs = [config for config in found.configs if not config.testpaths]
+    tops = set()
+    for path in listing.paths():
+        for config in open_configs:
+            relative = path[len(config.folder) + 1 :] if config.folder else path
+            if "/" in relative and config.collects(path):
+                tops.add("/".join(part for part in (config.folder, relative.split("/")[0]) if part))
+    return SuiteFolders(tuple(testpaths), frozenset(tops))

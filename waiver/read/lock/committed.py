@@ -14,14 +14,18 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from waiver.errors import InputError
 from waiver.read.harness.bytecode import committed_bytecode
-from waiver.read.harness.named import Harness
+from waiver.read.harness.collected import collection, is_data_file, suite_folders
+from waiver.read.harness.listing import name_of, walk
+from waiver.read.harness.named import Harness, glob_names
 from waiver.read.harness.resolve import MAX_MODULE_BYTES, harness_pairs
 from waiver.read.lock.lock_file import Drift, FixtureState, LockEntry, table_digest_of
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
 KINDS = {"added": "not_in_lock", "edited": "changed", "deleted": "missing"}
+MAX_DATA_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,48 @@ def committed_changes(
         if path not in listed:
             found.append(CommittedChange(path, change, None, digest_in(committed.head, path, None)))
     return sorted(found, key=lambda c: (c.path, c.table or ""))
+
+
+def committed_test_data(
+    committed: Committed, lock: Sequence[LockEntry], unlocked: Sequence[str], listed: set[str]
+) -> list[CommittedChange]:
+    """The data files beside the tests that the change's commit adds or edits, outside the
+    lock: what a test reads as its expected values is a fixture, whether or not a lock
+    names it. Beside the tests means under a folder of the trusted configuration's
+    `testpaths`, or the top folder of its test modules (`waiver.read.harness.collected`);
+    a data file is any file but Python's, documentation and git's; `unlocked` are the
+    policy's `unlocked_data` globs, which a change may add or edit."""
+    locked = {entry.path for entry in lock}
+    candidates = [
+        path
+        for path in sorted(committed.changed)
+        if path not in locked
+        and path not in listed
+        and is_data_file(path)
+        and not any(glob_names(glob, path, name_of(path)) for glob in unlocked)
+    ]
+    if not candidates:
+        return []
+    listing = walk(committed.trusted)
+    folders = suite_folders(collection(committed.trusted, listing), listing)
+    found = []
+    for path in filter(folders.holds, candidates):
+        before, after = _data_digest(committed.trusted, path), _data_digest(committed.head, path)
+        if after is not None and before != after:
+            change = "added" if before is None else "edited"
+            found.append(CommittedChange(path, change, None, after or None))
+    return found
+
+
+def _data_digest(tree: FileTree, path: str) -> str | None:
+    """A data file's sha256 in a commit; None when it is absent, and "" when it is there but
+    cannot be read as a regular file (a symlink, or too large), which is a change all the
+    same."""
+    try:
+        data = tree.read(path, MAX_DATA_BYTES)
+    except InputError:
+        return ""
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def committed_json(

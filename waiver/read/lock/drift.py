@@ -10,13 +10,18 @@ lock` and `waiver init` write lists those files too (`lock_text`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.named import Harness, suite_modules
 from waiver.read.harness.resolve import harness_in_tree
 from waiver.read.lock.bindings import FixtureBindings, check_binding_patterns
-from waiver.read.lock.committed import CommittedChange, committed_changes, with_committed
+from waiver.read.lock.committed import (
+    CommittedChange,
+    committed_changes,
+    committed_test_data,
+    with_committed,
+)
 from waiver.read.lock.lock_file import (
     MAX_LOCK_BYTES,
     FixtureState,
@@ -38,21 +43,27 @@ from waiver.runners import runner_named
 @dataclass(frozen=True)
 class LockedSet:
     """What the lock protects: the fixture set under `folder` (None: the policy says there
-    are no fixtures), and the test harness."""
+    are no fixtures), and the test harness; and the data files beside the tests, outside
+    the lock, that the change's commit adds or edits."""
 
     folder: str | None
     harness: Harness
+    test_data: frozenset[str] = field(default_factory=frozenset)
 
     def part(self, path: str) -> str:
         """`fixtures` for a file of the fixture set, `harness` for anything else locked and
-        for bytecode, which can stand in for any module (so every row drifts)."""
+        for bytecode, which can stand in for any module (so every row drifts), `test_data`
+        for a data file beside the tests that no lock names (any test may read it)."""
+        if path in self.test_data:
+            return "test_data"
         if self.folder is None or is_bytecode(path):
             return "harness"
         inside = not self.folder or path.startswith(self.folder + "/")
         return "fixtures" if inside and not self.harness.covers(path) else "harness"
 
     def shared(self, path: str) -> bool:
-        return self.part(path) == "harness"
+        """Whether every test is bound to `path`: all but a file of the fixture set."""
+        return self.part(path) != "fixtures"
 
 
 @dataclass(frozen=True)
@@ -112,6 +123,11 @@ def read_fixtures(
     found = [*((path, None) for path in fixture_paths), *harness_found]
     committed = protected.committed()
     changes = [] if committed is None else committed_changes(committed, harness, lock)
+    if committed is not None:
+        listed = {change.path for change in changes}
+        data = committed_test_data(committed, lock, settings.policy.unlocked_data, listed)
+        changes = sorted([*changes, *data], key=lambda c: (c.path, c.table or ""))
+        locked_set = replace(locked_set, test_data=frozenset(change.path for change in data))
     state = with_committed(hash_tree(paths.root, lock, found, paths.lock), lock, changes)
     bound = FixtureBindings(settings.policy.bindings, lock, state.tree, locked_set.shared)
     return Fixtures(

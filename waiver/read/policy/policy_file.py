@@ -59,6 +59,7 @@ def _check_path_globs(policy_file: PolicyFile) -> None:
     keyed = [
         ("harness", policy.harness),
         ("fixtures", policy.fixtures),
+        ("unlocked_data", policy.unlocked_data),
         *(
             (f"bindings[{index}].fixtures", binding.fixtures)
             for index, binding in enumerate(policy.bindings)
