@@ -299,7 +299,7 @@ def test_an_edited_setup_method_edits_the_tests_of_its_class_alone(tmp_path: Pat
     }
 
 
-CACHED_HELPERS = BASE["tests/helpers.py"] + "\nCACHE = dict()\n"
+CACHED_HELPERS = BASE["tests/helpers.py"] + "\nCACHE = {}\nCACHE.update(a=1)\n"
 PLAIN = "import calc\n\nLIMIT = 3\n\n\ndef double(x):\n    return calc.add(x, x)\n"
 
 
@@ -324,8 +324,12 @@ PLAIN = "import calc\n\nLIMIT = 3\n\n\ndef double(x):\n    return calc.add(x, x)
         {
             "tests/helpers.py": CACHED_HELPERS + "\n\ndef unused():\n    pass\n",
         },
+        # A name a helper module binds by calling a function of its own, that no test uses.
+        {
+            "tests/helpers.py": CACHED_HELPERS + "\nLIMIT = max(1, 2)\n",
+        },
     ],
-    ids=["plain import", "no autouse", "new helper beside import-time code"],
+    ids=["plain import", "no autouse", "new helper beside import-time code", "assigned call"],
 )
 def test_what_does_not_run_around_every_test_edits_none(
     tmp_path: Path, change: dict[str, str]

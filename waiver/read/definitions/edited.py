@@ -352,13 +352,14 @@ def fingerprint(sources: Sources, test_id: str) -> Prints:
         "its body": sources.dumps_in(path, body),
         **_class_prints(sources, path, classes),
     }
-    if scope.opaque:
+    module_code = scope.import_time()
+    if module_code:
         prints[f"module code of {path} that cannot be followed"] = sources.dumps_in(
-            path, scope.opaque
+            path, module_code
         )
     follow = Follow(sources, path)
     follow.uses(path, [function, *(part for node in classes for part in class_parts(node))])
-    follow.uses(path, scope.opaque)
+    follow.uses(path, module_code)
     # What pytest runs around every test of the module, though no test names it.
     for what, node in scope.around.values():
         prints[f"its module's {what}"] = sources.dumps_in(path, [node])

@@ -41,15 +41,16 @@ class ModuleScope:
 
     def import_time(self) -> list[ast.stmt]:
         """What the module does at import besides defining names: the code that cannot be
-        followed, and each assignment whose value calls something (`_ = setattr(…)`)."""
-        calls = [
+        followed, and each assignment whose value calls a builtin that writes another
+        object or namespace (`_ = setattr(calc, "double", …)`)."""
+        writes = [
             statement
             for statement in self.body
             if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign)
             and statement.value is not None
-            and any(isinstance(node, ast.Call) for node in ast.walk(statement.value))
+            and any(_writes(node) for node in ast.walk(statement.value))
         ]
-        return [*self.opaque, *calls]
+        return [*self.opaque, *writes]
 
     def definition(self, names: list[str]) -> tuple[list[ast.ClassDef], Definition] | None:
         """The classes on the way to a test and its function, by the parts of its id."""
@@ -69,6 +70,22 @@ class ModuleScope:
             classes.append(node)
             found = node.body
         return None
+
+
+# Builtins that write another object or a namespace when called.
+WRITERS = frozenset(
+    {"setattr", "delattr", "exec", "eval", "globals", "vars", "__import__", "compile"}
+)
+
+
+def _writes(node: ast.AST) -> bool:
+    if isinstance(node, ast.NamedExpr):
+        return True  # a binding hidden inside a value
+    if not isinstance(node, ast.Call):
+        return False
+    function = node.func
+    name = function.id if isinstance(function, ast.Name) else getattr(function, "attr", "")
+    return name in WRITERS
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
