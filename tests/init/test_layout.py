@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,11 @@ def test_fixture_folders_in_several_places_share_the_deepest_common_folder(
     layout = find_layout(str(root))
     assert layout.fixture_folders == ("tests/integration/testdata", "tests/unit/data")
     assert layout.fixtures_root == "tests"
-    assert layout.fixture_globs == ("integration/testdata/*", "unit/data/*")
+    # A property suite's own data is no fixture folder, but data beside the tests all the same.
+    assert layout.data_files == ("tests/properties/data/d.json",)
+    assert layout.fixture_globs == (
+        "integration/testdata/*", "unit/data/*", "properties/data/d.json"
+    )  # fmt: skip
 
 
 def test_a_folder_of_files_without_a_module_is_a_fixture_folder_whatever_its_name(
@@ -71,7 +76,8 @@ def test_a_folder_of_files_without_a_module_is_a_fixture_folder_whatever_its_nam
     })  # fmt: skip
     layout = find_layout(str(root))
     assert layout.fixture_folders == ("tests/manylinux", "tests/metadata")
-    assert layout.fixture_globs == ("manylinux/*", "metadata/*")
+    assert layout.data_files == ("tests/helpers/notes.txt",)
+    assert layout.fixture_globs == ("manylinux/*", "metadata/*", "helpers/notes.txt")
 
 
 def test_one_fixture_folder_is_the_fixtures_root_with_every_file(tmp_path: Path) -> None:
@@ -132,3 +138,19 @@ def test_the_address_becomes_the_node_id_again_by_the_gates_rule(tmp_path: Path)
     assert TestIdRule(str(tmp_path))("", classname, name) == (
         "tests/unit/test_x.py::TestY::test_z[1-a/b]"
     )
+
+
+def test_data_beside_the_tests_is_in_the_fixture_set_file_by_file(tmp_path: Path) -> None:
+    root = tree(tmp_path, {
+        "tests/test_calc.py": "", "tests/cases.json": "{}", "tests/expected [1].txt": "",
+        "tests/README.md": "", "tests/helpers.py": "", "tests/__pycache__/x.json": "",
+        "tests/.gitignore": "out/\n", "tests/out/result.json": "{}",
+        "fixtures/a.json": "{}", "docs/example.json": "{}",
+    })  # fmt: skip
+    subprocess.run(["git", "init", "--quiet", str(root)], check=True)
+    layout = find_layout(str(root))
+    assert layout.fixture_folders == ("fixtures",)
+    # Git ignores tests/out/; the README, the module and the bytecode are no data.
+    assert layout.data_files == ("tests/cases.json", "tests/expected [1].txt")
+    assert layout.fixtures_root == "."
+    assert layout.fixture_globs == ("fixtures/*", "tests/cases.json", "tests/expected [[]1].txt")

@@ -3,8 +3,10 @@
 Nothing here runs the repository's code. The pytest configuration is read for
 `testpaths`; test folders and the property suite are found by name (a property suite
 that is not in a folder of its own name by its `hypothesis` imports, and taken as the
-tests pytest marks `hypothesis` when those modules hold other tests too), and fixture
-folders by name or as folders among the tests that hold files but no Python module.
+tests pytest marks `hypothesis` when those modules hold other tests too), fixture
+folders by name or as folders among the tests that hold files but no Python module, and
+the data files beside the tests (`tests/cases.json`) as every other file under the test
+folders that is not Python's, documentation or git's.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import tomllib
 from dataclasses import dataclass
 
 from waiver.errors import InputError
+from waiver.read.harness.collected import is_data_file
+from waiver.read.trusted.ignored import ignored_folders
 
 # The files pytest reads its configuration from, in the order it looks for them, with the
 # section that holds it (None: the whole file is pytest's).
@@ -55,29 +59,40 @@ class Layout:
     # The pytest words that select the property tests among the tests (`-m hypothesis`,
     # `-k EXPR` or test ids), when they share modules with other tests.
     property_selection: tuple[str, ...] = ()
+    # Data files beside the tests, outside every fixture folder: fixtures file by file.
+    data_files: tuple[str, ...] = ()
 
     @property
     def fixtures_root(self) -> str:
         """The folder the gate's --fixtures names: the one fixture folder, or the deepest
         folder holding all of them, whose files the policy's `fixtures:` globs then pick; the
         root when there is none, since the policy then says no file is a fixture."""
-        if not self.fixture_folders:
+        if not self.fixture_folders and not self.data_files:
             return "."
-        if len(self.fixture_folders) == 1:
+        if len(self.fixture_folders) == 1 and not self.data_files:
             return self.fixture_folders[0]
-        common = os.path.commonpath(self.fixture_folders).replace(os.sep, "/")
+        holders = [*self.fixture_folders, *(os.path.dirname(path) for path in self.data_files)]
+        common = os.path.commonpath(holders).replace(os.sep, "/") if all(holders) else ""
         return common or "."
 
     @property
     def fixture_globs(self) -> tuple[str, ...]:
-        """Globs over paths inside fixtures_root; none for a single folder (all its files)."""
-        if len(self.fixture_folders) < 2:
+        """Globs over paths inside fixtures_root; none for a single folder (all its files).
+        Each fixture folder's files, and each data file beside the tests by its name."""
+        if len(self.fixture_folders) < 2 and not self.data_files:
             return ()
         root = self.fixtures_root
-        return tuple(
-            f"{folder if root == '.' else folder[len(root) + 1 :]}/*"
-            for folder in self.fixture_folders
-        )
+
+        def inner(path: str) -> str:
+            return path if root == "." else path[len(root) + 1 :]
+
+        folders = (f"{inner(folder)}/*" for folder in self.fixture_folders)
+        return (*folders, *(_literal_glob(inner(path)) for path in self.data_files))
+
+
+def _literal_glob(path: str) -> str:
+    """A glob that names `path` alone, whatever characters its name holds."""
+    return "".join(f"[{char}]" if char in "*?[" else char for char in path)
 
 
 def pytest_config(root: str) -> tuple[str | None, tuple[str, ...]]:
@@ -124,18 +139,22 @@ def _ini_testpaths(path: str, name: str, section: str | None) -> tuple[str, ...]
 
 
 def _folders(root: str, top: str) -> list[str]:
-    """Every folder under `top` (itself included), skipping virtualenvs and tool folders."""
+    """Every folder under `top` (itself included), skipping virtualenvs, tool folders and
+    the folders git ignores."""
     found: list[str] = []
+    ignored = ignored_folders(root, None)
     for current, folders, files in os.walk(os.path.join(root, top)):
         if "pyvenv.cfg" in files:
             folders[:] = []
             continue
+        relative = os.path.relpath(current, root).replace(os.sep, "/")
         folders[:] = sorted(
             name
             for name in folders
             if name not in SKIPPED
             and not name.startswith(".")  # .hypothesis, .pytest_cache: tools' own state
             and not os.path.islink(os.path.join(current, name))
+            and not ignored(name if relative == "." else f"{relative}/{name}")
         )
         found.append(os.path.relpath(current, root).replace(os.sep, "/"))
     return found
@@ -218,9 +237,26 @@ def find_layout(root: str) -> Layout:
             if not any(inside(folder, suite) for suite in suites)
         ]
     )
+    data = tuple(
+        path
+        for path in _data_files(root, folders)
+        if not any(inside(path, folder) for folder in fixtures)
+    )
     # Hypothesis's pytest plugin marks every @given test `hypothesis`.
     selection = ("-m", "hypothesis") if scattered else ()
-    return Layout(config, test_folders, suites, fixtures, scattered, selection)
+    return Layout(config, test_folders, suites, fixtures, scattered, selection, data)
+
+
+def _data_files(root: str, folders: list[str]) -> list[str]:
+    """Every data file in `folders` (`waiver.read.harness.collected.is_data_file`)."""
+    found = []
+    for folder in folders:
+        for name in sorted(os.listdir(os.path.join(root, folder))):
+            path = f"{folder}/{name}"
+            full = os.path.join(root, path)
+            if os.path.isfile(full) and not os.path.islink(full) and is_data_file(path):
+                found.append(path)
+    return found
 
 
 def _data_only(root: str, folders: list[str], test_folders: tuple[str, ...]) -> list[str]:

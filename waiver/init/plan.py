@@ -10,7 +10,7 @@ from functools import partial
 
 from waiver.errors import InputError, UsageError
 from waiver.init.collection import Ran, fresh_venv, prove, run_suite
-from waiver.init.layout import Layout, find_layout
+from waiver.init.layout import Layout, find_layout, inside
 from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
 from waiver.init.suite_commands import (
@@ -106,6 +106,7 @@ def resolve_layout(options: InitOptions, problems: Problems) -> Layout:
         fixtures or found.fixture_folders,
         () if named else found.scattered_properties,
         selection if named else found.property_selection,
+        tuple(path for path in found.data_files if not any(inside(path, f) for f in fixtures)),
     )
     if not (layout.property_suites or layout.property_selection or named):
         problems.add(NO_SUITE)
@@ -150,7 +151,7 @@ def plan(
     setup = Setup(
         fixtures=layout.fixtures_root,
         fixture_globs=layout.fixture_globs,
-        reads_fixtures=bool(layout.fixture_folders),
+        reads_fixtures=bool(layout.fixture_folders or layout.data_files),
         property_selection=shlex.join(layout.property_selection) or None,
         property_command=property_command,
         test_command=test_command,
@@ -220,7 +221,11 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
             f"--out {LOCK}",
         ]
     )
-    fixtures = f"the fixtures ({', '.join(layout.fixture_folders)}) and "
+    held = [*layout.fixture_folders]
+    if layout.data_files:
+        count = len(layout.data_files)
+        held.append(f"{count} data file{'' if count == 1 else 's'} beside the tests")
+    fixtures = f"the fixtures ({', '.join(held)}) and "
     harness = "conftest.py, pytest configuration" + (", property suite" if suites else "")
     return Planned(
         LOCK,
