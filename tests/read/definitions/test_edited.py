@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from dulwich.repo import Repo
 from helpers.support import git, write_tree
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.definitions.reach import module_stem, reached_modules
+from waiver.read.definitions.scope import read_scope
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import CommitTree
 
@@ -336,3 +338,22 @@ def test_what_does_not_run_around_every_test_edits_none(
 ) -> None:
     base = {**BASE, "tests/helpers.py": CACHED_HELPERS}
     assert edited_tests(committed(tmp_path, change, base), IDS) == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "import_time"),
+    [
+        ("import calc\ncalc.add = max\n", True),
+        ("_ = setattr(calc, 'add', max)\n", True),
+        ("_ = builtins.exec('calc.add = max')\n", True),
+        ("X = (y := 1)\n", True),
+        ("counts = st.integers(min_value=0)\n", False),
+        ("X = 1\n\n\ndef f():\n    setattr(calc, 'add', max)\n", False),
+        ("@pytest.fixture\ndef fresh():\n    return 1\n", False),
+    ],
+)
+def test_import_time_code_is_what_does_more_than_define_names(
+    source: str, import_time: bool
+) -> None:
+    scope = read_scope(ast.parse(source), "tests/helpers.py")
+    assert bool(scope.import_time()) is import_time

@@ -8,7 +8,7 @@ import pytest
 from dulwich.repo import Repo
 
 from helpers.support import git
-from waiver.read.harness.collected import collection
+from waiver.read.harness.collected import collection, folders_above
 from waiver.read.harness.listing import walk
 from waiver.read.harness.reach_in import (
     SHOWN,
@@ -143,9 +143,13 @@ def test_test_code_is_what_the_trusted_configuration_collects(
 ) -> None:
     write(tmp_path, files)
     tree = DiskTree(str(tmp_path))
-    found = collection(tree, walk(tree))
+    found = collection(tree, walk(tree).folders)
     assert [path for path in collected if not found.is_test_code(path)] == []
     assert [path for path in not_collected if found.is_test_code(path)] == []
+
+
+def test_the_configurations_that_can_apply_lie_in_the_folders_above() -> None:
+    assert folders_above(["a/b/c.py", "d.py"]) == {"", "a", "a/b"}
 
 
 def commit(work: Path, files: dict[str, str]) -> str:
@@ -163,6 +167,7 @@ def test_only_what_the_change_adds_to_modules_pytest_does_not_collect_is_new(
         tmp_path,
         {
             "pytest.ini": "[pytest]\ntestpaths = tests\n",
+            "app/pytest.ini": "[pytest]\npython_files = *.py\n",  # app/ collects every module
             "lib/plugin.py": "import pytest\n",
             "lib/core.py": "x = 1\n",
             "tests/test_t.py": "",
@@ -178,13 +183,14 @@ def test_only_what_the_change_adds_to_modules_pytest_does_not_collect_is_new(
             "lib/test_lookalike.py": "import pluggy\n",  # outside testpaths: not collected
             "tests/test_t.py": "import pytest\n",  # collected: test code
             "tests/conftest.py": "import pytest\n",  # loaded: harness, locked
+            "app/core.py": "import pytest\n",  # collected by app/pytest.ini
         },
     )
     repository = Repo(str(tmp_path))
     trees = [CommitTree(repository, repository[c.encode()].tree, "") for c in (base, head)]
     changed = frozenset(
         {"lib/plugin.py", "lib/core.py", "lib/new.py", "testing/speedups.py"}
-        | {"lib/test_lookalike.py", "tests/test_t.py", "tests/conftest.py"}
+        | {"lib/test_lookalike.py", "tests/test_t.py", "tests/conftest.py", "app/core.py"}
     )
     assert new_reach_ins(Committed(trees[0], trees[1], changed)) == [
         ReachIn("lib/core.py", 2, "registers exit hooks (atexit)"),

@@ -62,7 +62,7 @@ def test_test_folders_are_the_trusted_testpaths_or_the_folders_of_the_test_modul
     write_tree(tmp_path, dict(files))
     tree = DiskTree(str(tmp_path))
     listing = walk(tree)
-    folders = suite_folders(collection(tree, listing), listing)
+    folders = suite_folders(collection(tree, listing.folders), listing)
     assert [path for path in held if not folders.holds(path)] == []
     assert [path for path in not_held if folders.holds(path)] == []
 

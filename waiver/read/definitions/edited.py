@@ -42,6 +42,8 @@ class Sources:
         self._reached: dict[tuple[str, frozenset[tuple[str, str, str | None]]], Prints] = {}
         self._loaded: dict[str, list[tuple[str, list[ast.stmt]]]] = {}
         self._pulled: dict[str, list[tuple[str, str, ast.stmt]]] = {}
+        self._module_code: dict[str, list[ast.stmt]] = {}
+        self._files: dict[tuple[str, int, str], str | None] = {}
 
     def scope(self, path: str) -> ModuleScope | None:
         if path not in self._scopes:
@@ -88,8 +90,14 @@ class Sources:
 
     def module_file(self, importer: str, level: int, dotted: str) -> str | None:
         """The file an import in `importer` loads: relative to its package, or found from
-        its folder up to the root (where pytest's rootdir insertion would find it)."""
-        folder = importer.rpartition("/")[0]
+        its folder up to the root (where pytest's rootdir insertion would find it). The
+        answer depends on the importer's folder alone: modules side by side share it."""
+        key = (importer.rpartition("/")[0], level, dotted)
+        if key not in self._files:
+            self._files[key] = self._module_file(key[0], level, dotted)
+        return self._files[key]
+
+    def _module_file(self, folder: str, level: int, dotted: str) -> str | None:
         if level:
             for _ in range(level - 1):
                 folder = folder.rpartition("/")[0]
@@ -106,6 +114,13 @@ class Sources:
                 if stem and self.scope(candidate) is not None:
                     return candidate
         return None
+
+    def module_code(self, path: str, scope: ModuleScope) -> list[ast.stmt]:
+        """`import_time` of a module, worked out once for all its tests."""
+        found = self._module_code.get(path)
+        if found is None:
+            found = self._module_code[path] = scope.import_time(self.names_in)
+        return found
 
     def imported_files(self, importer: str, statement: ast.Import | ast.ImportFrom) -> list[str]:
         """The module files an import statement loads that are in the tree: each package on
@@ -153,7 +168,7 @@ class Sources:
         found = []
         for module in sorted(seen - {test_module}):
             inner = self.scope(module)
-            code = [] if inner is None else inner.import_time()
+            code = [] if inner is None else self.module_code(module, inner)
             if code:
                 found.append((module, code))
         self._loaded[test_module] = found
@@ -352,7 +367,7 @@ def fingerprint(sources: Sources, test_id: str) -> Prints:
         "its body": sources.dumps_in(path, body),
         **_class_prints(sources, path, classes),
     }
-    module_code = scope.import_time()
+    module_code = sources.module_code(path, scope)
     if module_code:
         prints[f"module code of {path} that cannot be followed"] = sources.dumps_in(
             path, module_code

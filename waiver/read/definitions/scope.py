@@ -9,6 +9,7 @@ and the import it needs leave every other binding as it was.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # A name a test module binds at module level: the statements that bind it, in order.
@@ -39,17 +40,21 @@ class ModuleScope:
     # The module-level imports, star imports too: each module they load runs its top level.
     imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
 
-    def import_time(self) -> list[ast.stmt]:
+    def import_time(self, names_in: NamesIn | None = None) -> list[ast.stmt]:
         """What the module does at import besides defining names: the code that cannot be
         followed, and each assignment whose value calls a builtin that writes another
-        object or namespace (`_ = setattr(calc, "double", …)`)."""
-        writes = [
-            statement
-            for statement in self.body
-            if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign)
-            and statement.value is not None
-            and any(_writes(node) for node in ast.walk(statement.value))
-        ]
+        object or namespace (`_ = setattr(calc, "double", …)`) or binds with `:=`.
+        `names_in` is `used_names`, or a cache of it."""
+        read = names_in or used_names
+        writes = []
+        for statement in self.body:
+            if not isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                continue
+            if statement.value is None:
+                continue
+            names, attributes = read(statement.value)
+            if not names.isdisjoint(WRITERS) or any(a in WRITERS for _, a in attributes):
+                writes.append(statement)
         return [*self.opaque, *writes]
 
     def definition(self, names: list[str]) -> tuple[list[ast.ClassDef], Definition] | None:
@@ -72,20 +77,13 @@ class ModuleScope:
         return None
 
 
-# Builtins that write another object or a namespace when called.
+# Builtins that write another object or a namespace when called, and the name `used_names`
+# gives a `:=` (a binding hidden inside a value), which no identifier can be.
+WALRUS = ":="
 WRITERS = frozenset(
-    {"setattr", "delattr", "exec", "eval", "globals", "vars", "__import__", "compile"}
+    {"setattr", "delattr", "exec", "eval", "globals", "vars", "__import__", "compile", WALRUS}
 )
-
-
-def _writes(node: ast.AST) -> bool:
-    if isinstance(node, ast.NamedExpr):
-        return True  # a binding hidden inside a value
-    if not isinstance(node, ast.Call):
-        return False
-    function = node.func
-    name = function.id if isinstance(function, ast.Name) else getattr(function, "attr", "")
-    return name in WRITERS
+NamesIn = Callable[[ast.AST], tuple[set[str], set[tuple[str, str]]]]
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
@@ -97,13 +95,14 @@ def is_autouse(node: ast.stmt) -> bool:
     decorator call that says `autouse=` with anything but a false constant."""
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
-    return any(
-        keyword.arg == "autouse"
-        and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
-        for decorator in node.decorator_list
-        if isinstance(decorator, ast.Call)
-        for keyword in decorator.keywords
-    )
+    for decorator in node.decorator_list:
+        if not isinstance(decorator, ast.Call):
+            continue
+        for keyword in decorator.keywords:
+            value = keyword.value
+            if keyword.arg == "autouse":
+                return not (isinstance(value, ast.Constant) and not value.value)
+    return False
 
 
 def around_name(node: ast.stmt) -> str | None:
@@ -173,6 +172,8 @@ def used_names(node: ast.AST) -> tuple[set[str], set[tuple[str, str]]]:
             attributes.add((inner.value.id, inner.attr))
         elif isinstance(inner, ast.arg):
             names.add(inner.arg)  # a test's argument names the fixture it gets
+        elif isinstance(inner, ast.NamedExpr):
+            names.add(WALRUS)
         pending.extend(children(inner))
     return names, attributes
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import configparser
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.harness.listing import Listing, name_of
 from waiver.read.harness.plugin_names import split_options
-from waiver.read.trusted.trees import FILE, FileTree
+from waiver.read.trusted.trees import FileTree
 
 CONFTEST = "conftest.py"
 DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
@@ -118,15 +119,15 @@ def _ini_table(data: bytes, sections: tuple[str, ...] | None) -> dict[str, objec
     return {} if sections is None else None
 
 
-def _config(tree: FileTree, folder: str, names: dict[str, str]) -> Config | None:
-    """The configuration pytest takes in `folder`, of the files there (`names`)."""
+def _config(tree: FileTree, folder: str) -> Config | None:
+    """The configuration pytest takes in `folder`."""
     for name, table in CONFIGS:
-        if names.get(name) != FILE:
-            continue
         path = f"{folder}/{name}" if folder else name
         try:
-            data = tree.read(path, MAX_CONFIG_BYTES) or b""
-        except InputError:  # too large or unreadable: pytest's own reading decides, not ours
+            data = tree.read(path, MAX_CONFIG_BYTES)
+        except InputError:  # no regular file, or too large: pytest's own reading decides
+            continue
+        if data is None:
             continue
         if name.endswith(".toml"):
             found = _toml_table(data, table or ())
@@ -138,11 +139,22 @@ def _config(tree: FileTree, folder: str, names: dict[str, str]) -> Config | None
     return None
 
 
-def collection(tree: FileTree, listing: Listing) -> Collection:
-    """The configurations of `tree` (as `listing` lists it)."""
+def folders_above(paths: Iterable[str]) -> set[str]:
+    """Every folder that holds one of `paths` at any depth, the root (`""`) too: where a
+    configuration that applies to them can lie."""
+    found = {""}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        found.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+    return found
+
+
+def collection(tree: FileTree, folders: Iterable[str]) -> Collection:
+    """The configurations of `tree` in `folders`: a configuration applies only below its
+    own folder, so the folders above the paths in question are enough (`folders_above`)."""
     configs = []
-    for folder, names in sorted(listing.kinds.items()):
-        found = _config(tree, folder, names)
+    for folder in sorted(set(folders)):
+        found = _config(tree, folder)
         if found is not None:
             configs.append(found)
     if not any(config.folder == "" for config in configs):

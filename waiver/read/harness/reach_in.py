@@ -30,8 +30,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from waiver.errors import InputError
-from waiver.read.harness.collected import collection
-from waiver.read.harness.listing import walk
+from waiver.read.harness.collected import collection, folders_above
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 
@@ -188,7 +187,7 @@ def new_reach_ins(committed: Committed) -> list[ReachIn]:
     paths = sorted(path for path in committed.changed if path.endswith(".py"))
     if not paths:
         return []
-    collected = collection(committed.trusted, walk(committed.trusted))
+    collected = collection(committed.trusted, folders_above(paths))
     found = []
     for path in paths:
         if collected.is_test_code(path):

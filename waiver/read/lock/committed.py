@@ -101,7 +101,7 @@ def committed_test_data(
     if not candidates:
         return []
     listing = walk(committed.trusted)
-    folders = suite_folders(collection(committed.trusted, listing), listing)
+    folders = suite_folders(collection(committed.trusted, listing.folders), listing)
     found = []
     for path in filter(folders.holds, candidates):
         before, after = _data_digest(committed.trusted, path), _data_digest(committed.head, path)
