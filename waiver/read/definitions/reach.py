@@ -19,7 +19,9 @@ from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.trees import FileTree
 
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})
-TEST_MODULES = ("test_*.py", "*_test.py", "conftest.py")
+# Test code by its file name: pytest's default test modules (resolve.TEST_MODULES) and
+# conftest.py.
+TEST_CODE_FILES = ("test_*.py", "*_test.py", "conftest.py")
 
 
 def is_test_code(path: str) -> bool:
@@ -27,7 +29,9 @@ def is_test_code(path: str) -> bool:
     folder, or named like a test module."""
     parts = path.split("/")
     name = parts[-1]
-    return bool(TEST_FOLDERS & set(parts[:-1])) or any(fnmatchcase(name, p) for p in TEST_MODULES)
+    return bool(TEST_FOLDERS & set(parts[:-1])) or any(
+        fnmatchcase(name, p) for p in TEST_CODE_FILES
+    )
 
 
 def module_stem(path: str) -> str:

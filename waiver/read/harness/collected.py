@@ -24,10 +24,10 @@ from fnmatch import fnmatchcase
 from waiver.errors import InputError
 from waiver.read.harness.listing import Listing, name_of
 from waiver.read.harness.plugin_names import split_options
+from waiver.read.harness.resolve import TEST_MODULES
 from waiver.read.trusted.trees import FileTree
 
 CONFTEST = "conftest.py"
-DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
 MAX_CONFIG_BYTES = 1 << 20
 # Each name pytest reads its configuration from, in the order it takes them in one folder,
 # with the table or section that makes the file pytest's (None: the whole file is).
@@ -47,7 +47,7 @@ class Config:
     """One configuration file's say: the folder it lies in, `python_files`, `testpaths`."""
 
     folder: str
-    python_files: tuple[str, ...] = DEFAULT_PYTHON_FILES
+    python_files: tuple[str, ...] = TEST_MODULES
     testpaths: tuple[str, ...] = ()
 
     def collects(self, path: str) -> bool:
@@ -135,7 +135,7 @@ def _config(tree: FileTree, folder: str) -> Config | None:
             found = _ini_table(data, table)
         if found is not None:
             files = _words(found.get("python_files"))
-            return Config(folder, files or DEFAULT_PYTHON_FILES, _words(found.get("testpaths")))
+            return Config(folder, files or TEST_MODULES, _words(found.get("testpaths")))
     return None
 
 
