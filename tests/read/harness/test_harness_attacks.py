@@ -153,14 +153,21 @@ ATTACKS: dict[str, tuple[Patch, list[tuple[str, str, str | None]], bool]] = {
         [(".pytest.toml", "not_in_lock", None), ("forge_plugin.py", "not_in_lock", None)],
         True,
     ),
+    # The planted marker is data beside the tests, drift of its own (part test_data).
     "pyvenv.cfg file": (
         planted_marker_file,
-        [("tests/assertions/conftest.py", "not_in_lock", None)],
+        [
+            ("tests/assertions/conftest.py", "not_in_lock", None),
+            ("tests/pyvenv.cfg", "not_in_lock", None),
+        ],
         True,
     ),
     "pyvenv.cfg folder": (
         planted_marker_folder,
-        [("tests/assertions/conftest.py", "not_in_lock", None)],
+        [
+            ("tests/assertions/conftest.py", "not_in_lock", None),
+            ("tests/assertions/pyvenv.cfg/home", "not_in_lock", None),
+        ],
         True,
     ),
     "pytest_plugins in a test module": (
@@ -224,7 +231,7 @@ OVERLAPPING = {"pytest_plugins under a declared encoding", "poetry's pytest11 en
 
 
 def drift_of(report: dict[str, Any]) -> list[tuple[str, str, str | None]]:
-    assert {d["part"] for d in report["fixtures"]["drift"]} <= {"harness"}
+    assert {d["part"] for d in report["fixtures"]["drift"]} <= {"harness", "test_data"}
     return [(d["path"], d["kind"], d.get("table")) for d in report["fixtures"]["drift"]]
 
 
