@@ -357,3 +357,23 @@ def test_import_time_code_is_what_does_more_than_define_names(
 ) -> None:
     scope = read_scope(ast.parse(source), "tests/helpers.py")
     assert bool(scope.import_time()) is import_time
+
+
+def test_code_a_package_gains_edits_its_modules_that_never_name_it(tmp_path: Path) -> None:
+    files = {
+        "calc.py": "def add(a, b):\n    return a + b\n",
+        "tests/__init__.py": "",
+        "tests/unit/__init__.py": "",
+        "tests/unit/test_x.py": "from calc import add\n\n\ndef test_x():\n    assert add(1, 1) == 2\n",
+        "tests/test_y.py": "def test_y():\n    assert True\n",
+    }
+    change = {"tests/unit/__init__.py": "import calc\n\ncalc.add = max\n"}
+    tree = committed(tmp_path, change, files)
+    modules = {"tests/unit/test_x.py", "tests/test_y.py"}
+    assert reached_modules(tree.head, tree.changed, modules) == {"tests/unit/test_x.py"}
+    assert edited_tests(tree, ["tests/unit/test_x.py::test_x", "tests/test_y.py::test_y"]) == {
+        "tests/unit/test_x.py::test_x": (
+            "`calc` in tests/unit/__init__.py (added)",
+            "import-time code of tests/unit/__init__.py (added)",
+        )
+    }

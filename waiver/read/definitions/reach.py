@@ -1,5 +1,6 @@
-"""Which test modules a change can reach: the ones it edits, and the ones whose text names a
-module it edits, followed through the test code that names those in turn.
+"""Which test modules a change can reach: the ones it edits, those in a package whose
+`__init__.py` it edits, and the ones whose text names a module it edits, followed through
+the test code that names those in turn.
 
 Edited-test detection parses a test module on both commits only when the change can have
 edited a definition in it. A module can only use another module's names by naming it, so
@@ -61,6 +62,11 @@ def reached_modules(
         if path.endswith(".py") and (is_test_code(path) or path.partition("/")[0] in tops)
     ]
     changed_code = {path for path in changed if path.endswith(".py")}
+    # Importing a module runs the `__init__` of each package it lies in, unnamed.
+    packages = [
+        path[: -len("/__init__.py")] for path in changed_code if path.endswith("/__init__.py")
+    ]
+    changed_code |= {path for path in code if any(path.startswith(p + "/") for p in packages)}
     stems = {module_stem(path) for path in changed_code}
     affected = set(changed_code)
     pending = [path for path in code if path not in affected]
