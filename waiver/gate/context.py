@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from waiver.gate.options import GateOptions
+from waiver.model import Admission
 from waiver.read.harness.reach_in import ReachIn, reach_ins_json
 from waiver.read.lock.committed import committed_json
 from waiver.read.lock.drift import Fixtures
 from waiver.read.policy.settings import Settings
 from waiver.read.trusted.protected import ProtectedFiles
-from waiver.write.report import Json
+from waiver.write.report import Json, admission_json
 
 
 def fixtures_json(
@@ -21,8 +22,10 @@ def fixtures_json(
     protected: ProtectedFiles,
     fixtures: Fixtures,
     reach_ins: Sequence[ReachIn],
+    reach_admitted: Admission | None = None,
 ) -> Json:
-    """The report's `fixtures` object."""
+    """The report's `fixtures` object; `reach_admitted` is the approval that admitted the
+    reach-ins, if one did."""
     return {
         "lock": options.lock,
         "lock_source": protected.description,
@@ -55,6 +58,9 @@ def fixtures_json(
             else {
                 "committed_changes": committed_json(fixtures.committed, fixtures.locked_set.part),
                 "runner_reach": reach_ins_json(reach_ins),
+                "runner_reach_admitted_by": None
+                if reach_admitted is None
+                else admission_json(reach_admitted),
             }
         ),
     }

@@ -199,15 +199,18 @@ def _gate(
     reach_ins = (
         [] if committed is None else runner_named(settings.policy.runner).reach_ins(committed)
     )
-    if reach_ins:
+    # A reach-in waits for a reviewer to read it: a counted approval of the head admits it.
+    reach_admitted = approval if reach_ins else None
+    if reach_ins and approval is None:
         run_blockers.append(reach_in_blocker(reach_ins))
+    admitted_update = judged is not None and judged.problem is not None
     if run_blockers:
         decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
-    elif judged is not None and judged.problem is not None and decision.verdict is Verdict.CLEAN:
-        # An admitted workflow update is a person's call, never `clean`.
+    elif (admitted_update or reach_admitted is not None) and decision.verdict is Verdict.CLEAN:
+        # What an approval admitted is a person's call, never `clean`.
         decision = replace(decision, verdict=Verdict.REVIEW)
     context = Context(
-        fixtures=fixtures_json(options, settings, protected, fixtures, reach_ins),
+        fixtures=fixtures_json(options, settings, protected, fixtures, reach_ins, reach_admitted),
         properties={
             "report": options.properties,
             "cases": len(properties.ran),

@@ -191,6 +191,7 @@ class Fixtures(TypedDict):
     protected_changes: NotRequired[Sequence[ProtectedChange]]
     committed_changes: NotRequired[Sequence[CommittedChange]]
     runner_reach: NotRequired[Sequence[RunnerReach]]
+    runner_reach_admitted_by: NotRequired[AdmittedBy | None]
 
 
 class Properties(TypedDict):

@@ -306,6 +306,24 @@ def _harness(out: Budget, facts: Facts) -> int:
     )
 
 
+def _reach_admitted(out: Budget, facts: Facts) -> int:
+    fixtures = facts.report["fixtures"]
+    admitted = fixtures.get("runner_reach_admitted_by") if fixtures else None
+    if fixtures is None or admitted is None:
+        return 0
+    reach = fixtures.get("runner_reach", [])
+    named = "; ".join(
+        f"{md_code(r['path'])} line {r['line']} {md_code(r['what'])}" for r in reach[:NAMED]
+    )
+    more = f"; and {len(reach) - NAMED} more" if len(reach) > NAMED else ""
+    return _paragraph(
+        out,
+        f"**The change's source reaches into the test runner** ({named}{more}); the approval "
+        f"by {md_code(admitted['login'])} of {md_code(admitted['commit'])} admits it, so the "
+        "verdict is not `clean`.",
+    )
+
+
 def _lock_edited(out: Budget, facts: Facts) -> int:
     fixtures = facts.report["fixtures"]
     if fixtures is None or not fixtures.get("working_tree_lock_differs"):
@@ -370,6 +388,7 @@ SECTIONS: Sequence[Section] = (
     _working_tree,
     _trusted_revision,
     _harness,
+    _reach_admitted,
     _lock_edited,
     _not_a_pass,
     _other_causes,

@@ -197,6 +197,13 @@ def _review(report: Report) -> list[str]:
             f"approvals: admitted by {_inert(first['login'])} (review {first['review_id']})"
             f" of {_inert(first['commit'])}"
         )
+        fixtures = report["fixtures"]
+        reach = [] if fixtures is None else fixtures.get("runner_reach", [])
+        if fixtures is not None and fixtures.get("runner_reach_admitted_by") and reach:
+            lines.append(
+                f"  and {len(reach)} line(s) of source that reach into the test runner, "
+                f"first {_inert(reach[0]['path'])} line {reach[0]['line']}"
+            )
     lines += _capped(
         [
             f"  not counted: {_inert(r['login'])}: {_inert(r['reason'])}"

@@ -11,12 +11,18 @@ between the change and a verdict that lets it through.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from change_support import Patch, commit_base, commit_change, fix_slugify, replay_and_gate
-from support import EMPTY, ROUND_TRIP, classes
+from github_api import commit, review
+from support import EMPTY, ROUND_TRIP, classes, gate_args, git, load_report
+from waiver.cli import main
+from waiver.write.summary import render_summary
+from waiver.write.terminal import render_terminal
 
 # Every test commits a base and a change and replays it with real pytest.
 pytestmark = pytest.mark.slow
@@ -185,3 +191,46 @@ def test_an_honest_fix_that_mentions_the_runner_in_prose_is_no_reach_in(tmp_path
     assert reach_of(report) == []
     assert report["run_blockers"] == []
     assert classes(report)[EMPTY] == "stable_pass"
+
+
+def approved(work: Path, base: str, head: str) -> tuple[int, dict[str, Any]]:
+    """The gate again, with a maintainer's approval of `head` who wrote none of it."""
+    approvals = work.parent / "approvals.json"
+    approvals.write_text(
+        json.dumps(
+            {
+                "pull_request": {"number": 7, "user": {"login": "agent"}, "head": {"sha": head}},
+                "reviews": [review(1, "maintainer", "APPROVED", head)],
+                "commits": [commit("agent", "agent")],
+                "permissions": {"maintainer": {"permission": "write", "role_name": "write"}},
+                "error": None,
+            }
+        )
+    )
+    properties = str(work / "reports/properties.xml")
+    args = ["--trusted-ref", base, "--properties", properties, "--approvals", str(approvals)]
+    code = main(gate_args(work, *args))
+    return code, load_report(work / "waiver.json")
+
+
+def test_an_approval_of_the_head_admits_a_reach_in_and_the_verdict_is_review(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    commit_change(work, reads_sys_modules)
+    _, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    assert (gated, report["verdict"]) == (1, "blocked")
+    assert report["fixtures"]["runner_reach_admitted_by"] is None
+    head = git(work, "rev-parse", "HEAD")
+    gated, report = approved(work, base, head)
+    by = {"login": "maintainer", "review_id": 1, "commit": head}
+    assert (gated, report["verdict"], report["run_blockers"]) == (0, "review", [])
+    assert report["fixtures"]["runner_reach_admitted_by"] == by
+    assert len(reach_of(report)) == 2  # still listed, for the record
+    assert "the approval by `maintainer`" in render_summary(report)
+    assert "reach into the test runner" in render_terminal(report)
+    # An approval of another commit admits nothing.
+    gated, report = approved(work, base, "c" * 40)
+    assert (gated, report["verdict"]) == (1, "blocked")
+    assert report["fixtures"]["runner_reach_admitted_by"] is None
