@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from change_support import Patch, commit_base, commit_change, replay_and_gate
-from support import EMPTY, classes
+from helpers.change_support import Patch, commit_base, commit_change, replay_and_gate
+from helpers.support import EMPTY, classes
 
 pytestmark = pytest.mark.slow
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from change_support import Patch, commit_base, commit_change, fix_slugify, replay_and_gate
-from github_api import commit, review
-from support import EMPTY, ROUND_TRIP, classes, gate_args, git, load_report
+from helpers.change_support import Patch, commit_base, commit_change, fix_slugify, replay_and_gate
+from helpers.github_api import commit, review
+from helpers.support import EMPTY, ROUND_TRIP, classes, gate_args, git, load_report
 from waiver.cli import main
 from waiver.write.summary import render_summary
 from waiver.write.terminal import render_terminal

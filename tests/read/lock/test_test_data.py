@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
-from change_support import commit_base, commit_change, fix_slugify, replay_and_gate
-from support import EMPTY, classes, git, write_tree
+from helpers.change_support import commit_base, commit_change, fix_slugify, replay_and_gate
+from helpers.support import EMPTY, classes, git, write_tree
 from waiver.read.harness.collected import collection, is_data_file, suite_folders
 from waiver.read.harness.listing import walk
 from waiver.read.lock.committed import CommittedChange, committed_test_data
