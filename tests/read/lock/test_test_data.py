@@ -111,7 +111,7 @@ def test_what_the_change_adds_or_edits_beside_the_tests_outside_the_lock(tmp_pat
 
 def test_the_policy_names_data_a_change_may_edit() -> None:
     policy = parse_policy(b"unlocked_data:\n  - 'tests/snapshots/*'\n", "waiver.yml")
-    assert policy.unlocked_data == ("tests/snapshots/*",)
+    assert policy.policy.unlocked_data == ("tests/snapshots/*",)
     with pytest.raises(Exception, match="unlocked_data"):
         parse_policy(b"unlocked_data:\n  - '/'\n", "waiver.yml")
 
