@@ -66,7 +66,7 @@ def test_what_the_change_adds_is_listed_and_what_the_base_had_is_not(tmp_path: P
     found = [(r.path, r.line, r.what) for r in JEST.reach_ins(committed)]
     assert found == [
         ("src/hook.js", 3, "registers exit hooks (process.once('exit'))"),
-        ("src/other.py", 1, "imports pytest"),
+        ("src/other.py", 1, "names pytest"),
     ]
     # pytest's runner reads Python sources alone, as before.
     assert [r.path for r in PYTEST.reach_ins(committed)] == ["src/other.py"]
