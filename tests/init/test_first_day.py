@@ -100,6 +100,9 @@ def commit(root: Path, files: dict[str, str]) -> None:
     git(root, "commit", "--quiet", "-am", "change")
 
 
+# Slow like the others of this module: its fixture proves the written commands in a fresh
+# venv, which installs the library and its test dependencies.
+@pytest.mark.slow
 def test_init_selects_the_hypothesis_tests_and_locks_the_harness_alone(first_day: Path) -> None:
     inputs = workflow_inputs(first_day)
     assert inputs["property-command"] == (
