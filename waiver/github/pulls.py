@@ -107,10 +107,15 @@ def run_pull(
     number, sha = _run_head(event)
     if number is None:
         number = _pull_of_commit(api, repository, sha, branches)
+    return number, sha, fetch_pull(api, repository, number)
+
+
+def fetch_pull(api: Api, repository: str, number: int) -> dict[str, Any]:
+    """The pull request as the API has it now."""
     pull, _ = api.get(f"{api.base}/repos/{repository}/pulls/{number}")
     if not isinstance(pull, dict):
         raise ApiFailed(f"GET pull request #{number} answered something that is not an object")
-    return number, sha, pull
+    return pull
 
 
 def current_head(pull: Mapping[str, Any]) -> object:

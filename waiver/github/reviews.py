@@ -16,7 +16,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from waiver.decide.approval import latest_reviews
-from waiver.github.pulls import MERGE_GROUP, branches_of, current_head, queued_pull, run_pull
+from waiver.github.pulls import (
+    MERGE_GROUP,
+    branches_of,
+    current_head,
+    fetch_pull,
+    queued_pull,
+    run_pull,
+)
 from waiver.github.rest import Api, ApiFailed, HttpStatus, Opener, connect, read_event, urlopen
 from waiver.read.approvals import Unusable, parse_reviews
 
@@ -31,10 +38,7 @@ def _queued(api: Api, repository: str, run: Mapping[str, Any], env: Mapping[str,
     branches = branches_of(env)
     if branches is not None and branch not in branches:
         raise ApiFailed(f"the merge group is for {branch}, not {', '.join(sorted(branches))}")
-    pull, _ = api.get(f"{api.base}/repos/{repository}/pulls/{number}")
-    if not isinstance(pull, dict):
-        raise ApiFailed(f"GET pull request #{number} answered something that is not an object")
-    return {**pull, "base": {"sha": base, "ref": branch}}
+    return {**fetch_pull(api, repository, number), "base": {"sha": base, "ref": branch}}
 
 
 def _pull_request(
