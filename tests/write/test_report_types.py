@@ -14,36 +14,36 @@ from waiver.write import report_types
 
 # Each type, and the place of its object in the schema.
 PLACES: dict[str, str] = {
-    "Report": "",
-    "Tool": "/properties/tool",
-    "Policy": "/properties/policy",
-    "PolicyBinding": "/properties/policy/properties/bindings/items",
-    "Limits": "/properties/policy/properties/limits",
-    "Row": "/$defs/row",
-    "RowBase": "/$defs/base",
-    "RowRedGreen": "/$defs/red_green",
-    "Proposal": "/$defs/proposal",
-    "Stored": "/$defs/stored",
-    "VoidRecord": "/properties/freezes/properties/void/items",
-    "Freezes": "/properties/freezes",
-    "Fixtures": "/properties/fixtures",
-    "Drift": "/properties/fixtures/properties/drift/items",
-    "FixtureBinding": "/properties/fixtures/properties/bindings/items",
-    "ProtectedChange": "/properties/fixtures/properties/protected_changes/items",
-    "CommittedChange": "/properties/fixtures/properties/committed_changes/items",
-    "RunnerReach": "/properties/fixtures/properties/runner_reach/items",
-    "Properties": "/properties/properties",
-    "Replays": "/properties/replays",
-    "ReplayError": "/properties/replays/properties/errors/items",
-    "Registry": "/properties/registry",
-    "EditedTest": "/properties/registry/properties/edited/items",
-    "EditKind": "/properties/registry/properties/edited/items/properties/findings/items",
-    "Approvals": "/properties/approvals",
+    "ReportJson": "",
+    "ToolJson": "/properties/tool",
+    "PolicyJson": "/properties/policy",
+    "PolicyBindingJson": "/properties/policy/properties/bindings/items",
+    "LimitsJson": "/properties/policy/properties/limits",
+    "RowJson": "/$defs/row",
+    "RowBaseJson": "/$defs/base",
+    "RowRedGreenJson": "/$defs/red_green",
+    "ProposalJson": "/$defs/proposal",
+    "StoredJson": "/$defs/stored",
+    "VoidRecordJson": "/properties/freezes/properties/void/items",
+    "FreezesJson": "/properties/freezes",
+    "FixturesJson": "/properties/fixtures",
+    "DriftJson": "/properties/fixtures/properties/drift/items",
+    "FixtureBindingJson": "/properties/fixtures/properties/bindings/items",
+    "ProtectedChangeJson": "/properties/fixtures/properties/protected_changes/items",
+    "CommittedChangeJson": "/properties/fixtures/properties/committed_changes/items",
+    "RunnerReachJson": "/properties/fixtures/properties/runner_reach/items",
+    "PropertiesJson": "/properties/properties",
+    "ReplaysJson": "/properties/replays",
+    "ReplayErrorJson": "/properties/replays/properties/errors/items",
+    "RegistryJson": "/properties/registry",
+    "EditedTestJson": "/properties/registry/properties/edited/items",
+    "EditKindJson": "/properties/registry/properties/edited/items/properties/findings/items",
+    "ApprovalsJson": "/properties/approvals",
     "ProvenanceJson": "/properties/provenance",
-    "Refused": "/properties/approvals/properties/refused/items",
-    "AdmittedBy": "/$defs/admission",
-    "Error": "/properties/error",
-    "Base": "/properties/base",
+    "RefusedJson": "/properties/approvals/properties/refused/items",
+    "AdmittedByJson": "/$defs/admission",
+    "ErrorJson": "/properties/error",
+    "BaseJson": "/properties/base",
 }
 
 
@@ -94,7 +94,7 @@ def test_the_maps_by_name_have_the_names_the_renderers_look_up() -> None:
 
 
 def test_the_kinds_of_edit_are_the_ones_the_findings_name() -> None:
-    place = PLACES["EditKind"] + "/properties/kind"
+    place = PLACES["EditKindJson"] + "/properties/kind"
     assert tuple(at(place)["enum"]) == KINDS
 
 

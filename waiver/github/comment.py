@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
-from waiver.write.report_types import Report, Row
+from waiver.write.report_types import ReportJson, RowJson
 from waiver.write.review_evidence import edited_by_id, review_why
 from waiver.write.why import class_label, expected_replays, group_rows, next_step, row_blocks
 
@@ -30,7 +30,7 @@ HEADLINES = {
 }
 
 
-def shown_verdict(report: Report, rows: Sequence[Row]) -> tuple[str, str | None]:
+def shown_verdict(report: ReportJson, rows: Sequence[RowJson]) -> tuple[str, str | None]:
     """The verdict to show, and a note when the report's own verdict is not believed."""
     blocked = report["error"] is not None or bool(report["run_blockers"])
     blocked = blocked or any(row_blocks(row) for row in rows)
@@ -42,7 +42,7 @@ def shown_verdict(report: Report, rows: Sequence[Row]) -> tuple[str, str | None]
     return report["verdict"], None
 
 
-def _accept_command(row: Row) -> str:
+def _accept_command(row: RowJson) -> str:
     return shlex.join(
         ["waiver", "freeze", "accept", "--report", "waiver.json", "--store", "freezes.json",
          "--owner", "LOGIN", "--reason", "TEXT", "--tracking", "URL", row["test_id"]]
@@ -53,7 +53,7 @@ def _message(message: str | None) -> str:
     return "—" if message is None else md_code(message)
 
 
-def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
+def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
     expected = expected_replays(report)
     blocking = [row for row in rows if row_blocks(row) and row["class"] != "unknown_test"]
     review = [row for row in rows if row["class"] == "unknown_test" and "admitted_by" not in row]
@@ -134,7 +134,7 @@ def _sections(out: Budget, report: Report, rows: Sequence[Row]) -> int:
     return left_out
 
 
-def render_comment(report: Report, run_url: str | None) -> str:
+def render_comment(report: ReportJson, run_url: str | None) -> str:
     """The comment's Markdown, marker first, never over GitHub's limit."""
     _, rows = split_rows(report["rows"])
     verdict, note = shown_verdict(report, rows)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from waiver.github.comment import shown_verdict
 from waiver.github.rest import FULL_SHA, ApiFailed, Opener, connect, urlopen
-from waiver.write.report_types import ProvenanceJson, Report, Row
+from waiver.write.report_types import ProvenanceJson, ReportJson, RowJson
 from waiver.write.why import row_blocks
 
 CONTEXT = "waiver"
@@ -26,14 +26,14 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
 
 
-def _admitted_by(rows: Sequence[Row], provenance: ProvenanceJson | None) -> list[str]:
+def _admitted_by(rows: Sequence[RowJson], provenance: ProvenanceJson | None) -> list[str]:
     logins = {row["admitted_by"]["login"] for row in rows if "admitted_by" in row}
     if provenance is not None and provenance["admitted_by"] is not None:
         logins.add(provenance["admitted_by"]["login"])
     return sorted(logins)
 
 
-def status_of(exit_code: str, report: Report | None) -> tuple[str, str]:
+def status_of(exit_code: str, report: ReportJson | None) -> tuple[str, str]:
     """The state and the one-line description of the status."""
     if exit_code not in ("0", "1"):
         error = report["error"] if report else None

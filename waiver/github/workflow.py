@@ -22,7 +22,7 @@ from waiver.model import CLOSED_CLASSES, TestClass
 from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
 from waiver.write.report import split_rows
-from waiver.write.report_types import Report, Row, report_of
+from waiver.write.report_types import ReportJson, RowJson, report_of
 from waiver.write.summary import RANK, render_summary
 from waiver.write.why import class_label, expected_replays
 
@@ -105,7 +105,7 @@ def repository_file(test_id: str, root: str, workspace: str) -> str | None:
     return None if path.startswith("..") else path.replace(os.sep, "/")
 
 
-def _row_annotation(row: Row, root: str, workspace: str, expected: int) -> tuple[str, str]:
+def _row_annotation(row: RowJson, root: str, workspace: str, expected: int) -> tuple[str, str]:
     test_class = TestClass(row["class"])
     # Every row that blocks is an error: the closed classes, unknown_test, an unstable row
     # under a strict pattern, and one the policy blocks as not flipping on the base. An
@@ -137,7 +137,7 @@ def _row_annotation(row: Row, root: str, workspace: str, expected: int) -> tuple
     return kind, command(kind, properties, message)
 
 
-def render_annotations(report: Report, root: str, workspace: str) -> str:
+def render_annotations(report: ReportJson, root: str, workspace: str) -> str:
     """`::error` for every blocking row and for what blocks the run apart from its rows (a
     missing registry), `::warning` for unstable rows that do not block, capped.
 
@@ -176,7 +176,7 @@ def render_annotations(report: Report, root: str, workspace: str) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def render_log(report: Report) -> str:
+def render_log(report: ReportJson) -> str:
     """The rows that are not a pass, one line each, as plain text for the job log."""
     rows = split_rows(report["rows"])[1]
     rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
@@ -191,7 +191,7 @@ def render_log(report: Report) -> str:
     return "\n".join(lines)
 
 
-def error_line(report: Report) -> str:
+def error_line(report: ReportJson) -> str:
     """The input error of a report as one line, every control character spelled out."""
     error = report["error"]
     if error is None:
@@ -199,7 +199,7 @@ def error_line(report: Report) -> str:
     return f"{visible_text(error['source'])}: {visible_text(error['problem'], 2000)}"
 
 
-def output_values(report: Report, report_path: str) -> dict[str, str]:
+def output_values(report: ReportJson, report_path: str) -> dict[str, str]:
     values = {
         "blocked": "true" if report["blocked"] else "false",
         "verdict": report["verdict"],
@@ -237,7 +237,7 @@ def write_outputs(env: Mapping[str, str], values: Mapping[str, str]) -> None:
         _append(path, render_outputs(values))
 
 
-def append_summary(env: Mapping[str, str], report: Report) -> None:
+def append_summary(env: Mapping[str, str], report: ReportJson) -> None:
     path = env.get("GITHUB_STEP_SUMMARY", "")
     if path:
         _append(path, render_summary(report))

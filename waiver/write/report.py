@@ -56,9 +56,9 @@ def timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def proposal_json(proposal: FreezeProposal) -> report_types.Proposal:
+def proposal_json(proposal: FreezeProposal) -> report_types.ProposalJson:
     base = proposal.base
-    document: report_types.Proposal = {
+    document: report_types.ProposalJson = {
         "test_id": proposal.test_id,
         "class": TestClass.UNSTABLE_ASSERTION.value,
         "fixture_hash": proposal.fixture_hash,
@@ -75,7 +75,7 @@ def proposal_json(proposal: FreezeProposal) -> report_types.Proposal:
     return document
 
 
-def base_json(base: BaseFinding) -> report_types.RowBase:
+def base_json(base: BaseFinding) -> report_types.RowBaseJson:
     return {
         "replay_pass": base.replay_pass,
         "replay_total": base.replay_total,
@@ -84,12 +84,12 @@ def base_json(base: BaseFinding) -> report_types.RowBase:
     }
 
 
-def record_json(record: FreezeRecord) -> report_types.Stored:
+def record_json(record: FreezeRecord) -> report_types.StoredJson:
     return {"index": record.index, "record": dict(record.fields)}
 
 
-def row_json(row: Row) -> report_types.Row:
-    document: report_types.Row = {
+def row_json(row: Row) -> report_types.RowJson:
+    document: report_types.RowJson = {
         "test_id": row.test_id,
         "class": row.test_class.value,
         "unknown": row.unknown.value if row.unknown is not None else None,
@@ -114,7 +114,7 @@ def row_json(row: Row) -> report_types.Row:
     return document
 
 
-def red_green_json(finding: RedGreenFinding) -> report_types.RowRedGreen:
+def red_green_json(finding: RedGreenFinding) -> report_types.RowRedGreenJson:
     return {
         "outcome": finding.outcome.value,
         "base_pass": finding.base_pass,
@@ -124,7 +124,7 @@ def red_green_json(finding: RedGreenFinding) -> report_types.RowRedGreen:
     }
 
 
-def admission_json(admission: Admission) -> report_types.AdmittedBy:
+def admission_json(admission: Admission) -> report_types.AdmittedByJson:
     return {
         "login": admission.login,
         "review_id": admission.review_id,
@@ -253,7 +253,7 @@ class ReportRows:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __iter__(self) -> Iterator[report_types.Row]:
+    def __iter__(self) -> Iterator[report_types.RowJson]:
         return map(row_json, self.rows)
 
     def lines(self) -> Iterator[str]:
@@ -282,7 +282,7 @@ class ReportRows:
                 yield _ROW_ENCODER.encode(row_json(rows[number]))
             start = number + 1
 
-    def split(self) -> tuple[list[str], list[report_types.Row]]:
+    def split(self) -> tuple[list[str], list[report_types.RowJson]]:
         """The ids of the stable passes, in order, and `row_json` of every other row."""
         rows = self.rows
         passing = list(
@@ -301,13 +301,13 @@ def _rest(finding: Finding) -> str:
 
 
 def split_rows(
-    rows: Iterable[report_types.Row],
-) -> tuple[list[str], list[report_types.Row]]:
+    rows: Iterable[report_types.RowJson],
+) -> tuple[list[str], list[report_types.RowJson]]:
     """The ids of the stable passes, in order, and every other row, of a report's rows."""
     if isinstance(rows, ReportRows):
         return rows.split()
     passes: list[str] = []
-    others: list[report_types.Row] = []
+    others: list[report_types.RowJson] = []
     for row in rows:
         if row["class"] == TestClass.STABLE_PASS:
             passes.append(row["test_id"])

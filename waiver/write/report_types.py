@@ -5,7 +5,7 @@ These types hold only for a schema-valid document: one the gate has just built (
 report the tests write is checked against the schema), or one read back from disk
 through `waiver.read.waiver_json.read_report`, which validates it against the schema
 before anything reads it. A report from disk is hostile data until then, and no other
-document may be taken for a `Report`. `report_of` is the one place where a document
+document may be taken for a `ReportJson`. `report_of` is the one place where a document
 becomes the type; it is called where a document enters the renderers from the gate's
 driver or a command (`write_report`, `publish`, `render_terminal`).
 
@@ -29,22 +29,22 @@ VerdictName = str  # a waiver.model.Verdict value
 Part = Literal["fixtures", "harness", "test_data"]
 
 
-class Tool(TypedDict):
+class ToolJson(TypedDict):
     name: Literal["waiver"]
     version: str
 
 
-class PolicyBinding(TypedDict):
+class PolicyBindingJson(TypedDict):
     tests: Sequence[str]
     fixtures: Sequence[str]
 
 
-class Limits(TypedDict):
+class LimitsJson(TypedDict):
     max_report_bytes: int
     max_files_per_replay: int
 
 
-class Policy(TypedDict):
+class PolicyJson(TypedDict):
     min_replays: int
     freeze_hours: int
     max_freeze_hours: int
@@ -53,7 +53,7 @@ class Policy(TypedDict):
     review_requires: Sequence[Literal["red_green"]]
     freeze_requires: Sequence[Literal["owner", "reason", "tracking"]]
     fixtures: Sequence[str]
-    bindings: Sequence[PolicyBinding]
+    bindings: Sequence[PolicyBindingJson]
     harness: Sequence[str]
     unlocked_data: Sequence[str]
     property_suite: Literal["folder", "selected"]
@@ -61,12 +61,12 @@ class Policy(TypedDict):
     approvers: Sequence[str] | None
     registry: str | None
     freezes: str | None
-    limits: Limits
+    limits: LimitsJson
     config: str | None
     sources: Mapping[str, Literal["default", "file", "flag"]]
 
 
-class RowBase(TypedDict):
+class RowBaseJson(TypedDict):
     """A row's replays on the base revision and what the pair means."""
 
     replay_pass: int
@@ -75,7 +75,7 @@ class RowBase(TypedDict):
     blocks: bool
 
 
-class RowRedGreen(TypedDict):
+class RowRedGreenJson(TypedDict):
     """A new or edited test's replays on the base's code with the change's test files."""
 
     outcome: Literal["red_green", "green_green", "flaky_on_base", "not_run"]
@@ -85,7 +85,7 @@ class RowRedGreen(TypedDict):
     blocks: bool
 
 
-class AdmittedBy(TypedDict):
+class AdmittedByJson(TypedDict):
     """A counted approval: the reviewer, their review, and the head commit it approved."""
 
     login: str
@@ -94,8 +94,8 @@ class AdmittedBy(TypedDict):
 
 
 # The keys named `class` need the functional form.
-Proposal = TypedDict(
-    "Proposal",
+ProposalJson = TypedDict(
+    "ProposalJson",
     {
         "test_id": str,
         "class": ClassName,  # always unstable_assertion
@@ -112,19 +112,19 @@ Proposal = TypedDict(
 )
 
 
-class Stored(TypedDict):
+class StoredJson(TypedDict):
     """A freeze record of the store, by its place in it; its fields are as stored."""
 
     index: int
     record: Mapping[str, object]
 
 
-class VoidRecord(Stored):
+class VoidRecordJson(StoredJson):
     reason: str
 
 
-Row = TypedDict(
-    "Row",
+RowJson = TypedDict(
+    "RowJson",
     {
         "test_id": str,
         "class": ClassName,
@@ -134,25 +134,25 @@ Row = TypedDict(
         "retries": int,
         "fixture_hash": str,
         "strict": bool,
-        "freeze": Proposal | None,
-        "active_freeze": Stored | None,
-        "base": NotRequired[RowBase],
-        "admitted_by": NotRequired[AdmittedBy],
+        "freeze": ProposalJson | None,
+        "active_freeze": StoredJson | None,
+        "base": NotRequired[RowBaseJson],
+        "admitted_by": NotRequired[AdmittedByJson],
         "message": NotRequired[str],
-        "red_green": NotRequired[RowRedGreen],
+        "red_green": NotRequired[RowRedGreenJson],
         "outcomes": NotRequired[Sequence[bool]],
     },
 )
 
 
-class Drift(TypedDict):
+class DriftJson(TypedDict):
     path: str
     kind: Literal["changed", "missing", "not_in_lock"]
     part: Part
     table: NotRequired[str]
 
 
-class FixtureBinding(TypedDict):
+class FixtureBindingJson(TypedDict):
     tests: Sequence[str]
     fixtures: Sequence[str]
     files: int
@@ -160,41 +160,41 @@ class FixtureBinding(TypedDict):
     tree_digest: str
 
 
-class ProtectedChange(TypedDict):
+class ProtectedChangeJson(TypedDict):
     file: Literal["lock", "known-tests", "freezes", "config"]
     path: str
     change: Literal["modified", "deleted", "not a regular file"]
 
 
-class CommittedChange(TypedDict):
+class CommittedChangeJson(TypedDict):
     path: str
     change: Literal["added", "edited", "deleted"]
     part: Part
     table: NotRequired[str]
 
 
-class RunnerReach(TypedDict):
+class RunnerReachJson(TypedDict):
     path: str
     line: int
     what: str
 
 
-class Fixtures(TypedDict):
+class FixturesJson(TypedDict):
     lock: str
     lock_source: str
     lock_digest: str
     tree_digest: str
     files: int
-    drift: Sequence[Drift]
-    bindings: Sequence[FixtureBinding]
+    drift: Sequence[DriftJson]
+    bindings: Sequence[FixtureBindingJson]
     working_tree_lock_differs: NotRequired[bool]
-    protected_changes: NotRequired[Sequence[ProtectedChange]]
-    committed_changes: NotRequired[Sequence[CommittedChange]]
-    runner_reach: NotRequired[Sequence[RunnerReach]]
-    runner_reach_admitted_by: NotRequired[AdmittedBy | None]
+    protected_changes: NotRequired[Sequence[ProtectedChangeJson]]
+    committed_changes: NotRequired[Sequence[CommittedChangeJson]]
+    runner_reach: NotRequired[Sequence[RunnerReachJson]]
+    runner_reach_admitted_by: NotRequired[AdmittedByJson | None]
 
 
-class Properties(TypedDict):
+class PropertiesJson(TypedDict):
     report: str
     cases: int
     failed: Sequence[str]
@@ -202,21 +202,21 @@ class Properties(TypedDict):
     messages: NotRequired[Mapping[str, str]]
 
 
-class ReplayError(TypedDict):
+class ReplayErrorJson(TypedDict):
     replay: int
     source: str
     problem: str
 
 
-class Replays(TypedDict):
+class ReplaysJson(TypedDict):
     count: int
     read: int
-    errors: Sequence[ReplayError]
+    errors: Sequence[ReplayErrorJson]
     skipped: NotRequired[Literal["property_violation", "fixture_drift"]]
     reason: NotRequired[str]
 
 
-class EditKind(TypedDict):
+class EditKindJson(TypedDict):
     kind: Literal[
         "assertion_removed",
         "comparison_loosened",
@@ -230,30 +230,30 @@ class EditKind(TypedDict):
     detail: str
 
 
-class EditedTest(TypedDict):
+class EditedTestJson(TypedDict):
     test_id: str
     changes: Sequence[str]
-    findings: Sequence[EditKind]
+    findings: Sequence[EditKindJson]
 
 
-class Registry(TypedDict):
+class RegistryJson(TypedDict):
     used: bool
     path: str | None
     change_lists: NotRequired[Sequence[str]]
-    edited: NotRequired[Sequence[EditedTest]]
+    edited: NotRequired[Sequence[EditedTestJson]]
 
 
-class Refused(TypedDict):
+class RefusedJson(TypedDict):
     login: str
     reason: str
 
 
-class Approvals(TypedDict):
+class ApprovalsJson(TypedDict):
     source: str
     pull_request: NotRequired[int]
     head: NotRequired[str]
-    counted: Sequence[AdmittedBy]
-    refused: Sequence[Refused]
+    counted: Sequence[AdmittedByJson]
+    refused: Sequence[RefusedJson]
     problem: str | None
 
 
@@ -261,54 +261,54 @@ class ProvenanceJson(TypedDict):
     run_id: int | None
     workflow: str | None
     problem: str | None
-    admitted_by: AdmittedBy | None
+    admitted_by: AdmittedByJson | None
 
 
-class Freezes(TypedDict):
-    active: Sequence[Stored]
-    void: Sequence[VoidRecord]
+class FreezesJson(TypedDict):
+    active: Sequence[StoredJson]
+    void: Sequence[VoidRecordJson]
 
 
-class Error(TypedDict):
+class ErrorJson(TypedDict):
     source: str
     problem: str
 
 
-class Base(TypedDict):
+class BaseJson(TypedDict):
     """The base revision's replays, only when they were given."""
 
     reports: str
     count: int
     read: int
-    errors: Sequence[ReplayError]
+    errors: Sequence[ReplayErrorJson]
     meanings: Mapping[str, int]
 
 
-class Report(TypedDict):
+class ReportJson(TypedDict):
     schema_version: Literal[2]
-    tool: Tool
+    tool: ToolJson
     generated_at: str
     verdict: VerdictName
     blocked: bool
     min_replays: int
-    policy: Policy
+    policy: PolicyJson
     run_blockers: Sequence[str]
     counts: Mapping[str, int]
     # A list when read back; the gate's own report streams them (`ReportRows`).
-    rows: Iterable[Row]
+    rows: Iterable[RowJson]
     skipped: Sequence[str]
-    fixtures: Fixtures | None
-    properties: Properties | None
-    replays: Replays | None
-    registry: Registry | None
+    fixtures: FixturesJson | None
+    properties: PropertiesJson | None
+    replays: ReplaysJson | None
+    registry: RegistryJson | None
     trusted_revision: str | None
-    freezes: Freezes
-    error: Error | None
-    approvals: NotRequired[Approvals]
+    freezes: FreezesJson
+    error: ErrorJson | None
+    approvals: NotRequired[ApprovalsJson]
     provenance: NotRequired[ProvenanceJson]
-    base: NotRequired[Base]
+    base: NotRequired[BaseJson]
 
 
-def report_of(document: Mapping[str, object]) -> Report:
+def report_of(document: Mapping[str, object]) -> ReportJson:
     """A schema-valid report document as the type the renderers read (see above)."""
-    return cast(Report, document)
+    return cast(ReportJson, document)

@@ -9,12 +9,12 @@ from waiver.decide.red_green import OUTCOME_WORDS, RED_GREEN_POLICY
 from waiver.model import RedGreenOutcome
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code
-from waiver.write.report_types import EditedTest, Registry, Row, RowRedGreen
+from waiver.write.report_types import EditedTestJson, RegistryJson, RowJson, RowRedGreenJson
 
 NOT_ADMITTED = f"an approval does not admit it (review_requires: {RED_GREEN_POLICY})"
 
 
-def edit_kinds(edited: EditedTest) -> list[str]:
+def edit_kinds(edited: EditedTestJson) -> list[str]:
     """The named kinds of an edit in words (`comparison loosened: ...`), or `edited` when
     it is of no named kind."""
     findings = edited.get("findings", [])
@@ -23,7 +23,7 @@ def edit_kinds(edited: EditedTest) -> list[str]:
     return [f"{f['kind'].replace('_', ' ')}: {f['detail']}" for f in findings]
 
 
-def red_green_words(evidence: RowRedGreen) -> str:
+def red_green_words(evidence: RowRedGreenJson) -> str:
     """`red-green: …, base 0/5`, `not run: why`, and whether it keeps the row from an
     approval."""
     outcome = RedGreenOutcome(evidence["outcome"])
@@ -37,11 +37,11 @@ def red_green_words(evidence: RowRedGreen) -> str:
     return words
 
 
-def red_green_rows(rows: Iterable[Row]) -> list[tuple[str, RowRedGreen]]:
+def red_green_rows(rows: Iterable[RowJson]) -> list[tuple[str, RowRedGreenJson]]:
     return [(row["test_id"], row["red_green"]) for row in rows if "red_green" in row]
 
 
-def red_green_table(out: Budget, rows: Sequence[Row]) -> int:
+def red_green_table(out: Budget, rows: Sequence[RowJson]) -> int:
     """The new and edited tests' red-green outcomes; returns how many did not fit."""
     found = red_green_rows(rows)
     return table(
@@ -52,11 +52,11 @@ def red_green_table(out: Budget, rows: Sequence[Row]) -> int:
     )
 
 
-def edited_by_id(registry: Registry | None) -> dict[str, EditedTest]:
+def edited_by_id(registry: RegistryJson | None) -> dict[str, EditedTestJson]:
     return {} if registry is None else {e["test_id"]: e for e in registry.get("edited", [])}
 
 
-def review_why(row: Row, edited: Mapping[str, EditedTest]) -> str:
+def review_why(row: RowJson, edited: Mapping[str, EditedTestJson]) -> str:
     """Why a row awaits review, with the kinds of its edit and its red-green outcome."""
     why = str(row["unknown"])
     found = edited.get(row["test_id"])

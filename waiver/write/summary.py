@@ -19,7 +19,7 @@ from waiver.model import BASE_WORDS, BLOCKING_CLASSES, NO_REGISTRY, BaseMeaning,
 from waiver.write.budget import Budget, folded_list
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
-from waiver.write.report_types import Report, Row
+from waiver.write.report_types import ReportJson, RowJson
 from waiver.write.review_evidence import red_green_table
 from waiver.write.summary_tables import (
     CAUSE_TABLES,
@@ -67,17 +67,17 @@ RANK = {test_class: number for number, test_class in enumerate(ORDER)}
 class Facts:
     """What more than one section needs, worked out once from the report."""
 
-    report: Report
+    report: ReportJson
     passes: Sequence[str]  # the ids of the stable passes, in the report's order
-    rows: Sequence[Row]  # every other row, closed classes first, then by id
-    strict: Sequence[Row]  # the unstable rows under a strict pattern, in the report's order
+    rows: Sequence[RowJson]  # every other row, closed classes first, then by id
+    strict: Sequence[RowJson]  # the unstable rows under a strict pattern, in the report's order
     # The unstable rows the policy blocks as not flipping on the base. A strict row blocks
     # whatever its base says, so it is counted once, as strict.
-    introduced: Sequence[Row]
+    introduced: Sequence[RowJson]
     cause: RunCause | None  # the run-level cause behind every row, if there is one
 
     @classmethod
-    def of(cls, report: Report) -> Facts:
+    def of(cls, report: ReportJson) -> Facts:
         passes, rows = split_rows(report["rows"])
         return cls(
             report=report,
@@ -398,7 +398,7 @@ SECTIONS: Sequence[Section] = (
 )
 
 
-def render_summary(report: Report, limit: int = LIMIT) -> str:
+def render_summary(report: ReportJson, limit: int = LIMIT) -> str:
     out = Budget(limit - RESERVE)
     facts = Facts.of(report)
     left_out = sum(

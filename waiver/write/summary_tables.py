@@ -12,13 +12,13 @@ from waiver.model import BASE_WORDS, CLOSED_CLASSES, BaseMeaning, TestClass
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code
 from waiver.write.report_types import (
-    Approvals,
-    Fixtures,
-    Registry,
-    Report,
-    Row,
-    RowBase,
-    VoidRecord,
+    ApprovalsJson,
+    FixturesJson,
+    RegistryJson,
+    ReportJson,
+    RowBaseJson,
+    RowJson,
+    VoidRecordJson,
 )
 from waiver.write.review_evidence import edit_kinds
 from waiver.write.why import (
@@ -32,20 +32,20 @@ from waiver.write.why import (
 )
 
 
-def is_unstable(row: Row) -> bool:
+def is_unstable(row: RowJson) -> bool:
     return TestClass(row["class"]) is TestClass.UNSTABLE_ASSERTION
 
 
-def base_blocks(row: Row) -> bool:
+def base_blocks(row: RowJson) -> bool:
     base = row.get("base")
     return base is not None and base["blocks"]
 
 
-def _base_words(base: RowBase) -> str:
+def _base_words(base: RowBaseJson) -> str:
     return BASE_WORDS[BaseMeaning(base["meaning"])]
 
 
-def _base_cell(row: Row) -> str:
+def _base_cell(row: RowJson) -> str:
     """The row's base replays and what the pair means: "5/5, introduced by this change"."""
     base = row.get("base")
     if base is None:
@@ -57,7 +57,7 @@ def _base_cell(row: Row) -> str:
     return f"{counts}, {words}" if words else counts
 
 
-def base_blocked_line(row: Row) -> str:
+def base_blocked_line(row: RowJson) -> str:
     """Why the policy blocks this unstable row, in the words a reviewer would use."""
     base = row["base"]
     counts = (
@@ -70,7 +70,7 @@ def base_blocked_line(row: Row) -> str:
     return f"- {md_code(row['test_id'])} flips, {why}: {counts}"
 
 
-def _freeze_cell(row: Row) -> str:
+def _freeze_cell(row: RowJson) -> str:
     active, proposal = row["active_freeze"], row["freeze"]
     if active is not None:
         record = active["record"]
@@ -91,7 +91,7 @@ def _freeze_cell(row: Row) -> str:
     return "—"
 
 
-def _class_cell(row: Row, expected: int) -> str:
+def _class_cell(row: RowJson, expected: int) -> str:
     """`unknown_test` (new), ⛔ after a closed class, and who admitted an admitted row."""
     admitted = row.get("admitted_by")
     if admitted is not None:
@@ -113,7 +113,7 @@ def _id_cell(group: Group) -> str:
     return md_code(group.test_id) + group.count_note
 
 
-def rows_table(out: Budget, rows: Sequence[Row], report: Report) -> int:
+def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
     """The rows that are not a pass, those of one parametrized function that show the same
     on one line; the retries column only when some row has retries, the base column only
     when base replays were given, the first failure's message only when some row has one
@@ -126,7 +126,7 @@ def rows_table(out: Budget, rows: Sequence[Row], report: Report) -> int:
     steps = {id(row): next_step(row, report, md_code) for row in rows}
     with_steps = any(step is not None for step in steps.values())
 
-    def shown(row: Row) -> tuple[str, ...]:
+    def shown(row: RowJson) -> tuple[str, ...]:
         return (
             _class_cell(row, expected),
             _base_cell(row),
@@ -165,7 +165,7 @@ def rows_table(out: Budget, rows: Sequence[Row], report: Report) -> int:
     )
 
 
-def _drift_table(out: Budget, report: Report) -> int:
+def _drift_table(out: Budget, report: ReportJson) -> int:
     fixtures = report["fixtures"]
     if fixtures is None:
         return 0
@@ -177,7 +177,7 @@ def _drift_table(out: Budget, report: Report) -> int:
     )
 
 
-def _properties_table(out: Budget, report: Report) -> int:
+def _properties_table(out: Budget, report: ReportJson) -> int:
     properties = report["properties"]
     if properties is None:
         return 0
@@ -195,7 +195,7 @@ def _properties_table(out: Budget, report: Report) -> int:
     )
 
 
-def _replays_table(out: Budget, report: Report) -> int:
+def _replays_table(out: Budget, report: ReportJson) -> int:
     replays = report["replays"]
     if replays is None:
         return 0
@@ -212,14 +212,14 @@ def _replays_table(out: Budget, report: Report) -> int:
 
 # The evidence of each run-level cause, in the order the summary lists it; the table of
 # the cause behind every row leads the summary instead.
-CAUSE_TABLES: dict[TestClass, Callable[[Budget, Report], int]] = {
+CAUSE_TABLES: dict[TestClass, Callable[[Budget, ReportJson], int]] = {
     TestClass.FIXTURE_DRIFT: _drift_table,
     TestClass.PROPERTY_VIOLATION: _properties_table,
     TestClass.UNKNOWN_TEST: _replays_table,
 }
 
 
-def changed_files_tables(out: Budget, fixtures: Fixtures) -> int:
+def changed_files_tables(out: Budget, fixtures: FixturesJson) -> int:
     """The protected files the change edits, and the locked and harness files its commit
     changes: both only with a trusted revision."""
     return table(
@@ -241,7 +241,7 @@ def changed_files_tables(out: Budget, fixtures: Fixtures) -> int:
     )
 
 
-def void_freezes_table(out: Budget, void: Sequence[VoidRecord]) -> int:
+def void_freezes_table(out: Budget, void: Sequence[VoidRecordJson]) -> int:
     return table(
         out,
         "Void freeze records",
@@ -253,7 +253,7 @@ def void_freezes_table(out: Budget, void: Sequence[VoidRecord]) -> int:
     )
 
 
-def edited_tests_table(out: Budget, registry: Registry | None) -> int:
+def edited_tests_table(out: Budget, registry: RegistryJson | None) -> int:
     """The registered tests the change edited, with what changed: their replays are no
     evidence about the change."""
     edited = [] if registry is None else registry.get("edited", [])
@@ -272,7 +272,7 @@ def edited_tests_table(out: Budget, registry: Registry | None) -> int:
     )
 
 
-def approvals_lines(approvals: Approvals, admitted: int) -> list[str]:
+def approvals_lines(approvals: ApprovalsJson, admitted: int) -> list[str]:
     """What the reviews came to, in a sentence or two."""
     counted, problem = approvals["counted"], approvals["problem"]
     if problem is not None:
@@ -287,7 +287,7 @@ def approvals_lines(approvals: Approvals, admitted: int) -> list[str]:
     ]
 
 
-def refused_table(out: Budget, approvals: Approvals) -> int:
+def refused_table(out: Budget, approvals: ApprovalsJson) -> int:
     return table(
         out,
         "Reviews that do not count",

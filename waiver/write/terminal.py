@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from waiver.model import TestClass
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
-from waiver.write.report_types import Report, Row, report_of
+from waiver.write.report_types import ReportJson, RowJson, report_of
 from waiver.write.review_evidence import edit_kinds, red_green_rows, red_green_words
 from waiver.write.summary import RANK
 from waiver.write.why import (
@@ -49,7 +49,7 @@ def _capped(lines: Sequence[str], what: str) -> list[str]:
     return [*lines[:MAX_LINES], f"  … and {len(lines) - MAX_LINES} more {what} in waiver.json"]
 
 
-def _standing(row: Row) -> str:
+def _standing(row: RowJson) -> str:
     """What stands for a row that is not a pass: an approval, a freeze, a proposal."""
     admitted = row.get("admitted_by")
     if admitted is not None:
@@ -60,7 +60,11 @@ def _standing(row: Row) -> str:
 
 
 def _rows(
-    report: Report, rows: Sequence[Row], title: str, what: str, label: Callable[[Row], str] | None
+    report: ReportJson,
+    rows: Sequence[RowJson],
+    title: str,
+    what: str,
+    label: Callable[[RowJson], str] | None,
 ) -> list[str]:
     """A titled table of rows under labelled columns: the class (when `label` gives it),
     the replays passed with their outcomes in order, the test id and what stands for the
@@ -69,7 +73,7 @@ def _rows(
     if not rows:
         return []
 
-    def shown(row: Row) -> tuple[str, str, str]:
+    def shown(row: RowJson) -> tuple[str, str, str]:
         return (
             "" if label is None else label(row),
             _standing(row),
@@ -110,7 +114,7 @@ def _rows(
     return lines
 
 
-def _why_blocked(report: Report) -> list[str]:
+def _why_blocked(report: ReportJson) -> list[str]:
     cause = run_cause(report)
     if cause is not None:
         rows = sum(report["counts"].values())
@@ -125,7 +129,7 @@ def _why_blocked(report: Report) -> list[str]:
     blocking.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
     expected = expected_replays(report)
 
-    def label(row: Row) -> str:
+    def label(row: RowJson) -> str:
         strict = " (strict)" if row["class"] == TestClass.UNSTABLE_ASSERTION else ""
         return f"{class_label(row, expected)}{strict}"
 
@@ -133,7 +137,7 @@ def _why_blocked(report: Report) -> list[str]:
     return _rows(report, blocking, "blocking tests", "blocking tests", label)
 
 
-def _not_a_pass(report: Report) -> list[str]:
+def _not_a_pass(report: ReportJson) -> list[str]:
     """The rows behind a `review` verdict: each test that is not a pass, and why."""
     rows = split_rows(report["rows"])[1]
     rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
@@ -141,7 +145,7 @@ def _not_a_pass(report: Report) -> list[str]:
     return _rows(report, rows, "not a pass", "tests", lambda row: class_label(row, expected))
 
 
-def _unstable_beside(report: Report) -> list[str]:
+def _unstable_beside(report: ReportJson) -> list[str]:
     """The unstable rows of a blocked run that do not block themselves: not a pass either."""
     if run_cause(report) is not None:
         return []
@@ -154,14 +158,14 @@ def _unstable_beside(report: Report) -> list[str]:
     return _rows(report, rows, "unstable, not a pass", "tests", None)
 
 
-def _skipped_replays(report: Report) -> list[str]:
+def _skipped_replays(report: ReportJson) -> list[str]:
     replays = report["replays"]
     if replays is None or not replays.get("skipped"):
         return []
     return [f"the replays were skipped: {replays['reason']}"]
 
 
-def _review(report: Report) -> list[str]:
+def _review(report: ReportJson) -> list[str]:
     """The tests the change edited, and what the approvals came to."""
     registry = report["registry"]
     edited = [] if registry is None else registry.get("edited", [])

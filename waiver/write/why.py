@@ -6,16 +6,22 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from waiver.model import BLOCKING_CLASSES, TestClass, UnknownReason
-from waiver.write.report_types import CommittedChange, Drift, EditedTest, Report, Row
+from waiver.write.report_types import (
+    CommittedChangeJson,
+    DriftJson,
+    EditedTestJson,
+    ReportJson,
+    RowJson,
+)
 
 
-def expected_replays(report: Report) -> int:
+def expected_replays(report: ReportJson) -> int:
     """The replay outcomes a test should have had: every replay run, and at least min_replays."""
     replays = report["replays"]
     return max(report["min_replays"], replays["count"] if replays is not None else 0)
 
 
-def row_blocks(row: Row) -> bool:
+def row_blocks(row: RowJson) -> bool:
     """Whether a row blocks admission: a closed class or an unknown test that no approval
     admitted, or an unstable row under a strict pattern."""
     if "admitted_by" in row:
@@ -26,7 +32,7 @@ def row_blocks(row: Row) -> bool:
     )
 
 
-def unknown_note(row: Row, expected: int) -> str:
+def unknown_note(row: RowJson, expected: int) -> str:
     """Which question an unknown_test row asks: `new`, `vanished` or `short: k of N replays`."""
     reason = row.get("unknown")
     if reason is None:
@@ -36,7 +42,7 @@ def unknown_note(row: Row, expected: int) -> str:
     return reason
 
 
-def class_label(row: Row, expected: int) -> str:
+def class_label(row: RowJson, expected: int) -> str:
     """The row's class, with the reason of an unknown_test row: `unknown_test (new)`."""
     note = unknown_note(row, expected)
     return f"{row['class']} ({note})" if note else row["class"]
@@ -47,7 +53,7 @@ def locked_name(path: str, table: str | None) -> str:
     return f"{path} [{table}]" if table else path
 
 
-def drift_name(drift: Drift | CommittedChange) -> str:
+def drift_name(drift: DriftJson | CommittedChangeJson) -> str:
     """A drifted or committed file of the report, named as `locked_name` names it."""
     return locked_name(drift["path"], drift.get("table"))
 
@@ -65,7 +71,7 @@ def _plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-def run_cause(report: Report) -> RunCause | None:
+def run_cause(report: ReportJson) -> RunCause | None:
     """The run-level cause (failed properties, drifted fixtures, lost replays) behind every
     row, when every row has the class that cause gives; None when rows differ."""
     counts = report["counts"]
@@ -114,21 +120,21 @@ CARRIED_STATE = (
 )
 
 
-def outcome_marks(row: Row) -> str:
+def outcome_marks(row: RowJson) -> str:
     """The row's outcomes in replay order, `✔` a pass and `✘` a fail: "✔✘✘✘✘"."""
     outcomes = row.get("outcomes", ())
     marks = "".join(PASS_MARK if outcome is True else FAIL_MARK for outcome in outcomes[:MAX_MARKS])
     return marks + ("…" if len(outcomes) > MAX_MARKS else "")
 
 
-def replays_cell(row: Row) -> str:
+def replays_cell(row: RowJson) -> str:
     """Replays passed, then the order of the outcomes when the report gives it: "1/5 ✔✘✘✘✘"."""
     marks = outcome_marks(row)
     counts = f"{row['replay_pass']}/{row['replay_total']}"
     return f"{counts} {marks}" if marks else counts
 
 
-def carried_state(row: Row) -> bool:
+def carried_state(row: RowJson) -> bool:
     """Whether the row passed its first replay and failed every one after it."""
     outcomes = list(row.get("outcomes", ()))
     return len(outcomes) >= 2 and outcomes[0] is True and not any(outcomes[1:])
@@ -149,11 +155,11 @@ class Group:
     """Rows shown as one line: one row, or the rows of one parametrized function that
     would show the same apart from their ids, replays and messages."""
 
-    rows: Sequence[Row]
+    rows: Sequence[RowJson]
     function: str | None  # the parametrized function, when the group has more than one row
 
     @property
-    def first(self) -> Row:
+    def first(self) -> RowJson:
         return self.rows[0]
 
     @property
@@ -187,10 +193,10 @@ class Group:
         return all(carried_state(row) for row in self.rows)
 
 
-def group_rows(rows: Sequence[Row], shown: Callable[[Row], Hashable]) -> list[Group]:
+def group_rows(rows: Sequence[RowJson], shown: Callable[[RowJson], Hashable]) -> list[Group]:
     """The rows as lines: those of one parametrized function whose `shown` is the same
     make one group, placed where its first row was; every other row is a line of its own."""
-    groups: dict[Hashable, list[Row]] = {}
+    groups: dict[Hashable, list[RowJson]] = {}
     for number, row in enumerate(rows):
         function = parametrized_function(row["test_id"])
         key = (function, shown(row)) if function is not None else number
@@ -201,7 +207,7 @@ def group_rows(rows: Sequence[Row], shown: Callable[[Row], Hashable]) -> list[Gr
     ]
 
 
-def review_step(row: Row, report: Report, quote: Callable[[str], str]) -> str | None:
+def review_step(row: RowJson, report: ReportJson, quote: Callable[[str], str]) -> str | None:
     """What admits an unknown_test row that blocks for review, or why nothing can; None for
     any other row. Registry edits come first: an approval admits a new test only when the
     change's registry lists it, and a vanished one only when it no longer does. The
@@ -233,10 +239,10 @@ def review_step(row: Row, report: Report, quote: Callable[[str], str]) -> str | 
     return approval
 
 
-def group_edited(edited: Sequence[EditedTest]) -> list[tuple[str, str, EditedTest]]:
+def group_edited(edited: Sequence[EditedTestJson]) -> list[tuple[str, str, EditedTestJson]]:
     """The edited tests as lines of (id shown, count note, the first test of the line): the
     ids of one parametrized function with the same changes and kinds of edit on one line."""
-    groups: dict[Hashable, list[EditedTest]] = {}
+    groups: dict[Hashable, list[EditedTestJson]] = {}
     for number, test in enumerate(edited):
         function = parametrized_function(test["test_id"])
         same = (tuple(test["changes"]), repr(test.get("findings", [])))
@@ -254,7 +260,7 @@ def group_edited(edited: Sequence[EditedTest]) -> list[tuple[str, str, EditedTes
     ]
 
 
-def next_step(row: Row, report: Report, quote: Callable[[str], str]) -> str | None:
+def next_step(row: RowJson, report: ReportJson, quote: Callable[[str], str]) -> str | None:
     """What a reader does next about a row: what admits a review row, or the hint that
     state carried between replays; None when there is nothing to add."""
     step = review_step(row, report, quote)

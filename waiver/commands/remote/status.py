@@ -16,10 +16,10 @@ from waiver.github.rest import run_url
 from waiver.github.status import post_status, status_of
 from waiver.read.waiver_json import read_report
 from waiver.write.escape import log_line
-from waiver.write.report_types import Report, report_of
+from waiver.write.report_types import ReportJson, report_of
 
 
-def _report(path: str | None) -> Report | None:
+def _report(path: str | None) -> ReportJson | None:
     if path is None or not os.path.exists(path):
         return None
     try:
