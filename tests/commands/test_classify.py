@@ -98,7 +98,7 @@ def test_min_replays_below_one_is_a_usage_error(
     out = tmp_path / "waiver.json"
     code = main(["classify", "--cases", str(source), "--out", str(out), "--min-replays", value])
     assert code == 2
-    assert "min_replays must be at least 1" in capsys.readouterr().err
+    assert f"argument --min-replays: must be at least 1, got {value}" in capsys.readouterr().err
     assert not out.exists()
 
 

@@ -113,17 +113,23 @@ def test_help_leaves_the_earlier_report(example: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "problem"),
     [
-        (["--shards", "0"], "--shards must be at least 1, got 0"),
-        (["--min-replays", "0"], "min_replays must be at least 1, got 0"),
+        (["--shards", "0"], "argument --shards: must be at least 1, got 0"),
+        (["--min-replays", "0"], "argument --min-replays: must be at least 1, got 0"),
+        (["--freeze-hours", "-1"], "argument --freeze-hours: must be at least 1, got -1"),
+        (
+            ["--base-replays", "1001"],
+            "argument --base-replays: must be between 1 and 1000, got 1001",
+        ),
+        (["--max-report-bytes", "0"], "argument --max-report-bytes: must be at least 1, got 0"),
     ],
 )
-def test_a_bad_flag_value_replaces_the_earlier_report_with_a_blocked_one(
-    example: Path, extra: list[str], problem: str
+def test_a_flag_value_out_of_range_stops_at_the_command_line_and_removes_the_earlier_report(
+    example: Path, extra: list[str], problem: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = _with_green_report(example)
     assert main([*gate_args(example), *extra]) == 2
-    report = load_report(out)
-    assert report["blocked"] is True and report["error"]["problem"] == problem
+    assert capsys.readouterr().err.endswith(f"waiver gate: error: {problem}\n")
+    assert not out.exists()
 
 
 def test_a_missing_property_report_replaces_the_earlier_report(example: Path) -> None:

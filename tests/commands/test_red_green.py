@@ -99,7 +99,7 @@ def test_an_id_that_reads_as_an_option_is_never_passed_to_the_command(work: Path
     ("args", "message"),
     [
         (["--base", "main"], "full commit id"),
-        (["-n", "0"], "-n must be at least 1"),
+        (["-n", "0"], "argument -n: must be at least 1, got 0"),
     ],
 )
 def test_bad_usage_is_refused(

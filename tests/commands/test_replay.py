@@ -369,8 +369,6 @@ def test_the_property_report_must_exist_before_any_replay(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["-n", "0", "--", "true"], "-n must be at least 1, got 0"),
-        (["-n", "1", "--timeout", "0", "--", "true"], "--timeout must be positive, got 0"),
         (["-n", "1", "--"], "give the command to replay after --"),
         (["-n", "1", "--properties-first", "'open", "--", "true"], "--properties-first: No closing quotation"),
         (["-n", "1", "--", "no-such-command-here"], "cannot run 'no-such-command-here': No such file or directory"),
@@ -381,6 +379,22 @@ def test_bad_arguments_are_usage_errors(
 ) -> None:
     assert main(["replay", "--out", str(tmp_path / "reports"), *argv]) == 2
     assert capsys.readouterr().err == f"waiver: error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-n", "0", "--", "true"], "argument -n: must be at least 1, got 0"),
+        (["-n", "x", "--", "true"], "argument -n: not a whole number: 'x'"),
+        (["-n", "1", "--timeout", "0", "--", "true"], "argument --timeout: must be more than 0 seconds, got 0"),
+    ],
+)  # fmt: skip
+def test_numbers_out_of_range_stop_at_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main(["replay", "--out", str(tmp_path / "reports"), *argv]) == 2
+    assert capsys.readouterr().err.endswith(f"waiver replay: error: {message}\n")
+    assert not (tmp_path / "reports").exists()
 
 
 def test_an_earlier_run_in_the_output_folder_is_refused(

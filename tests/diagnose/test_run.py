@@ -350,8 +350,15 @@ def test_a_missing_or_invalid_report_exits_2_and_asks_nothing(
         (["--endpoint", "file:///etc/passwd"], "must be an https:// base URL"),
         (["--endpoint", "https://u:p@models.example/v1"], "must not hold credentials"),
         (["--out", "{report}"], "--out and --summary must differ"),
-        (["--max-rows", "0"], "--max-rows must be between 1 and 20"),
-        (["--timeout", "0"], "--timeout must be more than 0"),
+        (["--max-rows", "0"], "argument --max-rows: must be between 1 and 20, got 0"),
+        (
+            ["--timeout", "0"],
+            "argument --timeout: must be more than 0 and at most 60 seconds, got 0",
+        ),
+        (
+            ["--timeout", "61"],
+            "argument --timeout: must be more than 0 and at most 60 seconds, got 61",
+        ),
     ],
 )
 def test_usage_errors_exit_2_and_leave_the_report(

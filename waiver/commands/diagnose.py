@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 
+from waiver.commands.support import seconds, whole_number
 from waiver.errors import EXIT_CLEAR
 from waiver.write.escape import log_line
+
+MAX_ROWS = 20  # with at most twice the timeout per row, this bounds the step's time
+MAX_TIMEOUT = 60.0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--endpoint", required=True, metavar="URL", help="OpenAI-compatible API")
     parser.add_argument("--model", required=True, metavar="NAME")
     parser.add_argument("--out", default="diagnosis.json", metavar="FILE")
-    parser.add_argument("--max-rows", type=int, default=3, metavar="N")
-    parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
+    parser.add_argument("--max-rows", type=whole_number(1, MAX_ROWS), default=3, metavar="N")
+    parser.add_argument("--timeout", type=seconds(MAX_TIMEOUT), default=20.0, metavar="SECONDS")
     parser.add_argument("--summary", metavar="FILE", help="append the Markdown commentary here")
     parser.set_defaults(handler=run)

@@ -4,16 +4,14 @@ outputs and job summary."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from datetime import datetime
 
-from waiver.commands.support import add_policy_flags, now_of, print_verdict
-from waiver.errors import InputError, UsageError
+from waiver.commands.support import add_policy_flags, now_of, print_verdict, whole_number
 from waiver.gate.options import GateOptions
-from waiver.gate.pipeline import error_json, flag_settings, run_gate
+from waiver.gate.pipeline import run_gate
 from waiver.github.workflow import is_step_summary, on_github, publish
+from waiver.read.junit.replay_set import MAX_REPLAYS
 from waiver.read.policy.settings import Flags
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import FromWorkingTree, ProtectedFiles
@@ -51,27 +49,12 @@ def run(args: argparse.Namespace) -> int:
         FromWorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
     )
     now = now_of(args.now)
-    if not on_github(os.environ):
-        return print_verdict(options.out, run_gate(options, protected, now))
-    try:
-        document = run_gate(options, protected, now)
-    except (InputError, UsageError) as error:
-        _publish(options, _failure_report(options, protected, error, now))
-        raise
-    _publish(options, document)
-    return print_verdict(options.out, document)
-
-
-def _failure_report(
-    options: GateOptions, protected: ProtectedFiles, error: InputError | UsageError, now: datetime
-) -> dict[str, object]:
-    """The blocked report the gate left behind, or, where it could write none, its like."""
-    try:
-        with open(options.out, encoding="utf-8") as stream:
-            document: dict[str, object] = json.load(stream)
-    except OSError:  # none was written, or --out names a folder
-        return error_json(error, flag_settings(options), now, protected.given)
-    return document
+    gated = run_gate(options, protected, now)
+    if on_github(os.environ):
+        _publish(options, gated.document)
+    if gated.error is not None:
+        raise gated.error
+    return print_verdict(options.out, gated.document)
 
 
 def _publish(options: GateOptions, document: dict[str, object]) -> None:
@@ -133,12 +116,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--replays",
-        type=int,
+        type=whole_number(1, MAX_REPLAYS),
         metavar="N",
         help="how many replays to expect; a missing one makes every test unknown_test",
     )
     parser.add_argument(
-        "--shards", type=int, metavar="K", help="run-<n>/ folders hold shard-1.xml … shard-K.xml"
+        "--shards",
+        type=whole_number(),
+        metavar="K",
+        help="run-<n>/ folders hold shard-1.xml … shard-K.xml",
     )
     parser.add_argument(
         "--base-reports",
@@ -146,11 +132,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="replays of the trusted base revision, in the layout of --reports: evidence only",
     )
     parser.add_argument(
-        "--base-replays", type=int, metavar="N", help="how many base replays to expect"
+        "--base-replays",
+        type=whole_number(1, MAX_REPLAYS),
+        metavar="N",
+        help="how many base replays to expect",
     )
     parser.add_argument(
         "--max-report-bytes",
-        type=int,
+        type=whole_number(),
         metavar="N",
         help="size cap of one JUnit file (default 512 MiB); a larger one is unreadable",
     )

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from waiver.commands.support import seconds, whole_number
 from waiver.errors import InputError, UsageError
 from waiver.read.definitions.reach import TEST_FOLDERS, is_test_code
 from waiver.read.files import open_regular, read_chunks
@@ -82,10 +83,6 @@ def check_options(options: RedGreenOptions) -> None:
             f"--base {options.base}: give the base's full commit id (a branch, tag or short "
             "id is refused)"
         )
-    if options.count < 1:
-        raise UsageError(f"-n must be at least 1, got {options.count}")
-    if options.timeout is not None and options.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
     if not options.command:
         raise UsageError("give the test command after --")
     os.makedirs(options.out, exist_ok=True)
@@ -389,7 +386,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "{junit} naming each report; DIR/red-green.json says what each test did.",
     )
     parser.add_argument("--base", required=True, metavar="COMMIT", help="the base's full commit id")
-    parser.add_argument("-n", dest="count", type=int, required=True, metavar="N")
+    parser.add_argument("-n", dest="count", type=whole_number(), required=True, metavar="N")
     parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
     parser.add_argument("--test", action="append", default=[], metavar="ID", help="a test id")
     parser.add_argument("--tests", metavar="FILE", help="test ids, one a line")
@@ -405,6 +402,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="replay only the K-th of M shards of the tests (the gate takes each shard's file)",
     )
     parser.add_argument("--root", default=".", help="the repository folder (default: .)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per replay")
+    parser.add_argument("--timeout", type=seconds(), metavar="SECONDS", help="per replay")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     parser.set_defaults(handler=run)

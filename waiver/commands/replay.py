@@ -24,6 +24,7 @@ from waiver.commands.check_lock import (
     print_lock_check,
 )
 from waiver.commands.restore_harness import HarnessSource, add_harness_source, trusted_harness
+from waiver.commands.support import seconds, whole_number
 from waiver.errors import InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.read.lock.drift import LockPaths
@@ -57,10 +58,6 @@ def _prepare(out: str) -> None:
 
 
 def _check(options: ReplayOptions) -> list[str] | None:
-    if options.count < 1:
-        raise UsageError(f"-n must be at least 1, got {options.count}")
-    if options.timeout is not None and options.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {options.timeout:g}")
     if not options.command:
         raise UsageError("give the command to replay after --")
     if options.properties_first is None:
@@ -219,9 +216,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="{junit} in the command, and WAIVER_JUNIT in its environment, name the "
         "report path of each run; WAIVER_REPLAY is the replay's number.",
     )
-    parser.add_argument("-n", dest="count", type=int, required=True, metavar="N")
+    parser.add_argument("-n", dest="count", type=whole_number(), required=True, metavar="N")
     parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per replay")
+    parser.add_argument("--timeout", type=seconds(), metavar="SECONDS", help="per replay")
     parser.add_argument(
         "--properties-first",
         metavar="COMMAND",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,6 +24,39 @@ def moment(text: str) -> datetime:
     if moment.utcoffset() is None:
         raise argparse.ArgumentTypeError(f"the time needs a timezone: {text!r}")
     return moment
+
+
+def whole_number(least: int = 1, most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `least` to `most`. A value out of range stops
+    at the command line, as a usage error naming the flag, before anything is read."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < least or (most is not None and value > most):
+            span = f"at least {least}" if most is None else f"between {least} and {most}"
+            raise argparse.ArgumentTypeError(f"must be {span}, got {value}")
+        return value
+
+    return parse
+
+
+def seconds(most: float | None = None) -> Callable[[str], float]:
+    """An argparse type: a time limit in seconds, more than 0 (and at most `most`)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        if not 0 < value <= (math.inf if most is None else most):
+            span = "more than 0" if most is None else f"more than 0 and at most {most:g}"
+            raise argparse.ArgumentTypeError(f"must be {span} seconds, got {value:g}")
+        return value
+
+    return parse
 
 
 def now_of(given: datetime | None) -> datetime:
@@ -52,13 +87,13 @@ def add_policy_flags(parser: argparse.ArgumentParser) -> None:
     # No defaults here: a flag that was not given must not override the policy file.
     parser.add_argument(
         "--min-replays",
-        type=int,
+        type=whole_number(),
         metavar="N",
         help="replay outcomes each test needs; fewer is unknown_test (default 5)",
     )
     parser.add_argument(
         "--freeze-hours",
-        type=int,
+        type=whole_number(),
         metavar="H",
         help="lifetime of a fresh freeze proposal in hours (default 24)",
     )

@@ -24,8 +24,6 @@ from waiver.write.atomic import write_atomic
 from waiver.write.commentary import render_commentary
 
 KEY_VARIABLE = "WAIVER_MODEL_API_KEY"
-MAX_ROWS = 20  # with at most twice the timeout per row, this bounds the step's time
-MAX_TIMEOUT = 60.0
 SCHEMA_VERSION = 1
 NOTICE = (
     "Commentary, not a test result: it changes no class, expiry, verdict or exit code. "
@@ -84,10 +82,6 @@ def api_key(env: Mapping[str, str]) -> str:
 
 
 def _check(options: DiagnoseOptions) -> None:
-    if not 1 <= options.max_rows <= MAX_ROWS:
-        raise UsageError(f"--max-rows must be between 1 and {MAX_ROWS}")
-    if not 0 < options.timeout <= MAX_TIMEOUT:
-        raise UsageError(f"--timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds")
     written = [options.out] + ([options.summary] if options.summary is not None else [])
     if any(os.path.realpath(path) == os.path.realpath(options.report) for path in written):
         raise UsageError("diagnose never writes the report: --out and --summary must differ")

@@ -266,24 +266,31 @@ def flag_settings(options: GateOptions) -> Settings:
     return effective(None, options.flags, options.root)
 
 
-@contextlib.contextmanager
-def _report_on_failure(
-    options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
-) -> Iterator[None]:
-    """Whatever ends the run early, leave a blocked report, never a stale green one."""
-    try:
-        yield
-    except (InputError, UsageError) as error:
-        # The error being raised is the one to tell; a report that cannot be written on
-        # top of it leaves no report at all, which a consumer reads as blocked.
-        with contextlib.suppress(InputError):
-            write_report(
-                options.out,
-                options.summary,
-                error_json(error, settings, now, protected.given),
-                summary_appends=options.summary_appends,
-            )
-        raise
+@dataclass(frozen=True)
+class Gated:
+    """A gate run's report, and the error that ended it early, if one did: then the report
+    is the blocked one that carries the error, and the command still fails with it."""
+
+    document: Json
+    error: InputError | UsageError | None = None
+
+
+def _failed(
+    options: GateOptions,
+    settings: Settings,
+    protected: ProtectedFiles,
+    error: InputError | UsageError,
+    now: datetime,
+) -> Gated:
+    """Whatever ends the run early leaves a blocked report, never a stale green one."""
+    document = error_json(error, settings, now, protected.given)
+    # The error that ended the run is the one to tell; a report that cannot be written on
+    # top of it leaves no report at all, which a consumer reads as blocked.
+    with contextlib.suppress(InputError):
+        write_report(
+            options.out, options.summary, document, summary_appends=options.summary_appends
+        )
+    return Gated(document, error)
 
 
 def read_settings(options: GateOptions, protected: ProtectedFiles) -> Settings:
@@ -309,15 +316,23 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Json:
-    remove_report(options.out)
-    check_output_paths(options.out, options.summary)
+def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Gated:
+    """The one place where an error of the run becomes a report: the caller publishes the
+    document either way, and `waiver.cli` turns the error into the exit code."""
     # Until the policy file is read, an error report can only show the flags and defaults.
-    with _report_on_failure(options, flag_settings(options), protected, now):
+    settings = flag_settings(options)
+    try:
+        remove_report(options.out)
+        check_output_paths(options.out, options.summary)
+    except (InputError, UsageError) as error:  # no path to write a report to
+        return Gated(error_json(error, settings, now, protected.given), error)
+    try:
         settings = read_settings(options, protected)
-    with _report_on_failure(options, settings, protected, now), _collector_paused():
-        document = _gate(options, settings, protected, now)
-        write_report(
-            options.out, options.summary, document, summary_appends=options.summary_appends
-        )
-    return document
+        with _collector_paused():
+            document = _gate(options, settings, protected, now)
+            write_report(
+                options.out, options.summary, document, summary_appends=options.summary_appends
+            )
+    except (InputError, UsageError) as error:
+        return _failed(options, settings, protected, error, now)
+    return Gated(document)

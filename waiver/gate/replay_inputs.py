@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import os
 
-from waiver.errors import InputError, UsageError
+from waiver.errors import InputError
 from waiver.gate.options import GateOptions
 from waiver.gate.skip import Skip, replays_were_skipped
 from waiver.read.junit.replay import Tally
 from waiver.read.junit.replay_set import (
-    MAX_REPLAYS,
     PROPERTY_REPORT,
     ReplaySet,
     read_replays,
@@ -31,10 +30,6 @@ def read_assertion_replays(
     reusable workflow runs no replay job, so the report names the cause instead of
     stopping at the missing replays.
     """
-    if options.shards is not None and options.shards < 1:
-        raise UsageError(f"--shards must be at least 1, got {options.shards}")
-    if options.replays is not None and not 1 <= options.replays <= MAX_REPLAYS:
-        raise UsageError(f"--replays must be between 1 and {MAX_REPLAYS}, got {options.replays}")
     others = report_and_log(options.reports, options.properties)
     try:
         return read_replays(
