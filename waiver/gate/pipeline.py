@@ -16,7 +16,7 @@ from itertools import compress, filterfalse
 
 from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.gate.context import fixtures_json
+from waiver.gate.context import fixture_facts
 from waiver.gate.evidence import build_cases, failed_property_cases
 from waiver.gate.options import GateOptions
 from waiver.gate.provenance import judge_provenance
@@ -24,8 +24,8 @@ from waiver.gate.red_green import annotate, read_evidence, with_red_green
 from waiver.gate.replay_inputs import (
     read_assertion_replays,
     read_base_replays,
-    read_json,
-    replays_json,
+    read_facts,
+    replay_facts,
 )
 from waiver.gate.review import change_lists, read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
@@ -45,6 +45,15 @@ from waiver.read.trusted.protected import ProtectedFiles
 from waiver.runners import runner_named
 from waiver.write.report import Context, Json, error_report_json, report_json
 from waiver.write.report_files import check_output_paths, remove_report, write_report
+from waiver.write.report_sections import (
+    BaseReplays,
+    RegistryFacts,
+    ReplayFacts,
+    fixtures_json,
+    properties_json,
+    registry_json,
+    replays_json,
+)
 
 NO_REGISTRY_BLOCKS = (
     "no known-tests registry: new and vanished tests are not detected "
@@ -57,9 +66,9 @@ class Classified:
     """The decision and the little the report keeps of the replays that fed it."""
 
     decision: Decision
-    replays: Json | None
+    replays: ReplayFacts | None
     skipped: list[str]
-    base: Json | None = None
+    base: BaseReplays | None = None
     replays_skipped: Skip | None = None  # why no replay was read, when none was needed
     # Registered tests the change edited, with what changed; only with a trusted revision.
     edited: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -127,17 +136,17 @@ def classify_replays(
     decision = decide(cases, settings.policy, now, records, review, messages)
     return Classified(
         decision=annotate(decision, red_green, settings.policy),
-        replays=replays_json(replays, skip),
+        replays=replay_facts(replays, skip),
         skipped=skipped,
-        base=None if base is None else {"reports": options.base_reports, **read_json(base)},
+        base=(
+            None
+            if base is None or options.base_reports is None
+            else BaseReplays(options.base_reports, read_facts(base))
+        ),
         replays_skipped=None if replays.replay_count else skip,
         edited=edited,
         findings=findings,
     )
-
-
-def findings_json(findings: tuple[EditFinding, ...]) -> list[Json]:
-    return [{"kind": finding.kind, "detail": finding.detail} for finding in findings]
 
 
 def _untrusted_reports(
@@ -151,16 +160,22 @@ def _untrusted_reports(
     )
 
 
-def _change_lists(
-    options: GateOptions, settings: Settings, protected: ProtectedFiles, decision: Decision
-) -> Json:
+def _registry_facts(
+    options: GateOptions,
+    settings: Settings,
+    protected: ProtectedFiles,
+    decision: Decision,
+    classified: Classified,
+) -> RegistryFacts:
     committed = protected.committed()
+    if protected.revision is None:
+        return RegistryFacts(settings.registry)
     listed = (
         None
         if committed is None
         else change_lists(committed, settings.registry, options.root, decision.rows)
     )
-    return {} if listed is None else {"change_lists": listed}
+    return RegistryFacts(settings.registry, True, listed, classified.edited, classified.findings)
 
 
 def _gate(
@@ -210,38 +225,12 @@ def _gate(
         # What an approval admitted is a person's call, never `clean`.
         decision = replace(decision, verdict=Verdict.REVIEW)
     context = Context(
-        fixtures=fixtures_json(options, settings, protected, fixtures, reach_ins, reach_admitted),
-        properties={
-            "report": options.properties,
-            "cases": len(properties.ran),
-            "failed": properties.failed,
-            "skipped": properties.skipped,
-            **(
-                {"messages": dict(sorted(properties.messages.items()))}
-                if properties.messages
-                else {}
-            ),
-        },
-        replays=classified.replays,
-        registry={
-            "used": settings.registry is not None,
-            "path": settings.registry,
-            **(
-                {}
-                if protected.revision is None
-                else {
-                    **_change_lists(options, settings, protected, decision),
-                    "edited": [
-                        {
-                            "test_id": test_id,
-                            "changes": list(changes),
-                            "findings": findings_json(classified.findings.get(test_id, ())),
-                        }
-                        for test_id, changes in sorted(classified.edited.items())
-                    ],
-                }
-            ),
-        },
+        fixtures=fixtures_json(
+            fixture_facts(options, settings, protected, fixtures, reach_ins, reach_admitted)
+        ),
+        properties=properties_json(options.properties, properties),
+        replays=None if classified.replays is None else replays_json(classified.replays),
+        registry=registry_json(_registry_facts(options, settings, protected, decision, classified)),
         skipped=classified.skipped,
         trusted_revision=protected.revision,
         run_blockers=run_blockers,

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from waiver.model import Admission
 from waiver.read.provenance import Provenance, ReportsRun
 from waiver.read.trusted.protected import Committed
-from waiver.write.report import Json, admission_json
+from waiver.write.report_sections import admission_json
+from waiver.write.report_types import ProvenanceJson
 
 GATE_EVENTS = frozenset({"pull_request", "merge_group"})
 MAX_WORKFLOW_BYTES = 1 << 20
@@ -41,7 +42,7 @@ class Judged:
             )
         return self.problem
 
-    def json(self, approval: Admission | None) -> Json:
+    def json(self, approval: Admission | None) -> ProvenanceJson:
         """The report's `provenance`; `approval`, the counted one when nothing blocks."""
         admitted = approval if self.problem is not None else None
         return {

@@ -18,7 +18,7 @@ from waiver.read.junit.replay_set import (
 )
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.policy.settings import Settings
-from waiver.write.report import Json
+from waiver.write.report_sections import ReplayFacts
 
 
 def read_assertion_replays(
@@ -77,27 +77,15 @@ def read_base_replays(
         return None
 
 
-def replays_json(replays: ReplaySet, skip: Skip | None) -> Json | None:
+def replay_facts(replays: ReplaySet, skip: Skip | None) -> ReplayFacts | None:
     """What the report keeps of the replays; when none was read because they were
     skipped, which cause and why."""
     if replays.replay_count:
-        return read_json(replays)
+        return read_facts(replays)
     if skip is None:
         return None
-    return {
-        "count": 0,
-        "read": 0,
-        "errors": [],
-        "skipped": skip.test_class.value,
-        "reason": skip.reason,
-    }
+    return ReplayFacts(0, 0, (), (skip.test_class, skip.reason))
 
 
-def read_json(replays: ReplaySet) -> Json:
-    return {
-        "count": replays.replay_count,
-        "read": len(replays.tally.replays),
-        "errors": [
-            {"replay": e.replay, "source": e.source, "problem": e.problem} for e in replays.errors
-        ],
-    }
+def read_facts(replays: ReplaySet) -> ReplayFacts:
+    return ReplayFacts(replays.replay_count, len(replays.tally.replays), tuple(replays.errors))

@@ -26,7 +26,8 @@ from waiver.read.lock.lock_file import MAX_LOCK_BYTES, lock_digest, parse_lock
 from waiver.read.policy.settings import Settings
 from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.protected import Committed, ProtectedFiles
-from waiver.write.report import Json, admission_json
+from waiver.write.report_sections import admission_json
+from waiver.write.report_types import ApprovalsJson
 
 FROM_API = "github"
 
@@ -82,12 +83,17 @@ def fixture_update(committed: Committed, fixtures: Fixtures, lock: str, root: st
 
 def read_review(
     options: GateOptions, settings: Settings, protected: ProtectedFiles, env: Mapping[str, str]
-) -> tuple[Admission | None, Json | None]:
+) -> tuple[Admission | None, ApprovalsJson | None]:
     """The approval that counts (None when none does), and what the report says of the
     reviews (None when none were asked for)."""
     if options.approvals is None:
         return None, None
-    report: Json = {"source": options.approvals, "counted": [], "refused": [], "problem": None}
+    report: ApprovalsJson = {
+        "source": options.approvals,
+        "counted": [],
+        "refused": [],
+        "problem": None,
+    }
     try:
         if options.approvals == FROM_API:
             data = review_data(fetch_reviews(env))

@@ -14,7 +14,6 @@ from typing import cast
 
 from waiver import __version__
 from waiver.model import (
-    Admission,
     BaseFinding,
     BaseMeaning,
     Decision,
@@ -31,6 +30,7 @@ from waiver.model import (
 )
 from waiver.read.policy.settings import Settings
 from waiver.write import report_types
+from waiver.write.report_sections import BaseReplays, admission_json, base_replays_json
 
 SCHEMA_VERSION = 2
 Json = dict[str, object]
@@ -38,18 +38,19 @@ Json = dict[str, object]
 
 @dataclass(frozen=True)
 class Context:
-    """What the gate read, for the report; each part is None when that input was not used."""
+    """What the gate read, for the report, each section shaped by `report_sections`; each
+    part is None when that input was not used."""
 
-    fixtures: Json | None = None
-    properties: Json | None = None
-    replays: Json | None = None
-    registry: Json | None = None
+    fixtures: report_types.FixturesJson | None = None
+    properties: report_types.PropertiesJson | None = None
+    replays: report_types.ReplaysJson | None = None
+    registry: report_types.RegistryJson | None = None
     trusted_revision: str | None = None
     skipped: Sequence[str] = field(default=())
     run_blockers: Sequence[str] = field(default=())  # what blocks the run, apart from rows
-    base: Json | None = None  # the base replays, only when they were given
-    approvals: Json | None = None  # the reviews, only when the run was asked to read them
-    provenance: Json | None = None  # the run whose reports these are, only when it was given
+    base: BaseReplays | None = None  # the base replays, only when they were given
+    approvals: report_types.ApprovalsJson | None = None  # only when asked to read them
+    provenance: report_types.ProvenanceJson | None = None  # the reports' run, when given
 
 
 def timestamp(moment: datetime) -> str:
@@ -124,14 +125,6 @@ def red_green_json(finding: RedGreenFinding) -> report_types.RowRedGreenJson:
     }
 
 
-def admission_json(admission: Admission) -> report_types.AdmittedByJson:
-    return {
-        "login": admission.login,
-        "review_id": admission.review_id,
-        "commit": admission.commit,
-    }
-
-
 def policy_json(settings: Settings) -> Json:
     """The effective policy, and for each value whether it is the default, from the file or a flag.
 
@@ -187,7 +180,7 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
         **({"provenance": context.provenance} if context.provenance is not None else {}),
         # Present only when base replays were given: without them the report is as before.
         **(
-            {"base": {**context.base, "meanings": base_counts(decision.rows)}}
+            {"base": base_replays_json(context.base, base_counts(decision.rows))}
             if context.base is not None
             else {}
         ),

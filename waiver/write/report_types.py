@@ -19,6 +19,12 @@ a stored freeze record) stay mappings: the renderers look them up by enum member
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NotRequired, TypedDict, cast
 
+from waiver.read.definitions.findings import EditKind
+from waiver.read.lock.committed import ChangeKind
+from waiver.read.lock.drift import Part
+from waiver.read.lock.lock_file import DriftKind
+from waiver.read.trusted.protected import WorkingTreeChange
+
 # The values of the model's enums, which the schema's enums list: typed as the strings
 # they are, so that the writer can fill them from an enum member and a reader can
 # compare them with one.
@@ -26,7 +32,6 @@ ClassName = str  # a waiver.model.TestClass value
 UnknownName = str  # a waiver.model.UnknownReason value
 MeaningName = str  # a waiver.model.BaseMeaning value
 VerdictName = str  # a waiver.model.Verdict value
-Part = Literal["fixtures", "harness", "test_data"]
 
 
 class ToolJson(TypedDict):
@@ -147,7 +152,7 @@ RowJson = TypedDict(
 
 class DriftJson(TypedDict):
     path: str
-    kind: Literal["changed", "missing", "not_in_lock"]
+    kind: DriftKind
     part: Part
     table: NotRequired[str]
 
@@ -163,12 +168,12 @@ class FixtureBindingJson(TypedDict):
 class ProtectedChangeJson(TypedDict):
     file: Literal["lock", "known-tests", "freezes", "config"]
     path: str
-    change: Literal["modified", "deleted", "not a regular file"]
+    change: WorkingTreeChange
 
 
 class CommittedChangeJson(TypedDict):
     path: str
-    change: Literal["added", "edited", "deleted"]
+    change: ChangeKind
     part: Part
     table: NotRequired[str]
 
@@ -217,16 +222,7 @@ class ReplaysJson(TypedDict):
 
 
 class EditKindJson(TypedDict):
-    kind: Literal[
-        "assertion_removed",
-        "comparison_loosened",
-        "expected_value_changed",
-        "mark_added",
-        "parametrize_cases_removed",
-        "early_return",
-        "assertion_in_try",
-        "mocked",
-    ]
+    kind: EditKind
     detail: str
 
 

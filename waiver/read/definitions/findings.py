@@ -31,13 +31,14 @@ import copy
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 from waiver.read.definitions.edited import PARAMETERS, Sources
 from waiver.read.definitions.scope import Definition, ModuleScope, dump
 from waiver.read.trusted.protected import Committed
 
 # Every kind of finding, as waiver.json names it.
-KINDS = (
+EditKind = Literal[
     "assertion_removed",
     "comparison_loosened",
     "expected_value_changed",
@@ -46,7 +47,8 @@ KINDS = (
     "early_return",
     "assertion_in_try",
     "mocked",
-)
+]
+KINDS: tuple[EditKind, ...] = get_args(EditKind)
 WATCHED_MARKS = frozenset({"skip", "skipif", "xfail", "timeout"})
 SKIP_CALLS = frozenset({"pytest.skip", "pytest.xfail", "skip", "xfail"})
 # `approx`'s own tolerance when none is given.
@@ -107,7 +109,7 @@ MOCK_CALLS = frozenset(
 class EditFinding:
     """One named kind of edit, and a few words on where it is."""
 
-    kind: str
+    kind: EditKind
     detail: str
 
 

@@ -11,6 +11,8 @@ nothing: only the two commits are compared here.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
@@ -31,12 +33,12 @@ def _present(tree: FileTree, path: str) -> bool:
     return any(entry.name == name for entry in tree.entries(folder))
 
 
-def committed_bytecode(committed: Committed) -> list[tuple[str, str]]:
+def committed_bytecode(committed: Committed) -> list[tuple[str, Literal["added", "edited"]]]:
     """Each bytecode path the change's commit adds or edits, with `added` or `edited`.
 
     A deleted one is not listed: without it, Python compiles the source the lock hashes.
     """
-    found = []
+    found: list[tuple[str, Literal["added", "edited"]]] = []
     for path in sorted(committed.changed):
         if is_bytecode(path) and _present(committed.head, path):
             found.append((path, "edited" if _present(committed.trusted, path) else "added"))

@@ -26,7 +26,7 @@ import re
 import tokenize
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from waiver.errors import InputError
@@ -201,10 +201,6 @@ def new_reach_ins(committed: Committed) -> list[ReachIn]:
         if after is not None:
             found += [ReachIn(path, line, what) for line, what in reaches(before, after)]
     return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
-
-
-def reach_ins_json(reach_ins: Sequence[ReachIn]) -> list[dict[str, object]]:
-    return [{"path": r.path, "line": r.line, "what": r.what} for r in reach_ins]
 
 
 def reach_in_blocker(reach_ins: list[ReachIn]) -> str:

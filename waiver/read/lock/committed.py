@@ -11,8 +11,9 @@ its committed bytes; so is any bytecode it adds or edits (`read.bytecode`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from waiver.errors import InputError
 from waiver.read.harness.bytecode import committed_bytecode
@@ -20,18 +21,24 @@ from waiver.read.harness.collected import collection, is_data_file, suite_folder
 from waiver.read.harness.listing import name_of, walk
 from waiver.read.harness.named import Harness, glob_names
 from waiver.read.harness.resolve import MAX_MODULE_BYTES, harness_pairs
-from waiver.read.lock.lock_file import Drift, FixtureState, LockEntry, table_digest_of
+from waiver.read.lock.lock_file import Drift, DriftKind, FixtureState, LockEntry, table_digest_of
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
-KINDS = {"added": "not_in_lock", "edited": "changed", "deleted": "missing"}
+ChangeKind = Literal["added", "edited", "deleted"]
+# The drift each committed change makes.
+KINDS: dict[ChangeKind, DriftKind] = {
+    "added": "not_in_lock",
+    "edited": "changed",
+    "deleted": "missing",
+}
 MAX_DATA_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
 class CommittedChange:
     path: str
-    change: str  # "added", "edited" or "deleted"
+    change: ChangeKind
     table: str | None
     digest: str | None  # the committed bytes' (or table's) sha256; None when deleted
 
@@ -71,7 +78,7 @@ def committed_changes(
         after = digest_in(committed.head, path, table)
         if before == after:
             continue
-        change = "added" if before is None else "deleted" if after is None else "edited"
+        change: ChangeKind = "added" if before is None else "deleted" if after is None else "edited"
         found.append(CommittedChange(path, change, table, after))
     listed = {change.path for change in found}
     for path, change in committed_bytecode(committed):
@@ -106,8 +113,8 @@ def committed_test_data(
     for path in filter(folders.holds, candidates):
         before, after = _data_digest(committed.trusted, path), _data_digest(committed.head, path)
         if after is not None and before != after:
-            change = "added" if before is None else "edited"
-            found.append(CommittedChange(path, change, None, after or None))
+            added: ChangeKind = "added" if before is None else "edited"
+            found.append(CommittedChange(path, added, None, after or None))
     return found
 
 
@@ -120,21 +127,6 @@ def _data_digest(tree: FileTree, path: str) -> str | None:
     except InputError:
         return ""
     return None if data is None else hashlib.sha256(data).hexdigest()
-
-
-def committed_json(
-    changes: Sequence[CommittedChange], part: Callable[[str], str]
-) -> list[dict[str, str]]:
-    """The changes as the report lists them, each with its part (fixtures or harness)."""
-    return [
-        {
-            "path": change.path,
-            "change": change.change,
-            "part": part(change.path),
-            **({"table": change.table} if change.table is not None else {}),
-        }
-        for change in changes
-    ]
 
 
 def with_committed(

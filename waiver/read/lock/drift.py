@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.named import Harness, suite_modules
@@ -39,6 +40,9 @@ from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import ProtectedFiles
 from waiver.runners import runner_named
 
+# Which locked part a path belongs to, as the report names it.
+Part = Literal["fixtures", "harness", "test_data"]
+
 
 @dataclass(frozen=True)
 class LockedSet:
@@ -50,7 +54,7 @@ class LockedSet:
     harness: Harness
     test_data: frozenset[str] = field(default_factory=frozenset)
 
-    def part(self, path: str) -> str:
+    def part(self, path: str) -> Part:
         """`fixtures` for a file of the fixture set, `harness` for anything else locked and
         for bytecode, which can stand in for any module (so every row drifts), `test_data`
         for a data file beside the tests that no lock names (any test may read it)."""

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Literal
 
 from waiver.errors import InputError
 from waiver.read.files import open_beneath, read_chunks, split_relative
@@ -63,10 +64,13 @@ class LockEntry:
     table: str | None = None  # a table of the file (see table_digest), or the whole file
 
 
+DriftKind = Literal["changed", "missing", "not_in_lock"]
+
+
 @dataclass(frozen=True)
 class Drift:
     path: str
-    kind: str  # "changed", "missing" or "not_in_lock"
+    kind: DriftKind
     table: str | None = None
 
 

@@ -25,7 +25,7 @@ from dulwich.repo import Repo
 
 from waiver.errors import InputError
 from waiver.read.files import split_relative
-from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.protected import Committed, WorkingTreeChange
 from waiver.read.trusted.trees import FOLDER, CommitTree
 
 REGULAR_FILE = 0o100644
@@ -229,7 +229,7 @@ class GitRevision:
             head.parents[1].decode("ascii") if len(head.parents) == 2 else None,
         )
 
-    def changes(self) -> dict[str, str]:
+    def changes(self) -> dict[str, WorkingTreeChange]:
         """Each protected file read so far whose working-tree bytes differ from the
         trusted blob: `modified`, `deleted`, or `not a regular file`."""
         found = {}
@@ -304,7 +304,7 @@ def check_untracked(root: str, paths: Iterable[str | None]) -> None:
             )
 
 
-def working_tree_change(path: str, trusted: bytes) -> str | None:
+def working_tree_change(path: str, trusted: bytes) -> WorkingTreeChange | None:
     """How the file at `path` in the working tree differs from `trusted`, if it does."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)

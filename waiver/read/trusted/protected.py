@@ -7,10 +7,13 @@ these: from the working tree, or from a trusted git revision (`waiver.read.trust
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from waiver.read.files import read_small
 from waiver.read.trusted.trees import FileTree
+
+# How the working tree differs from a protected file's trusted bytes.
+WorkingTreeChange = Literal["modified", "deleted", "not a regular file"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class ProtectedFiles(Protocol):
 
     def read(self, path: str, limit: int) -> bytes: ...
 
-    def changes(self) -> dict[str, str]:
+    def changes(self) -> dict[str, WorkingTreeChange]:
         """The files read so far that the working tree changes, and how."""
 
     def committed(self) -> Committed | None:
@@ -57,7 +60,7 @@ class FromWorkingTree:
     def read(self, path: str, limit: int) -> bytes:
         return read_small(path, limit, path)
 
-    def changes(self) -> dict[str, str]:
+    def changes(self) -> dict[str, WorkingTreeChange]:
         return {}
 
     def committed(self) -> None:
