@@ -22,6 +22,7 @@ from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import FromWorkingTree, ProtectedFiles
+from waiver.runners import policy_harness
 from waiver.write.drift import render_lock_check
 from waiver.write.escape import log_line
 from waiver.write.terminal import WORKING_TREE
@@ -53,7 +54,7 @@ def check_lock(check: LockCheck) -> tuple[Fixtures, ProtectedFiles]:
     if check.properties is not None:
         report = read_single(check.properties, TestIdRule(root), settings.limits)
         modules = settings.locked_property_modules(property_modules(report.ids))
-    return read_fixtures(check.paths, settings, protected, modules), protected
+    return read_fixtures(check.paths, settings, protected, modules, policy_harness), protected
 
 
 def print_lock_check(fixtures: Fixtures, protected: ProtectedFiles, stream: TextIO) -> None:

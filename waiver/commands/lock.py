@@ -9,6 +9,7 @@ from waiver.errors import EXIT_CLEAR
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.trusted.protected import FromWorkingTree
+from waiver.runners import policy_harness
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 
@@ -34,7 +35,12 @@ def run(args: argparse.Namespace) -> int:
     )
     policy_file = None if options.config is None else read_policy(FromWorkingTree(), options.config)
     text = lock_text(
-        options.root, options.fixtures, options.patterns, options.property_suites, policy_file
+        options.root,
+        options.fixtures,
+        options.patterns,
+        options.property_suites,
+        policy_file,
+        policy_harness,
     )
     write_atomic(options.out, text)
     print(

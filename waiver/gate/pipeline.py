@@ -42,7 +42,7 @@ from waiver.read.provenance import read_provenance
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
-from waiver.runners import runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.write.report import Context, Json, error_report_json, report_json
 from waiver.write.report_files import check_output_paths, remove_report, write_report
 from waiver.write.report_sections import (
@@ -199,7 +199,7 @@ def _gate(
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
     modules = settings.locked_property_modules(properties.modules)
-    fixtures = read_fixtures(paths, settings, protected, modules)
+    fixtures = read_fixtures(paths, settings, protected, modules, policy_harness)
     classified = classify_replays(
         options, settings, protected, rule, fixtures, properties, approval, now
     )

@@ -22,6 +22,7 @@ from waiver.init.suite_commands import (
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
+from waiver.runners import policy_harness
 from waiver.write.setup_files import (
     LOCK,
     POLICY,
@@ -213,7 +214,8 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
     """The lock: the fixtures and the harness, with a property suite's folders; a selected
     suite's modules are test modules, which the edited-test check covers instead."""
     suites = layout.property_suites
-    lock = lock_text(".", setup.fixtures, (), suites, parse_policy(policy.encode(), POLICY))
+    policy_file = parse_policy(policy.encode(), POLICY)
+    lock = lock_text(".", setup.fixtures, (), suites, policy_file, policy_harness)
     refresh = " ".join(
         [
             f"waiver lock --fixtures {shlex.quote(setup.fixtures)} --config {POLICY}",

@@ -4,6 +4,8 @@ runner (`runner:`, default pytest)."""
 
 from __future__ import annotations
 
+from waiver.model import Policy
+from waiver.read.harness.named import Harness
 from waiver.runners.base import Runner
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
@@ -17,3 +19,9 @@ DEFAULT_RUNNER = PYTEST.name
 def runner_named(name: str) -> Runner:
     """The runner the policy names; the policy schema allows no other name."""
     return RUNNERS[name]
+
+
+def policy_harness(policy: Policy, modules: frozenset[str]) -> Harness:
+    """The harness of the runner the policy names, with its `harness:` globs and the
+    property-suite `modules`."""
+    return runner_named(policy.runner).harness(policy.harness, modules)

@@ -9,10 +9,11 @@ lock` and `waiver init` write lists those files too (`lock_text`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from waiver.model import Policy
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.named import Harness, suite_modules
 from waiver.read.harness.resolve import harness_in_tree
@@ -38,10 +39,12 @@ from waiver.read.lock.unmatched import check_globs_match
 from waiver.read.policy.settings import Flags, PolicyFile, Settings, effective
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import ProtectedFiles
-from waiver.runners import runner_named
 
 # Which locked part a path belongs to, as the report names it.
 Part = Literal["fixtures", "harness", "test_data"]
+# The harness of the runner a policy names, with the property-suite modules: the runners
+# answer it (`waiver.runners.policy_harness`), and the readers here take it as given.
+HarnessOf = Callable[[Policy, frozenset[str]], Harness]
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,11 @@ class Fixtures:
 
 
 def read_fixtures(
-    paths: LockPaths, settings: Settings, protected: ProtectedFiles, modules: frozenset[str]
+    paths: LockPaths,
+    settings: Settings,
+    protected: ProtectedFiles,
+    modules: frozenset[str],
+    harness_of: HarnessOf,
 ) -> Fixtures:
     """The trusted lock against the fixture set and the harness in the working tree, and
     with a trusted revision against what the change's commit holds (see `read.committed`).
@@ -107,7 +114,7 @@ def read_fixtures(
     lock = parse_lock(protected.read(paths.lock, MAX_LOCK_BYTES), paths.lock)
     if settings.config is not None:
         check_binding_patterns(settings.policy.bindings, lock, settings.config)
-    harness = runner_named(settings.policy.runner).harness(settings.policy.harness, modules)
+    harness = harness_of(settings.policy, modules)
     folder = fixtures_folder(paths.root, paths.fixtures) if settings.fixture_set else None
     locked_set = LockedSet(folder, harness)
     skipped = ignored_folders(paths.root, protected.revision)
@@ -145,6 +152,7 @@ def lock_text(
     patterns: Sequence[str],
     property_suites: Sequence[str],
     policy_file: PolicyFile | None,
+    harness_of: HarnessOf,
 ) -> str:
     """The lock of the fixtures under `fixtures` (those matching `patterns`, else the policy
     file's globs; none when the policy says `fixtures: []`) and of the harness,
@@ -154,8 +162,7 @@ def lock_text(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
     skipped = ignored_folders(root, None)
-    runner = runner_named(settings.policy.runner)
-    harness = harness_in_tree(root, runner.harness(settings.policy.harness, modules), skipped)
+    harness = harness_in_tree(root, harness_of(settings.policy, modules), skipped)
     folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
     found = [] if folder is None else scan_fixtures(root, folder, settings.policy.fixtures, skipped)
     check_globs_match(settings, folder, found, [path for path, _ in harness])
