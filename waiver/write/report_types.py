@@ -66,6 +66,13 @@ class PolicyJson(TypedDict):
     approvers: Sequence[str] | None
     registry: str | None
     freezes: str | None
+    history_runs: int
+    history_days: int
+    flag_failure_rate: float
+    clear_failure_rate: float
+    min_history_sample: int
+    storm_failure_share: float
+    ewma_lambda: float
     limits: LimitsJson
     config: str | None
     sources: Mapping[str, Literal["default", "file", "flag"]]
