@@ -97,6 +97,23 @@ class RowRedGreenJson(TypedDict):
     blocks: bool
 
 
+class RowHistoryJson(TypedDict):
+    """The default branch's history of the row's test: evidence, never a class."""
+
+    runs: int
+    flipped: int
+    failed: int
+    flagged: bool
+
+
+class HistoryUsedJson(TypedDict):
+    """The history file the gate was given, and why it could not be read, if it could not."""
+
+    path: str
+    runs: int
+    problem: str | None
+
+
 class AdmittedByJson(TypedDict):
     """A counted approval: the reviewer, their review, and the head commit it approved."""
 
@@ -153,6 +170,7 @@ RowJson = TypedDict(
         "message": NotRequired[str],
         "red_green": NotRequired[RowRedGreenJson],
         "outcomes": NotRequired[Sequence[bool]],
+        "history": NotRequired[RowHistoryJson],
     },
 )
 
@@ -309,6 +327,7 @@ class ReportJson(TypedDict):
     error: ErrorJson | None
     approvals: NotRequired[ApprovalsJson]
     provenance: NotRequired[ProvenanceJson]
+    history: NotRequired[HistoryUsedJson]
     base: NotRequired[BaseJson]
 
 
