@@ -59,8 +59,8 @@ def transitions_ewma(clean: str, weight: float) -> float:
 
 def test_rates(history: History, test_id: str, test: TestHistory, policy: Policy) -> TestRates:
     runs, flipped, failed = failure_counts(history, test)
-    failing_before = "U" in test.trace or "F" in test.trace
-    clean = without_storms(history, test.trace) if failing_before else ""
+    failed_ever = "U" in test.trace or "F" in test.trace
+    clean = without_storms(history, test.trace) if failed_ever else ""
     transitions = transitions_ewma(clean, policy.ewma_lambda)
     bases = [text[-1] for token, text in zip(_detailed(test.trace), test.details, strict=False)
              if token in "UF" and not text[-1].isdigit()]  # fmt: skip
@@ -76,7 +76,8 @@ def test_rates(history: History, test_id: str, test: TestHistory, policy: Policy
         flagged=test.flagged,
         became_stable=(
             test.last_failed is not None
-            and not failing_before
+            and "U" not in clean
+            and "F" not in clean
             and runs >= policy.min_history_sample
         ),
         arrived_with_change=sum(letter in ARRIVED_WITH_CHANGE for letter in bases),
@@ -94,10 +95,16 @@ def ranked(history: History, policy: Policy) -> list[TestRates]:
     """Every test that flipped, failed, is flagged or became stable, those that flip most
     first: by their score (flip rate within runs plus transitions across them), then by
     failure rate."""
-    found = [
+    candidates = [
         test_rates(history, test_id, test, policy)
         for test_id, test in history.tests.items()
         if test.flagged or test.last_failed is not None or "U" in test.trace or "F" in test.trace
+    ]
+    # A failure in a storm run alone says nothing of the test.
+    found = [
+        rates
+        for rates in candidates
+        if rates.flagged or rates.became_stable or rates.flipped or rates.failed
     ]
     return sorted(
         found,
