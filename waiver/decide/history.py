@@ -118,13 +118,21 @@ def fold(history: History, run: RecordedRun, policy: Policy, now: datetime) -> H
     runs.insert(place, HistoryRun(run.commit, run.time, run.fixture_hash, ran, failed, storm))
     appended = place == len(history.runs)
     tests: dict[str, TestHistory] = {}
+    # Tests that share a history object and a token share the result: the thousands that
+    # passed every run become one new object, not one each.
+    shared: dict[tuple[int, str, str], TestHistory] = {}
     for test_id, test in history.tests.items():
         token, text = _token_of(run, test_id)
-        tests[test_id] = _inserted(test, place, appended, token, text, run, storm)
+        key = (id(test), token, text)
+        found = shared.get(key)
+        if found is None:
+            found = shared[key] = _inserted(test, place, appended, token, text, run, storm)
+        tests[test_id] = found
     absent = ABSENT * len(history.runs)
     blank = TestHistory(absent, (), False, None)
+    new_pass = replace(blank, trace=absent[:place] + "P" + absent[place:])
     for test_id in run.passing.difference(history.tests):
-        tests[test_id] = replace(blank, trace=absent[:place] + "P" + absent[place:])
+        tests[test_id] = new_pass
     for test_id in run.others.keys() - history.tests.keys():
         token, text = run.others[test_id]
         tests[test_id] = _inserted(blank, place, appended, token, text, run, storm)
@@ -173,12 +181,19 @@ def trimmed(history: History, policy: Policy, now: datetime) -> History:
     if cut <= 0:
         return history
     tests = {}
+    shared: dict[int, TestHistory | None] = {}
     for test_id, test in history.tests.items():
-        trace = test.trace[cut:]
-        if trace.count(ABSENT) == len(trace):
-            continue
-        dropped = _detailed_before(test.trace, cut)
-        tests[test_id] = replace(test, trace=trace, details=test.details[dropped:])
+        if id(test) not in shared:
+            trace = test.trace[cut:]
+            dropped = _detailed_before(test.trace, cut)
+            shared[id(test)] = (
+                None
+                if trace.count(ABSENT) == len(trace)
+                else replace(test, trace=trace, details=test.details[dropped:])
+            )
+        kept = shared[id(test)]
+        if kept is not None:
+            tests[test_id] = kept
     return History(runs[cut:], tests)
 
 
@@ -204,8 +219,12 @@ def flag(history: History, policy: Policy) -> History:
     above flag_failure_rate it is flagged, below clear_failure_rate cleared, and in between,
     or with fewer runs than min_history_sample, it keeps the state it had."""
     tests = dict(history.tests)
+    seen_steady: set[int] = set()
     for test_id, test in history.tests.items():
+        if id(test) in seen_steady:
+            continue
         if not test.flagged and "U" not in test.trace and "F" not in test.trace:
+            seen_steady.add(id(test))
             continue
         runs, flipped, failed = failure_counts(history, test)
         if runs < policy.min_history_sample:

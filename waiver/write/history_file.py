@@ -17,6 +17,8 @@ _REPEATS = re.compile(r"(.)\1*")
 
 def run_length(trace: str) -> str:
     """`PPPU.` as `P3U.`: a token, and how many times it repeats when more than once."""
+    if trace and trace.count(trace[0]) == len(trace):  # one token throughout: most tests
+        return trace[0] if len(trace) == 1 else f"{trace[0]}{len(trace)}"
     parts = []
     for matched in _REPEATS.finditer(trace):
         count = matched.end() - matched.start()
@@ -41,11 +43,20 @@ def _test_json(test: TestHistory) -> list[object]:
 
 
 def history_bytes(history: History) -> bytes:
+    # Tests share their object where their history is the same (`waiver.decide.history`):
+    # each is encoded once.
+    encoded: dict[int, list[object]] = {}
+    tests = {}
+    for test_id, test in sorted(history.tests.items()):
+        found = encoded.get(id(test))
+        if found is None:
+            found = encoded[id(test)] = _test_json(test)
+        tests[test_id] = found
     document = {
         "format": FORMAT,
         "version": VERSION,
         "runs": [_run_json(run) for run in history.runs],
-        "tests": {test_id: _test_json(test) for test_id, test in sorted(history.tests.items())},
+        "tests": tests,
     }
     text = json.dumps(document, separators=(",", ":"))
     # mtime 0: the same history is the same bytes, whenever it was written.
