@@ -9,6 +9,7 @@
 #   INPUT_WORKING_DIRECTORY       the repository under test, relative to the workspace
 #   WAIVER_APPROVALS_FILE         what the reviews step wrote, when INPUT_APPROVALS is github
 #   INPUT_PROVENANCE              what `waiver provenance` wrote, in a workflow_run job
+#   INPUT_HISTORY                 the default branch's history, as `waiver history record` wrote it
 #   GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP   set by the runner
 #
 # The container gets no network, no capabilities, no token, and a read-only root and
@@ -24,12 +25,13 @@ set -euo pipefail
 # The inputs that become `waiver gate` flags (waiver/github/action_inputs.py GATE_INPUTS; `out` is
 # handled apart). tests/test_action_yml.py keeps the three lists equal.
 readonly GATE_INPUTS=(reports properties fixtures lock known-tests freezes config
-    min-replays freeze-hours trusted-ref replays shards base-reports approvals provenance)
+    min-replays freeze-hours trusted-ref replays shards base-reports approvals provenance history)
 readonly IN_CONTAINER_WORKSPACE=/github/workspace
 readonly IN_CONTAINER_OUT=/github/out
 readonly IN_CONTAINER_FILES=/github/file_commands
 readonly IN_CONTAINER_APPROVALS=/github/approvals.json
 readonly IN_CONTAINER_PROVENANCE=/github/provenance.json
+readonly IN_CONTAINER_HISTORY=/github/history.json.gz
 
 fail() {
     printf '::error title=waiver::%s\n' "$*"
@@ -146,6 +148,14 @@ if [[ -n $provenance && ( ! -f $provenance || -L $provenance ) ]]; then
     printf '{"caller": "", "waiver": {"repository": "", "commit": ""}, "run": null, "error": "the step that names the run left no file"}\n' >"$provenance"
 fi
 
+# The default branch's history, a file on the runner mounted read-only: evidence beside the
+# rows. One that did not arrive changes nothing but that, so it is a warning, not a block.
+history=${INPUT_HISTORY:-}
+if [[ -n $history && ( ! -f $history || -L $history ) ]]; then
+    printf '::warning title=waiver history::%s\n' "no history file at the path given; the rows show no history"
+    history=""
+fi
+
 scratch=$(mktemp -d "${RUNNER_TEMP:-/tmp}/waiver-gate.XXXXXX")
 name=$(basename -- "$out")
 args=(run --rm --network none --cap-drop ALL --security-opt no-new-privileges --read-only
@@ -170,6 +180,9 @@ fi
 if [[ -n $provenance ]]; then
     args+=(--mount "type=bind,source=$provenance,target=$IN_CONTAINER_PROVENANCE,readonly")
 fi
+if [[ -n $history ]]; then
+    args+=(--mount "type=bind,source=$history,target=$IN_CONTAINER_HISTORY,readonly")
+fi
 for input in "${GATE_INPUTS[@]}"; do
     upper=${input^^}
     variable=INPUT_${upper//-/_}
@@ -180,6 +193,8 @@ for input in "${GATE_INPUTS[@]}"; do
         value=${approvals:+$IN_CONTAINER_APPROVALS}
     elif [[ $input == provenance ]]; then
         value=${provenance:+$IN_CONTAINER_PROVENANCE}
+    elif [[ $input == history ]]; then
+        value=${history:+$IN_CONTAINER_HISTORY}
     fi
     if [[ -n $value ]]; then
         # The name keeps its dashes, as the runner would spell it for a container action.

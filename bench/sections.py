@@ -19,7 +19,11 @@ RED_GREEN = "## Red-green replays on a large suite"
 MESSAGES = "## First failure messages in the reader"
 TEST_SUITE = "## Test suite wall time"
 APPROVAL = "## Approval to status under act"
-SEPARATE = (WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, RED_GREEN, MESSAGES, TEST_SUITE, APPROVAL)
+HISTORY = "## History of the default branch"
+SEPARATE = (
+    WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, RED_GREEN, MESSAGES, TEST_SUITE, APPROVAL,
+    HISTORY,
+)  # fmt: skip
 
 
 def section_of(document: str, heading: str) -> str:

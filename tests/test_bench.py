@@ -141,6 +141,22 @@ def test_the_freeze_benchmark_writes_its_section_with_a_ratio_per_command(tmp_pa
     assert re.search(r"≤ 2x the gate's time: [0-9.]+x, (pass|fail)\.", written)
 
 
+@pytest.mark.slow
+def test_the_history_benchmark_writes_its_section_with_a_ratio_per_command(
+    tmp_path: Path,
+) -> None:
+    written = run_bench(
+        tmp_path, "bench/history.py", "--tests", "500", "--runs", "20", "--repeat", "1",
+        "--data", str(tmp_path / "data"),
+    )  # fmt: skip
+    assert written.startswith("# Benchmark\n\ntable\n\n## History of the default branch\n")
+    ratios = re.findall(r"^\| `waiver (?:gate|history)[^|]*\|[^|]*\|[^|]*\| ([0-9.]+) \|",
+                        written, re.MULTILINE)  # fmt: skip
+    assert len(ratios) == 3 and ratios[0] == "1.00"
+    assert re.search(r"--history` ≤ 1.2x the gate: [0-9.]+x, (pass|fail); one fold into 20 runs "
+                     r"of 500 tests under 10 s: [0-9.]+ s, (pass|fail)\.", written)  # fmt: skip
+
+
 def test_the_harness_benchmark_writes_a_row_per_plugin_count(tmp_path: Path) -> None:
     written = run_bench(tmp_path, "bench/harness.py", "--names", "40", "80", "--repeat", "1")
     assert written.startswith("# Benchmark\n\ntable\n\n## Harness resolution by plugin count\n")

@@ -153,6 +153,13 @@ def test_a_file_that_sets_every_key_sets_each_from_the_file(tmp_path: Path) -> N
         "approvers": ["octocat"],
         "registry": "known-tests.txt",
         "freezes": "freezes.json",
+        "history_runs": 40,
+        "history_days": 14,
+        "flag_failure_rate": 0.2,
+        "clear_failure_rate": 0.1,
+        "min_history_sample": 8,
+        "storm_failure_share": 0.5,
+        "ewma_lambda": 0.2,
         "limits": {"max_report_bytes": 1000, "max_files_per_replay": 7},
     }
     assert set(every) == set(config_properties(json.loads(CONFIG.read_text())["$defs"]))

@@ -336,6 +336,46 @@ class Policy:
         {"$ref": "#/$defs/path"},
         path=True,
     )
+    # The default branch's history (`waiver history`, docs/history.md): evidence beside rows.
+    history_runs: int = _key(
+        100,
+        "The most default-branch runs the history keeps; older ones leave it (default 100).",
+        {"type": "integer", "minimum": 1, "maximum": 10000},
+    )
+    history_days: int = _key(
+        30,
+        "Runs older than this many days leave the history (default 30).",
+        {"type": "integer", "minimum": 1, "maximum": 3650},
+    )
+    flag_failure_rate: float = _key(
+        0.15,
+        "A test is flagged when its failure rate on the default branch (runs where a replay "
+        "failed, of the runs it ran in, storms left out) reaches this (default 0.15).",
+        {"type": "number", "minimum": 0, "maximum": 1},
+    )
+    clear_failure_rate: float = _key(
+        0.05,
+        "A flagged test is cleared only when its failure rate falls below this, which must be "
+        "less than flag_failure_rate; between the two it keeps its state (default 0.05).",
+        {"type": "number", "minimum": 0, "maximum": 1},
+    )
+    min_history_sample: int = _key(
+        10,
+        "Runs a test must have run in before its failure rate flags or clears it (default 10).",
+        {"$ref": "#/$defs/positive"},
+    )
+    storm_failure_share: float = _key(
+        0.8,
+        "A run where more than this share of the tests that ran failed is a storm: recorded, "
+        "and left out of every rate (default 0.8).",
+        {"type": "number", "minimum": 0, "maximum": 1},
+    )
+    ewma_lambda: float = _key(
+        0.1,
+        "The weight of the newest run in the exponentially weighted rate of transitions "
+        "between passing and failing runs (default 0.1).",
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    )
     max_report_bytes: int = _key(
         512 << 20,
         "The size cap of one JUnit file (default 512 MiB); a larger one is unreadable.",
@@ -386,6 +426,17 @@ class Admission:
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryFinding:
+    """A test's runs on the default branch, beside its row: evidence that never changes a
+    class, `blocked` or the verdict (`waiver.decide.history`)."""
+
+    runs: int  # runs of the history it ran in, storm runs left out
+    flipped: int  # of those, runs where its replays both passed and failed
+    failed: int  # runs where every replay failed
+    flagged: bool  # its failure rate reached flag_failure_rate and has not fallen below clear
+
+
+@dataclass(frozen=True, slots=True)
 class Row:
     test_id: str
     test_class: TestClass
@@ -402,6 +453,7 @@ class Row:
     message: str | None = None  # the first failure message its replays gave
     red_green: RedGreenFinding | None = None  # a new or edited test's replays on the base
     outcomes: tuple[bool, ...] = ()  # pass or fail of each replay with an outcome, in order
+    history: HistoryFinding | None = None  # the default branch's history of the id
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,6 +478,7 @@ class Finding:
         active_freeze: FreezeRecord | None = None,
         message: str | None = None,
         red_green: RedGreenFinding | None = None,
+        history: HistoryFinding | None = None,
     ) -> Row:
         return Row(
             test_id,
@@ -443,6 +496,7 @@ class Finding:
             message,
             red_green,
             self.outcomes,
+            history,
         )
 
 
@@ -461,6 +515,8 @@ class Rows(Sequence[Row]):
     messages: Mapping[int, str] = field(default_factory=dict)  # by row number
     # Red-green evidence of new and edited tests, by row number (`waiver.decide.red_green`).
     red_green: Mapping[int, RedGreenFinding] = field(default_factory=dict)
+    # The default branch's history of unstable and failing rows, by row number.
+    history: Mapping[int, HistoryFinding] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.test_ids)
@@ -481,6 +537,7 @@ class Rows(Sequence[Row]):
             self.active.get(number),
             self.messages.get(number),
             self.red_green.get(number),
+            self.history.get(number),
         )
 
     def number(self, test_id: str) -> int | None:

@@ -40,6 +40,8 @@ PLACES: dict[str, str] = {
     "EditKindJson": "/properties/registry/properties/edited/items/properties/findings/items",
     "ApprovalsJson": "/properties/approvals",
     "ProvenanceJson": "/properties/provenance",
+    "HistoryUsedJson": "/properties/history",
+    "RowHistoryJson": "/$defs/row/properties/history",
     "RefusedJson": "/properties/approvals/properties/refused/items",
     "AdmittedByJson": "/$defs/admission",
     "ErrorJson": "/properties/error",

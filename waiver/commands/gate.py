@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         base_replays=args.base_replays,
         approvals=args.approvals,
         provenance=args.provenance,
+        history=args.history,
         red_green=tuple(args.red_green),
         environment=os.environ,
     )
@@ -144,6 +145,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="size cap of one JUnit file (default 512 MiB); a larger one is unreadable",
     )
     parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
+    parser.add_argument(
+        "--history",
+        metavar="FILE",
+        help="the default branch's history (`waiver history record`): shown beside each "
+        "unstable or failing row, evidence only; a missing or unreadable one is a warning",
+    )
     _add_review_arguments(parser)
     add_policy_flags(parser)
     parser.set_defaults(handler=run)

@@ -66,6 +66,13 @@ def check_policy(policy: Policy) -> None:
             f"freeze_hours ({policy.freeze_hours}) exceeds max_freeze_hours "
             f"({policy.max_freeze_hours})"
         )
+    if policy.clear_failure_rate >= policy.flag_failure_rate:
+        # Without a gap a test whose rate sits at the line would be flagged and cleared
+        # run after run.
+        raise UsageError(
+            f"clear_failure_rate ({policy.clear_failure_rate}) must be less than "
+            f"flag_failure_rate ({policy.flag_failure_rate})"
+        )
 
 
 def classify(evidence: Evidence, policy: Policy) -> TestClass:

@@ -27,6 +27,8 @@ class GateOptions:
     base_replays: int | None = None
     approvals: str | None = None  # "github", or the file `waiver approvals` wrote
     provenance: str | None = None  # the file `waiver provenance` wrote: the reports' run
+    # The default branch's history (`waiver history record`): evidence beside rows.
+    history: str | None = None
     # The files (or folders) `waiver red-green` wrote, one per shard: evidence beside rows.
     red_green: tuple[str, ...] = ()
     # The environment `--approvals github` reads GitHub's API, token and event from.

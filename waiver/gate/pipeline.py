@@ -18,6 +18,7 @@ from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.gate.context import fixture_facts
 from waiver.gate.evidence import build_cases, failed_property_cases
+from waiver.gate.history import history_evidence
 from waiver.gate.options import GateOptions
 from waiver.gate.provenance import judge_provenance
 from waiver.gate.red_green import annotate, read_evidence, with_red_green
@@ -224,6 +225,9 @@ def _gate(
     elif (admitted_update or reach_admitted is not None) and decision.verdict is Verdict.CLEAN:
         # What an approval admitted is a person's call, never `clean`.
         decision = replace(decision, verdict=Verdict.REVIEW)
+    history = None
+    if options.history is not None:
+        decision, history = history_evidence(options.history, decision)
     context = Context(
         fixtures=fixtures_json(
             fixture_facts(options, settings, protected, fixtures, reach_ins, reach_admitted)
@@ -237,6 +241,7 @@ def _gate(
         base=classified.base,
         approvals=approvals,
         provenance=provenance,
+        history=history,
     )
     return report_json(decision, settings, context, now)
 

@@ -20,6 +20,7 @@ GATE_INPUTS: tuple[str, ...] = (
     "base-reports",
     "approvals",
     "provenance",
+    "history",
     "out",
 )
 

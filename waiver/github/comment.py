@@ -19,7 +19,14 @@ from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson
 from waiver.write.review_evidence import edited_by_id, review_why
-from waiver.write.why import class_label, expected_replays, group_rows, next_step, row_blocks
+from waiver.write.why import (
+    class_label,
+    expected_replays,
+    group_rows,
+    history_words,
+    next_step,
+    row_blocks,
+)
 
 MARKER = "<!-- waiver: the gate's comment, edited in place on every run -->"
 LIMIT = 60_000  # bytes, under GitHub's 65,536 characters with room for the closing line
@@ -71,16 +78,19 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
     )
     label = {id(row): class_label(row, expected) for row in blocking}
     steps = {id(row): next_step(row, report, md_code) or "" for row in blocking}
-    groups = group_rows(blocking, lambda row: (label[id(row)], steps[id(row)]))
+    on_main = {id(row): history_words(row) or "—" for row in rows}
+    groups = group_rows(blocking, lambda row: (label[id(row)], steps[id(row)], on_main[id(row)]))
     with_steps = any(steps.values())
+    with_history = any("history" in row for row in rows)
     left_out += table(
         out,
         f"What blocks ({len(blocking)})",
         ["class", "test id", "replays passed, in order", "first failure",
-         *(["what next"] if with_steps else [])],
+         *(["on main"] if with_history else []), *(["what next"] if with_steps else [])],
         [
             [f"`{label[id(group.first)]}`", md_code(group.test_id) + group.count_note,
              md_code(group.replays()), _message(group.message()),
+             *([on_main[id(group.first)]] if with_history else []),
              *([steps[id(group.first)] or "—"] if with_steps else [])]
             for group in groups
         ],
@@ -114,9 +124,10 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
     left_out += table(
         out,
         f"Freeze proposals ({len(proposals)}): not a pass; accepting one needs a reviewed commit",
-        ["test id", "expires", "accept with"],
+        ["test id", "expires", *(["on main"] if with_history else []), "accept with"],
         [
             [md_code(row["test_id"]), md_code(proposal["expires_at"]),
+             *([on_main[id(row)]] if with_history else []),
              md_code(_accept_command(row), limit=600)]
             for row, proposal in proposals
         ],

@@ -20,6 +20,7 @@ from waiver.model import (
     Finding,
     FreezeProposal,
     FreezeRecord,
+    HistoryFinding,
     Policy,
     RedGreenFinding,
     Row,
@@ -51,6 +52,7 @@ class Context:
     base: BaseReplays | None = None  # the base replays, only when they were given
     approvals: report_types.ApprovalsJson | None = None  # only when asked to read them
     provenance: report_types.ProvenanceJson | None = None  # the reports' run, when given
+    history: report_types.HistoryUsedJson | None = None  # the default branch's, when given
 
 
 def timestamp(moment: datetime) -> str:
@@ -112,7 +114,18 @@ def row_json(row: Row) -> report_types.RowJson:
         document["red_green"] = red_green_json(row.red_green)
     if row.outcomes and row.test_class is not TestClass.STABLE_PASS:
         document["outcomes"] = list(row.outcomes)
+    if row.history is not None:
+        document["history"] = history_json(row.history)
     return document
+
+
+def history_json(history: HistoryFinding) -> report_types.RowHistoryJson:
+    return {
+        "runs": history.runs,
+        "flipped": history.flipped,
+        "failed": history.failed,
+        "flagged": history.flagged,
+    }
 
 
 def red_green_json(finding: RedGreenFinding) -> report_types.RowRedGreenJson:
@@ -178,6 +191,7 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
         "error": None,
         **({"approvals": context.approvals} if context.approvals is not None else {}),
         **({"provenance": context.provenance} if context.provenance is not None else {}),
+        **({"history": context.history} if context.history is not None else {}),
         # Present only when base replays were given: without them the report is as before.
         **(
             {"base": base_replays_json(context.base, base_counts(decision.rows))}
@@ -258,7 +272,11 @@ class ReportRows:
         rests = {key: _rest(finding) for key, finding in distinct.items()}
         start = 0
         own = (
-            rows.freezes.keys() | rows.active.keys() | rows.messages.keys() | rows.red_green.keys()
+            rows.freezes.keys()
+            | rows.active.keys()
+            | rows.messages.keys()
+            | rows.red_green.keys()
+            | rows.history.keys()
         )
         for number in [*sorted(own), len(rows)]:
             # Up to the next row with a freeze or a message, each line is the escaped id

@@ -66,6 +66,13 @@ class PolicyJson(TypedDict):
     approvers: Sequence[str] | None
     registry: str | None
     freezes: str | None
+    history_runs: int
+    history_days: int
+    flag_failure_rate: float
+    clear_failure_rate: float
+    min_history_sample: int
+    storm_failure_share: float
+    ewma_lambda: float
     limits: LimitsJson
     config: str | None
     sources: Mapping[str, Literal["default", "file", "flag"]]
@@ -88,6 +95,23 @@ class RowRedGreenJson(TypedDict):
     base_total: int
     why: str | None
     blocks: bool
+
+
+class RowHistoryJson(TypedDict):
+    """The default branch's history of the row's test: evidence, never a class."""
+
+    runs: int
+    flipped: int
+    failed: int
+    flagged: bool
+
+
+class HistoryUsedJson(TypedDict):
+    """The history file the gate was given, and why it could not be read, if it could not."""
+
+    path: str
+    runs: int
+    problem: str | None
 
 
 class AdmittedByJson(TypedDict):
@@ -146,6 +170,7 @@ RowJson = TypedDict(
         "message": NotRequired[str],
         "red_green": NotRequired[RowRedGreenJson],
         "outcomes": NotRequired[Sequence[bool]],
+        "history": NotRequired[RowHistoryJson],
     },
 )
 
@@ -302,6 +327,7 @@ class ReportJson(TypedDict):
     error: ErrorJson | None
     approvals: NotRequired[ApprovalsJson]
     provenance: NotRequired[ProvenanceJson]
+    history: NotRequired[HistoryUsedJson]
     base: NotRequired[BaseJson]
 
 

@@ -227,6 +227,23 @@ def _base_replays(out: Budget, facts: Facts) -> int:
     )
 
 
+def _history(out: Budget, facts: Facts) -> int:
+    history = facts.report.get("history")
+    if history is None:
+        return 0
+    if history["problem"] is not None:
+        return _paragraph(
+            out,
+            f"History of the default branch not used: {md_code(history['problem'])}. "
+            "The rows show no history; nothing else changes.",
+        )
+    return _paragraph(
+        out,
+        f"History of the default branch ({history['runs']} runs) beside each unstable or "
+        "failing row, under `on main`. It never changes a class.",
+    )
+
+
 def _introduced(out: Budget, facts: Facts) -> int:
     """Names each unstable row the policy blocks; returns how many did not fit."""
     rows = facts.introduced
@@ -382,6 +399,7 @@ SECTIONS: Sequence[Section] = (
     _counts,
     _strict,
     _base_replays,
+    _history,
     _introduced,
     _review,
     _registry,

@@ -27,6 +27,7 @@ from waiver.write.why import (
     expected_replays,
     group_edited,
     group_rows,
+    history_words,
     next_step,
     unknown_note,
 )
@@ -118,13 +119,14 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
     on one line; the retries column only when some row has retries, the base column only
     when base replays were given, the first failure's message only when some row has one
     (it is at most MAX_MESSAGE_CHARS long: the reader cut it), what next only when some
-    row needs a step."""
+    row needs a step, the default branch's history only when some row has one."""
     expected = expected_replays(report)
     with_base = report.get("base") is not None
     retries = any(row["retries"] for row in rows)
     messages = any("message" in row for row in rows)
     steps = {id(row): next_step(row, report, md_code) for row in rows}
     with_steps = any(step is not None for step in steps.values())
+    with_history = any("history" in row for row in rows)
 
     def shown(row: RowJson) -> tuple[str, ...]:
         return (
@@ -133,6 +135,7 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
             str(row["retries"]),
             _freeze_cell(row),
             steps[id(row)] or "",
+            history_words(row) or "",
         )
 
     groups = group_rows(rows, shown)
@@ -144,6 +147,7 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
             "test id",
             "replays passed, in order",
             *(["base"] if with_base else []),
+            *(["on main"] if with_history else []),
             *(["in-replay retries"] if retries else []),
             "freeze",
             *(["first failure"] if messages else []),
@@ -155,6 +159,7 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
                 _id_cell(group),
                 group.replays(),
                 *([_base_cell(group.first)] if with_base else []),
+                *([history_words(group.first) or "—"] if with_history else []),
                 *([str(group.first["retries"])] if retries else []),
                 _freeze_cell(group.first),
                 *([_message_cell(group.message())] if messages else []),

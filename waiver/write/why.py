@@ -32,6 +32,23 @@ def row_blocks(row: RowJson) -> bool:
     )
 
 
+def history_words(row: RowJson) -> str | None:
+    """The default branch's history of the row's test, as a reviewer would say it ("flipped
+    in 7 of the last 30 runs on main, flagged"); None when the row has none."""
+    history = row.get("history")
+    if history is None:
+        return None
+    runs, flipped, failed = history["runs"], history["flipped"], history["failed"]
+    if not runs:
+        return "not run on main in the history's window"
+    said = [
+        f"{verb} in {count}" for verb, count in (("flipped", flipped), ("failed", failed)) if count
+    ]
+    words = " and ".join(said) or "passed each"
+    text = f"{words} of the last {runs} run{'' if runs == 1 else 's'} on main"
+    return text + (", flagged" if history["flagged"] else "")
+
+
 def unknown_note(row: RowJson, expected: int) -> str:
     """Which question an unknown_test row asks: `new`, `vanished` or `short: k of N replays`."""
     reason = row.get("unknown")

@@ -43,6 +43,17 @@ RENDER_BINDING = """\
 # The top-level keys of waiver.yml, as the declaration (`waiver.model.Policy`) has them.
 KEYS = ", ".join(sorted({policy_key(f).section or f.name for f in fields(Policy)}))
 
+# The history keys (docs/history.md) at their defaults.
+HISTORY_DEFAULTS = {
+    "history_runs": 100,
+    "history_days": 30,
+    "flag_failure_rate": 0.15,
+    "clear_failure_rate": 0.05,
+    "min_history_sample": 10,
+    "storm_failure_share": 0.8,
+    "ewma_lambda": 0.1,
+}
+
 
 def junit_xml(outcomes: Mapping[str, bool]) -> str:
     """A report as pytest writes it: classname is the dotted module, a failure is a child."""
@@ -379,6 +390,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "approvers": None,
         "registry": str(root / "known-tests.txt"),
         "freezes": None,
+        **HISTORY_DEFAULTS,
         "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 50},
         "config": str(config),
         "sources": {
@@ -398,6 +410,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
             "approvers": "default",
             "registry": "file",
             "freezes": "default",
+            **dict.fromkeys(HISTORY_DEFAULTS, "default"),
             "limits.max_report_bytes": "default",
             "limits.max_files_per_replay": "file",
         },
@@ -471,6 +484,7 @@ def test_policy_check_prints_the_effective_values(
         "approvers": None,
         "registry": None,
         "freezes": "ci/freezes.json",
+        **HISTORY_DEFAULTS,
         "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 10_000},
         "config": str(config),
         "sources": {
@@ -490,6 +504,7 @@ def test_policy_check_prints_the_effective_values(
             "approvers": "default",
             "registry": "default",
             "freezes": "file",
+            **dict.fromkeys(HISTORY_DEFAULTS, "default"),
             "limits.max_report_bytes": "default",
             "limits.max_files_per_replay": "default",
         },
