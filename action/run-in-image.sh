@@ -2,14 +2,16 @@
 # `waiver restore-harness` or `waiver check-lock` in the action's image, on the workspace:
 # the reusable workflow's property and replay jobs run these before any of the change's
 # code, with the waiver of the image (never one installed from, or beside, the change).
+# The history writer (waiver-history.yml) runs `waiver history` the same way.
 #
-# Usage: run-in-image.sh restore-harness|check-lock ARGS...
+# Usage: run-in-image.sh restore-harness|check-lock|history ARGS...
 #   WAIVER_IMAGE       the image ID (action/build-image.sh's `image` output)
 #   GITHUB_WORKSPACE   the change's checkout, set by the runner
 #
 # The container gets no network, no capabilities, a read-only root, and the runner's own
-# user, so that whatever it writes stays the runner's to change. Only restore-harness may
-# write to the workspace: it puts the trusted commit's harness there. check-lock reads.
+# user, so that whatever it writes stays the runner's to change. Only restore-harness and
+# history may write to the workspace: the trusted commit's harness, the new history.
+# check-lock reads.
 set -euo pipefail
 
 readonly IN_CONTAINER_WORKSPACE=/github/workspace
@@ -28,9 +30,9 @@ if [[ $workspace == *,* ]]; then
     fail "the workspace path has a comma, which a --mount option cannot hold"
 fi
 case ${1:-} in
-restore-harness) access="" ;;
+restore-harness | history) access="" ;;
 check-lock) access=",readonly" ;;
-*) fail "run-in-image.sh runs restore-harness or check-lock, not $(printf %q "${1:-}")" ;;
+*) fail "run-in-image.sh runs restore-harness, check-lock or history, not $(printf %q "${1:-}")" ;;
 esac
 
 # `-P`: `python3 -m` would put the working directory, the change's checkout, first on

@@ -143,6 +143,7 @@ def test_a_file_that_sets_every_key_sets_each_from_the_file(tmp_path: Path) -> N
         "strict": ["tests/auth/*"],
         "introduced_instability": "block",
         "freeze_requires": ["owner"],
+        "max_renewals": 2,
         "fixtures": ["*.json"],
         "bindings": [{"tests": ["tests/a/*"], "fixtures": ["fixtures/a/*"]}],
         "harness": ["jest.config.js"],

@@ -248,6 +248,16 @@ class Policy:
         "stored record that lacks one as void. Default: none.",
         _list({"enum": list(get_args(FreezeField))}, uniqueItems=True),
     )
+    # None: no limit, so that `freeze accept` needs the store's git history only where the
+    # policy asks for a limit.
+    max_renewals: int | None = _key(
+        None,
+        "How many times a test's freeze may be renewed: accepted again after its first "
+        "record, counted as distinct records in the git history of the freeze store. "
+        "`waiver freeze accept` refuses a renewal past it and says to fix or delete the "
+        "test. Default: no limit.",
+        {"type": "integer", "minimum": 0},
+    )
     # Empty: every regular file under the fixtures folder (or, when the file says
     # `fixtures: []`, none: the lock then holds the harness alone).
     fixtures: tuple[str, ...] = _key(

@@ -230,13 +230,14 @@ def test_the_written_workflow_passes_actionlint_and_zizmor(change: tuple[Path, s
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
     workflow = root / ".github" / "workflows" / "waiver.yml"
     report = root / ".github" / "workflows" / "waiver-report.yml"
-    linted = subprocess.run([str(BIN / "actionlint"), str(workflow), str(report)], cwd=root,
+    history = root / ".github" / "workflows" / "waiver-history.yml"
+    linted = subprocess.run([str(BIN / "actionlint"), str(workflow), str(report), str(history)], cwd=root,
                             env=env, capture_output=True, text=True, check=False)  # fmt: skip
     assert linted.returncode == 0, linted.stdout + linted.stderr
     for persona in ("regular", "auditor"):
         audited = subprocess.run(
             [str(BIN / "zizmor"), "--offline", f"--persona={persona}", "--format", "plain",
-             str(workflow), str(report)],
+             str(workflow), str(report), str(history)],
             env=env, capture_output=True, text=True, check=False,
         )  # fmt: skip
         assert audited.returncode == 0, audited.stdout + audited.stderr
@@ -251,8 +252,17 @@ def test_the_written_workflow_passes_actionlint_and_zizmor(change: tuple[Path, s
         f"acme/waiver/.github/workflows/waiver-gate.yml@{WAIVER_REF}"
     )
     # PyYAML reads the key `on` as true. A merge queue waits for the status on its group.
-    assert list(gate[True]) == ["pull_request", "pull_request_review", "merge_group"]
+    assert list(gate[True]) == [
+        "pull_request", "pull_request_review", "merge_group", "push", "schedule"
+    ]  # fmt: skip
+    # init ran before the layout was a git clone: the default branch is then main.
+    assert gate[True]["push"] == {"branches": ["main"]}
     assert yaml.safe_load(report.read_text())[True]["workflow_run"]["workflows"] == ["waiver"]
+    recording = yaml.safe_load(history.read_text())
+    assert recording[True]["workflow_run"]["workflows"] == ["waiver"]
+    assert recording["jobs"]["history"]["uses"] == (
+        f"acme/waiver/.github/workflows/waiver-history.yml@{WAIVER_REF}"
+    )
     assert inputs["test-command"].endswith('--junitxml="$WAIVER_JUNIT"')
     assert inputs["property-command"].endswith('--junitxml="$WAIVER_JUNIT"')
 
@@ -627,6 +637,7 @@ def test_actionlint_finds_every_input_of_the_written_workflow_in_the_reusable_wo
     for reusable, written_name, caller in (
         ("waiver-gate.yml", "waiver.yml", "waiver.yml"),
         ("waiver-report.yml", "waiver-report.yml", "report.yml"),
+        ("waiver-history.yml", "waiver-history.yml", "history.yml"),
     ):
         shutil.copy(REPO / ".github" / "workflows" / reusable, repo / ".github" / "workflows")
         written = (root / ".github" / "workflows" / written_name).read_text()

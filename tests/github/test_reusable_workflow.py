@@ -428,7 +428,7 @@ def test_the_restore_step_stops_without_a_base_commit(
 
 
 @pytest.mark.parametrize("command", ["gate", "replay", "", "--help"])
-def test_run_in_image_runs_nothing_but_the_two_commands(
+def test_run_in_image_runs_nothing_but_its_three_commands(
     command: str, tmp_path: Path, fake_docker: tuple[Path, Path]
 ) -> None:
     folder, log = fake_docker
@@ -440,7 +440,7 @@ def test_run_in_image_runs_nothing_but_the_two_commands(
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert completed.returncode == 2
-    assert "runs restore-harness or check-lock" in completed.stdout
+    assert "runs restore-harness, check-lock or history" in completed.stdout
     assert log.read_text() == ""
 
 

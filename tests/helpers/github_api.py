@@ -1,9 +1,10 @@
 """A local stand-in for the GitHub REST API endpoints waiver uses, on 127.0.0.1: a pull
 request's reviews and commits (paginated with `Link` headers, as the API does), a
 collaborator's permission, a pull request and the pull requests of a commit, an issue's
-comments, which it lets be created and edited, commit statuses, which it records, and the
-repository's workflow runs (in an object, as `/actions/runs` answers them). Tests set what it answers and read
-what it was asked."""
+comments, which it lets be created and edited, commit statuses, which it records, the
+repository's workflow runs (in an object, as `/actions/runs` answers them, and one by id)
+and its artifacts (in an object too). Tests set what it answers and read what it was
+asked."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ class Answers:
     writes: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
     statuses: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
     runs: list[dict[str, Any]] = field(default_factory=list)  # the repository's workflow runs
+    artifacts: list[dict[str, Any]] = field(default_factory=list)  # the repository's artifacts
     base_ref: str = "main"  # the pull request's base branch
 
 
@@ -131,6 +133,13 @@ class _Handler(BaseHTTPRequestHandler):
             }
             self._send(200, json.dumps(pull).encode())
             return
+        if segments[-2] == "runs" and segments[-1].isdigit():
+            found = [run for run in answers.runs if run.get("id") == int(segments[-1])]
+            if found:
+                self._send(200, json.dumps(found[0]).encode())
+            else:
+                self._send(404, b'{"message": "Not Found"}')
+            return
         if segments[-1] == "permission":
             permission = answers.permissions.get(segments[-2])
             if permission is None:
@@ -145,6 +154,7 @@ class _Handler(BaseHTTPRequestHandler):
             "comments": answers.comments,
             "pulls": answers.commit_pulls,
             "runs": answers.runs,
+            "artifacts": answers.artifacts,
         }
         items = lists.get(segments[-1])
         if items is None:
@@ -157,10 +167,9 @@ class _Handler(BaseHTTPRequestHandler):
         if page * size < len(items):
             host = answers.next_host or f"127.0.0.1:{self.server.server_address[1]}"
             link = f'<http://{host}{parts.path}?per_page=100&page={page + 1}>; rel="next"'
-        # The runs endpoint wraps its page in an object, as GitHub's does.
-        body = (
-            {"total_count": len(items), "workflow_runs": chunk} if segments[-1] == "runs" else chunk
-        )
+        # The runs and artifacts endpoints wrap their page in an object, as GitHub's do.
+        wrapped = {"runs": "workflow_runs", "artifacts": "artifacts"}.get(segments[-1])
+        body = chunk if wrapped is None else {"total_count": len(items), wrapped: chunk}
         self._send(200, json.dumps(body).encode(), link)
 
 

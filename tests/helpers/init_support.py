@@ -19,7 +19,7 @@ from waiver.cli import main
 WAIVER_REF = "0123456789abcdef0123456789abcdef01234567"
 BIN = Path(sys.executable).parent
 FILES = ("fixture.lock", "known-tests.txt", "waiver.yml", ".github/workflows/waiver.yml",
-         ".github/workflows/waiver-report.yml")  # fmt: skip
+         ".github/workflows/waiver-report.yml", ".github/workflows/waiver-history.yml")  # fmt: skip
 
 
 def init(root: Path, *extra: str) -> int:

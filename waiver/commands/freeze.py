@@ -1,4 +1,5 @@
-"""`waiver freeze`: accept proposals into the freeze store, prune it, and list it.
+"""`waiver freeze`: accept proposals into the freeze store, prune it, list it, and count
+each test's freezes over its git history (freeze_history.py).
 
 The store is the one file a human edits to let a proposal stand, so each edit is one
 command whose diff is easy to review: the store is read as the gate reads it (strict JSON,
@@ -17,8 +18,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from waiver.commands.freeze_history import TRUSTED_REF_HELP, renewal_counts, run_history
 from waiver.commands.support import moment, now_of
 from waiver.decide.decision import ACCOUNTABLE, DUPLICATE, check_policy, record_void_reason
+from waiver.decide.renewals import FreezeTally, renewal_refusal
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.model import BaseMeaning, FreezeRecord, Policy, TestClass
 from waiver.read.files import read_small
@@ -142,9 +145,11 @@ def accept(
     policy: Policy,
     now: datetime,
     fields: Mapping[str, str] | None = None,
+    frozen: Mapping[str, FreezeTally] | None = None,
 ) -> list[str]:
     """Copy exactly the proposals of `test_ids` from the report into the store, each with
-    the owner, reason and tracking link in `fields`.
+    the owner, reason and tracking link in `fields`; under `max_renewals`, only for tests
+    `frozen` (their freezes over the store's history) shows within the limit.
 
     All or nothing: one id that may not be accepted leaves the store as it was. A record
     already in the store for an accepted id is replaced, since the gate would void the
@@ -162,7 +167,11 @@ def accept(
     refusals = [
         f"{visible_text(test_id)}: {reason}"
         for test_id in wanted
-        if (reason := _refusal(rows.get(test_id), policy, now)) is not None
+        if (
+            reason := _refusal(rows.get(test_id), policy, now)
+            or renewal_refusal((frozen or {}).get(test_id), policy)
+        )
+        is not None
     ]
     if refusals:
         raise UsageError(f"{report}: nothing accepted; " + "; ".join(refusals))
@@ -265,6 +274,7 @@ class FreezeAcceptOptions(FreezeStoreOptions):
     owner: str | None = None
     reason: str | None = None
     tracking: str | None = None
+    trusted_ref: str | None = None  # whose history of the store counts; None: HEAD
 
 
 def _say(lines: list[str]) -> int:
@@ -280,6 +290,7 @@ def run_accept(args: argparse.Namespace) -> int:
         now=args.now,
         report=args.report,
         test_ids=tuple(args.test_ids),
+        trusted_ref=args.trusted_ref,
         owner=args.owner,
         reason=args.reason,
         tracking=args.tracking,
@@ -288,7 +299,11 @@ def run_accept(args: argparse.Namespace) -> int:
     now = now_of(options.now)
     given = {"owner": options.owner, "reason": options.reason, "tracking": options.tracking}
     fields = accountability(given, policy)
-    return _say(accept(options.report, options.test_ids, options.store, policy, now, fields))
+    frozen, skipped = None, list[str]()
+    if policy.max_renewals is not None:
+        frozen, skipped = renewal_counts(options.store, options.trusted_ref, now)
+    lines = accept(options.report, options.test_ids, options.store, policy, now, fields, frozen)
+    return _say(skipped + lines)
 
 
 def run_prune(args: argparse.Namespace) -> int:
@@ -301,6 +316,10 @@ def run_list(args: argparse.Namespace) -> int:
     options = FreezeStoreOptions(store=args.store, config=args.config, now=args.now)
     policy = judging_policy(options.config)
     return _say(list_store(options.store, policy, now_of(options.now)))
+
+
+def run_freeze_history(args: argparse.Namespace) -> int:
+    return _say(run_history(args, judging_policy(args.config)))
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -318,14 +337,25 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     accept.add_argument("--tracking", metavar="URL", help="where its fix is followed up")
     prune = actions.add_parser("prune", help="remove expired and void records, saying why")
     listing = actions.add_parser("list", help="show each record and whether it is void")
-    for action, handler in ((accept, run_accept), (prune, run_prune), (listing, run_list)):
+    history = actions.add_parser(
+        "history", help="count each test's freezes in the git history of the store"
+    )
+    for action in (accept, history):
+        action.add_argument("--trusted-ref", metavar="COMMIT", help=TRUSTED_REF_HELP)
+    for action, handler in (
+        (accept, run_accept),
+        (prune, run_prune),
+        (listing, run_list),
+        (history, run_freeze_history),
+    ):
         action.add_argument(
             "--store", required=True, metavar="FILE", help="the freeze store (freezes.json)"
         )
         action.add_argument(
             "--config",
             metavar="FILE",
-            help="the policy file, for max_freeze_hours (default 168) and introduced_instability",
+            help="the policy file, for max_freeze_hours (default 168), introduced_instability "
+            "and max_renewals",
         )
         action.add_argument(
             "--now",

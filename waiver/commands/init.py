@@ -22,7 +22,14 @@ from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
-from waiver.write.setup_files import LOCK, POLICY, REGISTRY, REPORT_WORKFLOW, WORKFLOW
+from waiver.write.setup_files import (
+    HISTORY_WORKFLOW,
+    LOCK,
+    POLICY,
+    REGISTRY,
+    REPORT_WORKFLOW,
+    WORKFLOW,
+)
 
 
 def _read_policy() -> bytes:
@@ -46,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         harness=tuple(args.harness),
         verify=not args.no_verify,
     )
-    targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW]
+    targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW, HISTORY_WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
     if existing and not options.force and not options.dry_run:
         if len(existing) == len(targets):
@@ -56,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_CLEAR
         if existing != [POLICY]:
             raise UsageError(
-                f"{', '.join(existing)} exist already; nothing written (--force rewrites all five)"
+                f"{', '.join(existing)} exist already; nothing written (--force rewrites all six)"
             )
     if POLICY in existing and not options.force:
         # A policy file of the user's own is kept and completed, never refused.

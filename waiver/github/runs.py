@@ -51,7 +51,7 @@ def _latest_gate_run(api: Api, repository: str, sha: str, caller: str) -> Mappin
     return max(found, key=lambda run: int(run["id"]))
 
 
-def _referenced(run: Mapping[str, Any]) -> list[dict[str, str]]:
+def referenced_workflows(run: Mapping[str, Any]) -> list[dict[str, str]]:
     listed = run.get("referenced_workflows")
     if listed is None:
         return []
@@ -136,5 +136,5 @@ def gate_run(
         "head_sha": sha,
         "event": run.get("event"),
         "started_by": started_by,
-        "referenced_workflows": _referenced(run),
+        "referenced_workflows": referenced_workflows(run),
     }

@@ -17,6 +17,10 @@ import re
 import tomllib
 from dataclasses import dataclass
 
+from dulwich.errors import NotGitRepository
+from dulwich.refs import Ref
+from dulwich.repo import Repo
+
 from waiver.errors import InputError
 from waiver.read.harness.collected import is_data_file
 from waiver.read.trusted.ignored import ignored_folders
@@ -167,6 +171,22 @@ def _outermost(folders: list[str]) -> tuple[str, ...]:
         if not any(folder.startswith(outer + "/") for outer in kept):
             kept.append(folder)
     return tuple(kept)
+
+
+def default_branch(root: str) -> str:
+    """The branch the history is kept for: origin's default (its HEAD), else the branch
+    checked out, else main."""
+    try:
+        refs = Repo.discover(root).refs
+        for name in (b"refs/remotes/origin/HEAD", b"HEAD"):
+            # A symbolic ref reads as `ref: refs/heads/main`.
+            target = bytes(refs.read_ref(Ref(name)) or b"").removeprefix(b"ref: ")
+            for prefix in (b"refs/remotes/origin/", b"refs/heads/"):
+                if target.startswith(prefix):
+                    return target[len(prefix) :].decode("utf-8")
+    except (OSError, ValueError, KeyError, UnicodeDecodeError, NotGitRepository):
+        pass
+    return "main"
 
 
 def inside(path: str, folder: str) -> bool:

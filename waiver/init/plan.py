@@ -10,7 +10,7 @@ from functools import partial
 
 from waiver.errors import InputError, UsageError
 from waiver.init.collection import Ran, fresh_venv, prove, run_suite
-from waiver.init.layout import Layout, find_layout, inside
+from waiver.init.layout import Layout, default_branch, find_layout, inside
 from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
 from waiver.init.suite_commands import (
@@ -24,12 +24,14 @@ from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
 from waiver.runners import policy_harness
 from waiver.write.setup_files import (
+    HISTORY_WORKFLOW,
     LOCK,
     POLICY,
     REGISTRY,
     REPORT_WORKFLOW,
     WORKFLOW,
     Setup,
+    render_history_workflow,
     render_policy,
     render_report_workflow,
     render_workflow,
@@ -159,6 +161,7 @@ def plan(
         waiver_repository=repository,
         waiver_ref=ref,
         harness_globs=options.harness,
+        default_branch=default_branch("."),
     )
     policy = render_policy(setup)
     merged = options.existing_policy is not None
@@ -206,6 +209,13 @@ def plan(
             "after every run of the gate, the commit status `waiver` (require it in the branch "
             "rule) and the pull-request comment, for forks too",
             "edit it by hand with the gate's workflow: the same inputs and the same commit",
+        ),
+        Planned(
+            HISTORY_WORKFLOW,
+            render_history_workflow(setup),
+            f"after every run of the gate on a push to {setup.default_branch} or its schedule, "
+            "the history of each test (the artifact waiver-history)",
+            "edit it by hand with the gate's workflow: the same commit",
         ),
     ]
 

@@ -57,6 +57,7 @@ class PolicyJson(TypedDict):
     introduced_instability: Literal["review", "block"]
     review_requires: Sequence[Literal["red_green"]]
     freeze_requires: Sequence[Literal["owner", "reason", "tracking"]]
+    max_renewals: int | None
     fixtures: Sequence[str]
     bindings: Sequence[PolicyBindingJson]
     harness: Sequence[str]

@@ -17,6 +17,7 @@ REGISTRY = "known-tests.txt"
 POLICY = "waiver.yml"
 WORKFLOW = ".github/workflows/waiver.yml"
 REPORT_WORKFLOW = ".github/workflows/waiver-report.yml"
+HISTORY_WORKFLOW = ".github/workflows/waiver-history.yml"
 REPLAYS = 5
 
 
@@ -33,6 +34,7 @@ class Setup:
     waiver_repository: str  # OWNER/NAME of waiver
     waiver_ref: str  # the full commit of waiver to pin
     harness_globs: tuple[str, ...] = ()  # the policy's `harness:`, as `init --harness` gave
+    default_branch: str = "main"  # the branch whose pushes and schedule make the history
 
 
 def _quoted(text: str) -> str:
@@ -121,13 +123,19 @@ def render_workflow(setup: Setup) -> str:
         "# A review runs it too, without replays: the report workflow then re-judges the latest",
         "# run's reports, so that an approval of the head commit (by someone with write access",
         "# who wrote none of it) admits what blocks only for review. A merge queue runs it on",
-        "# the merge group's commit, and the report workflow posts the status there.",
+        "# the merge group's commit, and the report workflow posts the status there. A push to",
+        f"# {setup.default_branch}, and a daily schedule that replays its tip, feed the history",
+        "# workflow, which keeps how each test behaved over time.",
         "name: waiver",
         "on:",
         "  pull_request:",
         "  pull_request_review:",
         "    types: [submitted, dismissed]",
         "  merge_group:",
+        "  push:",
+        f"    branches: [{_quoted(setup.default_branch)}]",
+        "  schedule:",
+        '    - cron: "17 4 * * *"',
         "permissions: {}",
         "jobs:",
         "  waiver:",
@@ -194,5 +202,31 @@ def render_report_workflow(setup: Setup) -> str:
         *_gate_inputs(setup),
         "      # false posts no comment; the status is posted whatever this says.",
         "      comment: true",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_history_workflow(setup: Setup) -> str:
+    lines = [
+        "# The default branch's history of each test: after every run of the waiver workflow on",
+        f"# a push to {setup.default_branch} or its schedule, that run's waiver.json is folded into the",
+        "# artifact `waiver-history` (`waiver history show` reads it). A pull request's run is",
+        "# never recorded. Written by `waiver init`; keep its commit the same as the waiver",
+        "# workflow's.",
+        "name: waiver history",
+        "on:",
+        "  # It runs none of the repository's code: waiver runs in its own image.",
+        "  workflow_run: # zizmor: ignore[dangerous-triggers]",
+        "    workflows: [waiver]",
+        "    types: [completed]",
+        "permissions: {}",
+        "jobs:",
+        "  history:",
+        "    permissions:",
+        "      actions: read # the run's waiver.json, and the latest history",
+        "      contents: read # the policy file at the run's commit",
+        "    cache-mode: none # it restores and saves no cache, so none can be poisoned for it",
+        *_pinned(setup, "waiver-history.yml"),
+        f"      config: {_quoted(POLICY)}",
     ]
     return "\n".join(lines) + "\n"

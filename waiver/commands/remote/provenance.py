@@ -6,6 +6,10 @@ It runs where the token is, in a step of its own, like `waiver approvals`. A fai
 the run is written into the file (the gate then blocks and says why) and is no failure of
 this step. On a runner it sets the step output `run-id`, the run whose artifacts the job
 downloads (empty when none could be named).
+
+With `--default-branch` it names the run for the history writer instead: only a push or
+schedule run of the caller on the default branch (waiver.github.history_runs), and, as the
+step output `history-run-id`, the writer's own latest run with a `waiver-history` artifact.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import os
 from collections.abc import Mapping
 
 from waiver.errors import EXIT_CLEAR, InputError
+from waiver.github.history_runs import default_branch_run, latest_history_run
 from waiver.github.pulls import branches_of
 from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, ApiFailed, connect, read_event
 from waiver.github.runs import gate_run, workflow_path
@@ -30,6 +35,32 @@ def _report_workflow(env: Mapping[str, str]) -> str | None:
     return workflow_path(reference, env.get("GITHUB_REPOSITORY", "")) if "@" in reference else None
 
 
+def _history_run(document: dict[str, object]) -> str:
+    """The writer's latest run with a history, for the output `history-run-id`; an API
+    error is kept in the document and starts the history afresh."""
+    writer = document["report_workflow"]
+    if not isinstance(writer, str):
+        document["history_error"] = "GITHUB_WORKFLOW_REF names no workflow file of this job"
+        return ""
+    try:
+        api, repository = connect(os.environ)
+        found = latest_history_run(api, repository, read_event(os.environ), writer)
+    except ApiFailed as error:
+        document["history_error"] = str(error)
+        return ""
+    return "" if found is None else str(found)
+
+
+def _judged_run(args: argparse.Namespace) -> dict[str, object]:
+    api, repository = connect(os.environ)
+    event = read_event(os.environ)
+    if args.default_branch:
+        return default_branch_run(
+            event, repository, args.caller, args.waiver_repository, args.waiver_ref
+        )
+    return gate_run(api, repository, event, args.caller, args.pull_request, branches_of(os.environ))
+
+
 def run(args: argparse.Namespace) -> int:
     document: dict[str, object] = {
         "caller": args.caller,
@@ -39,25 +70,20 @@ def run(args: argparse.Namespace) -> int:
         "error": None,
     }
     try:
-        api, repository = connect(os.environ)
-        document["run"] = gate_run(
-            api,
-            repository,
-            read_event(os.environ),
-            args.caller,
-            args.pull_request,
-            branches_of(os.environ),
-        )
+        document["run"] = _judged_run(args)
         said = "the run whose reports are judged"
     except ApiFailed as error:
         document["error"] = str(error)
         said = f"no run: {error}"
+    found = document["run"]
+    outputs = {"run-id": str(found["id"]) if isinstance(found, dict) else ""}
+    if args.default_branch:
+        outputs["history-run-id"] = _history_run(document)
     try:
         write_atomic(args.out, json.dumps(document, ensure_ascii=True, sort_keys=True))
     except OSError as error:
         raise InputError(args.out, f"cannot write the run: {error.strerror}") from None
-    found = document["run"]
-    write_outputs(os.environ, {"run-id": str(found["id"]) if isinstance(found, dict) else ""})
+    write_outputs(os.environ, outputs)
     print(log_line(f"waiver: provenance: {said}; written to {args.out}"))
     return EXIT_CLEAR
 
@@ -104,5 +130,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=int,
         metavar="N",
         help="the pull request the reports are judged for; the run must be about it",
+    )
+    parser.add_argument(
+        "--default-branch",
+        action="store_true",
+        help="name the run for the history writer: a push or schedule run of --caller on the "
+        "default branch, and the writer's latest run with a waiver-history artifact",
     )
     parser.set_defaults(handler=run)

@@ -127,6 +127,11 @@ class GitRevision:
         split_relative(repository_path, path)
         return repository_path
 
+    def located(self, path: str) -> tuple[Repo, Commit, str]:
+        """The clone, the revision's commit and `path` as git spells it there: where a
+        reader of the file's history (store_history.py) starts."""
+        return self._repository, self._commit, self._repository_path(path)
+
     @property
     def description(self) -> str:
         return f"trusted revision {self.commit}"

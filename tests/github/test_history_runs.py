@@ -1,0 +1,107 @@
+"""`waiver provenance --default-branch` against the REST API stand-in: which gate run the
+history writer may record (a push or schedule run of the caller on the default branch),
+and which of its own earlier runs holds the history it continues."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.github_api import HEAD, Answers, environment, github_api
+from helpers.support import read_github_output
+from waiver.cli import main
+
+CALLER = ".github/workflows/waiver.yml"
+WRITER = ".github/workflows/waiver-history.yml"
+PIN = "1" * 40
+GATE = f"waiver/waiver/.github/workflows/waiver-gate.yml@{PIN}"
+
+
+def gate_run(event: str = "push", **more: Any) -> dict[str, Any]:
+    return {"id": 42, "path": CALLER, "head_sha": HEAD, "event": event, "head_branch": "main",
+            "pull_requests": [], "referenced_workflows": [{"path": GATE, "sha": PIN}], **more}  # fmt: skip
+
+
+def writer_run(run_id: int, **more: Any) -> dict[str, Any]:
+    return {"id": run_id, "path": WRITER, "event": "workflow_run", "head_branch": "main", **more}
+
+
+def artifact(run_id: int, branch: str = "main", expired: bool = False) -> dict[str, Any]:
+    return {"name": "waiver-history", "expired": expired,
+            "workflow_run": {"id": run_id, "head_branch": branch}}  # fmt: skip
+
+
+def provenance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answers: Answers, triggering: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """`waiver provenance --default-branch` on a workflow_run event: its file and outputs."""
+    output = tmp_path / "output"
+    output.touch()
+    out = tmp_path / "provenance.json"
+    with github_api(answers) as api:
+        env = environment(tmp_path, api)
+        event = {"workflow_run": triggering, "repository": {"default_branch": "main"}}
+        Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(event))
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+        monkeypatch.setenv("GITHUB_WORKFLOW_REF", f"owner/repo/{WRITER}@refs/heads/main")
+        code = main(["provenance", f"--out={out}", f"--caller={CALLER}", "--default-branch",
+                     "--waiver-repository=waiver/waiver", f"--waiver-ref={PIN}"])  # fmt: skip
+    assert code == 0
+    return json.loads(out.read_text()), read_github_output(output.read_text())
+
+
+@pytest.mark.parametrize("event", ["push", "schedule"])
+def test_a_default_branch_run_is_recorded_and_the_writer_s_latest_history_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, event: str
+) -> None:
+    # Newest first, as GitHub lists them: a pull request's upload of the same name, one on
+    # another branch and an expired one are passed over.
+    answers = Answers(
+        artifacts=[artifact(90), artifact(80, branch="fix"), artifact(70, expired=True),
+                   artifact(60), artifact(50)],
+        runs=[writer_run(90, event="pull_request"), writer_run(60), writer_run(50)],
+        per_page=100,
+    )  # fmt: skip
+    document, outputs = provenance(tmp_path, monkeypatch, answers, gate_run(event))
+
+    assert document["error"] is None
+    assert document["run"] == {"id": 42, "path": CALLER, "head_sha": HEAD, "event": event,
+                               "started_by": event,
+                               "referenced_workflows": [{"path": GATE, "sha": PIN}]}  # fmt: skip
+    assert outputs == {"run-id": "42", "history-run-id": "60"}
+
+
+@pytest.mark.parametrize(
+    ("run", "error"),
+    [
+        (gate_run("pull_request"),
+         "run 42 was started by pull_request: only push and schedule runs of the default "
+         "branch are recorded"),
+        (gate_run(head_branch="fix"), "run 42 ran on fix, not on main"),
+        (gate_run(path=".github/workflows/evil.yml"),
+         f"run 42 ran .github/workflows/evil.yml, not the gate's caller {CALLER}"),
+        (gate_run(referenced_workflows=[{"path": GATE, "sha": "2" * 40}]),
+         f"run 42 calls {GATE} at {'2' * 40}, not {PIN}"),
+    ],
+)  # fmt: skip
+def test_any_other_run_is_named_and_not_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: dict[str, Any], error: str
+) -> None:
+    document, outputs = provenance(tmp_path, monkeypatch, Answers(), run)
+
+    assert (document["run"], document["error"]) == (None, error)
+    assert outputs == {"run-id": "", "history-run-id": ""}
+
+
+def test_an_api_that_fails_starts_the_history_afresh_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document, outputs = provenance(tmp_path, monkeypatch, Answers(status=500), gate_run())
+
+    assert outputs == {"run-id": "42", "history-run-id": ""}
+    assert document["history_error"] == "GET /repos/owner/repo/actions/artifacts answered HTTP 500"
