@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from helpers.fake_docker import install
 from helpers.support import (
     EXAMPLE,
     REPO,
@@ -247,12 +248,7 @@ def test_no_replay_or_base_replay_job_runs_unless_the_fixtures_match() -> None:
 @pytest.fixture
 def fake_docker(tmp_path: Path) -> tuple[Path, Path]:
     """(a bin folder whose `docker` is tests/helpers/fake_docker.py, the log of its calls)."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    (folder / "docker").write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "helpers" / "fake_docker.py"}" "$@"\n'
-    )
-    (folder / "docker").chmod(0o755)
+    folder = install(tmp_path)
     log = tmp_path / "docker.jsonl"
     log.touch()
     return folder, log
