@@ -376,8 +376,8 @@ def run_workflow(
             "base_sha": base_commit, "head_sha": head, "head_ref": queue,
         }}  # fmt: skip
     else:
-        payload = {"pull_request": {"number": 1, "base": {"sha": base_commit},
-                                    "head": {"sha": head}}}  # fmt: skip
+        payload = {"pull_request": {"number": 1, "user": {"login": "agent"},
+                                    "base": {"sha": base_commit}, "head": {"sha": head}}}  # fmt: skip
     event.write_text(json.dumps(payload))
     artifacts = run / "artifacts"
     artifacts.mkdir()
