@@ -250,7 +250,7 @@ def test_a_folder_of_shard_folders_is_read_as_the_reusable_workflow_downloads_it
     evidence = read_evidence([str(tmp_path / "waiver-red-green")], FromWorkingTree())
     assert evidence is not None and sorted(evidence.runs) == sorted([RED, GREEN])
     (tmp_path / "empty").mkdir()
-    with pytest.raises(InputError, match="holds no red-green.json, nor a folder per shard"):
+    with pytest.raises(InputError, match=r"holds no red-green\.json, nor a folder per shard"):
         read_evidence([str(tmp_path / "empty")], FromWorkingTree())
 
 
