@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# `waiver restore-harness` or `waiver check-lock` in the action's image, on the workspace:
-# the reusable workflow's property and replay jobs run these before any of the change's
-# code, with the waiver of the image (never one installed from, or beside, the change).
-# The history writer (waiver-history.yml) runs `waiver history` the same way.
+# `waiver restore-harness`, `check-lock`, `red-green-plan` or `red-green` in the action's
+# image, on the workspace: the reusable workflow's jobs run these with the waiver of the
+# image (never one installed from, or beside, the change). The history writer
+# (waiver-history.yml) runs `waiver history` the same way.
 #
-# Usage: run-in-image.sh restore-harness|check-lock|history ARGS...
+# Usage: run-in-image.sh restore-harness|check-lock|history|red-green-plan|red-green ARGS...
 #   WAIVER_IMAGE       the image ID (action/build-image.sh's `image` output)
 #   GITHUB_WORKSPACE   the change's checkout, set by the runner
+#   WAIVER_SCRATCH     red-green-plan and red-green: a folder outside the workspace, which
+#                      the container sees as /scratch and writes to
 #
 # The container gets no network, no capabilities, a read-only root, and the runner's own
 # user, so that whatever it writes stays the runner's to change. Only restore-harness and
-# history may write to the workspace: the trusted commit's harness, the new history.
-# check-lock reads.
+# history may write to the workspace: the trusted commit's harness, the new history. The
+# others read it; the red-green commands write to the scratch folder alone.
 set -euo pipefail
 
 readonly IN_CONTAINER_WORKSPACE=/github/workspace
@@ -29,10 +31,19 @@ fi
 if [[ $workspace == *,* ]]; then
     fail "the workspace path has a comma, which a --mount option cannot hold"
 fi
+scratch=()
 case ${1:-} in
 restore-harness | history) access="" ;;
 check-lock) access=",readonly" ;;
-*) fail "run-in-image.sh runs restore-harness, check-lock or history, not $(printf %q "${1:-}")" ;;
+red-green-plan | red-green)
+    access=",readonly"
+    folder=${WAIVER_SCRATCH:?WAIVER_SCRATCH is not set}
+    if [[ $folder == *,* || ! -d $folder ]]; then
+        fail "WAIVER_SCRATCH must be a folder whose path has no comma"
+    fi
+    scratch=(--mount "type=bind,source=$folder,target=/scratch")
+    ;;
+*) fail "run-in-image.sh runs restore-harness, check-lock, history, red-green-plan or red-green, not $(printf %q "${1:-}")" ;;
 esac
 
 # `-P`: `python3 -m` would put the working directory, the change's checkout, first on
@@ -40,6 +51,6 @@ esac
 # image's. With it the path is PYTHONPATH (/app, the image's waiver) and the standard library.
 exec docker run --rm --network none --cap-drop ALL --security-opt no-new-privileges --read-only \
     --tmpfs /tmp --user "$(id -u):$(id -g)" \
-    --mount "type=bind,source=$workspace,target=$IN_CONTAINER_WORKSPACE$access" \
+    --mount "type=bind,source=$workspace,target=$IN_CONTAINER_WORKSPACE$access" "${scratch[@]}" \
     --workdir "$IN_CONTAINER_WORKSPACE" \
     --entrypoint python3 "$image" -P -m waiver "$@"

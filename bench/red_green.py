@@ -55,7 +55,7 @@ for number in range(1, count + 1):
 """
 SETUP_SCRIPT = """\
 import sys, tempfile
-from waiver.commands.red_green import lay_out
+from waiver.replay.red_green_tree import lay_out
 from waiver.read.trusted.git import GitRevision
 modules = frozenset(test_id.partition("::")[0] for test_id in sys.argv[2:])
 with tempfile.TemporaryDirectory() as folder:

@@ -25,6 +25,7 @@ from waiver.commands import (
     lock,
     policy,
     red_green,
+    red_green_plan,
     replay,
     restore_harness,
 )
@@ -43,6 +44,7 @@ COMMANDS = (
     diagnose,
     replay,
     red_green,
+    red_green_plan,
     restore_harness,
     check_lock,
     freeze,

@@ -239,6 +239,21 @@ def test_the_shards_files_are_read_as_one(tmp_path: Path) -> None:
         read_evidence([str(p) for p in paths], FromWorkingTree())
 
 
+def test_a_folder_of_shard_folders_is_read_as_the_reusable_workflow_downloads_it(
+    tmp_path: Path,
+) -> None:
+    second = {"test_id": GREEN, "base_pass": 5, "base_total": 5, "errored": 0, "why": None}
+    for shard, rows in ((1, GOOD["rows"]), (2, [second])):
+        folder = tmp_path / "waiver-red-green" / f"waiver-red-green-shard-{shard}"
+        folder.mkdir(parents=True)
+        (folder / "red-green.json").write_text(json.dumps({**GOOD, "rows": rows}))
+    evidence = read_evidence([str(tmp_path / "waiver-red-green")], FromWorkingTree())
+    assert evidence is not None and sorted(evidence.runs) == sorted([RED, GREEN])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match=r"holds no red-green\.json, nor a folder per shard"):
+        read_evidence([str(tmp_path / "empty")], FromWorkingTree())
+
+
 # --- where the reviewer looks -------------------------------------------------------------
 
 

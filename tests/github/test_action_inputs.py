@@ -78,8 +78,10 @@ def test_input_variable_keeps_dashes_as_the_runner_does() -> None:
         "INPUT_REPLAYS",
         "INPUT_SHARDS",
         "INPUT_BASE-REPORTS",
+        "INPUT_RED-GREEN",
         "INPUT_APPROVALS",
         "INPUT_PROVENANCE",
+        "INPUT_HISTORY",
         "INPUT_OUT",
     ]
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from helpers.fake_docker import install
 from helpers.support import (
     EXAMPLE,
     REPO,
@@ -31,7 +32,7 @@ from helpers.support import (
 WORKFLOW: dict[Any, Any] = yaml.safe_load(
     (REPO / ".github" / "workflows" / "waiver-gate.yml").read_text()
 )
-JOBS_WITH_WAIVER = ("properties", "replays", "gate")
+JOBS_WITH_WAIVER = ("properties", "replays", "red-green", "gate")
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
              "slugify.py", "pytest.ini")  # fmt: skip
 WAIVER_SHA = "c" * 40
@@ -162,7 +163,7 @@ def test_the_waiver_inputs_are_documented_with_ghes_in_mind() -> None:
 # --- the change and waiver never share a folder --------------------------------------
 
 
-@pytest.mark.parametrize("job", ["properties", "replays"])
+@pytest.mark.parametrize("job", ["properties", "replays", "red-green"])
 def test_waiver_leaves_the_workspace_before_the_change_arrives(job: str) -> None:
     order = names(job)
     assert step(job, "Check out waiver")["with"]["path"] == ".waiver-action"
@@ -187,7 +188,8 @@ def test_the_gate_job_roots_the_gate_in_the_change_s_own_folder() -> None:
     for download in (s for s in steps("gate") if "download-artifact" in s.get("uses", "")):
         assert download["with"]["path"].startswith("change/waiver-")
     assert step("gate", "Clear the folders this job fills")["run"] == (
-        "rm -rf -- change/waiver-properties change/waiver-reports change/waiver-base-reports"
+        "rm -rf -- change/waiver-properties change/waiver-reports change/waiver-base-reports "
+        "change/waiver-red-green"
     )
 
 
@@ -246,12 +248,7 @@ def test_no_replay_or_base_replay_job_runs_unless_the_fixtures_match() -> None:
 @pytest.fixture
 def fake_docker(tmp_path: Path) -> tuple[Path, Path]:
     """(a bin folder whose `docker` is tests/helpers/fake_docker.py, the log of its calls)."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    (folder / "docker").write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "helpers" / "fake_docker.py"}" "$@"\n'
-    )
-    (folder / "docker").chmod(0o755)
+    folder = install(tmp_path)
     log = tmp_path / "docker.jsonl"
     log.touch()
     return folder, log
@@ -428,7 +425,7 @@ def test_the_restore_step_stops_without_a_base_commit(
 
 
 @pytest.mark.parametrize("command", ["gate", "replay", "", "--help"])
-def test_run_in_image_runs_nothing_but_its_three_commands(
+def test_run_in_image_runs_nothing_but_its_five_commands(
     command: str, tmp_path: Path, fake_docker: tuple[Path, Path]
 ) -> None:
     folder, log = fake_docker
@@ -440,7 +437,10 @@ def test_run_in_image_runs_nothing_but_its_three_commands(
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert completed.returncode == 2
-    assert "runs restore-harness, check-lock or history" in completed.stdout
+    assert (
+        "runs restore-harness, check-lock, history, red-green-plan or red-green, not"
+        in completed.stdout
+    )
     assert log.read_text() == ""
 
 
@@ -450,6 +450,9 @@ USER_COMMANDS = [
     ("properties", "Run the property suite once", "PROPERTY_COMMAND"),
     ("replays", "Run the assertion suite", "TEST_COMMAND"),
     ("base-replays", "Run the assertion suite at the base", "TEST_COMMAND"),
+    ("properties", "Set up the suite", "SETUP_COMMAND"),
+    ("replays", "Set up the suite", "SETUP_COMMAND"),
+    ("base-replays", "Set up the suite at the base", "SETUP_COMMAND"),
 ]
 
 

@@ -329,18 +329,19 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
                 uses == ""
                 or uses == "./waiver-action"
                 or re.fullmatch(
-                    r"actions/(checkout|setup-python|upload-artifact|download-artifact)@[0-9a-f]{40}",
+                    r"actions/(checkout|setup-python|setup-node|upload-artifact|download-artifact)@[0-9a-f]{40}",
                     uses,
                 )
             ), uses
             if uses.startswith("actions/checkout@"):
                 assert step["with"]["persist-credentials"] is False
     gate = document["jobs"]["gate"]
-    # The gate job's shell steps name waiver, clear the folders it fills and name why a
-    # property report is missing; nothing else.
+    # The gate job's shell steps name waiver, clear the folders it fills, name the red-green
+    # shards that arrived and why a property report is missing; nothing else.
     assert [step["name"] for step in gate["steps"] if "run" in step] == [
         "Name the waiver to check out",
         "Clear the folders this job fills",
+        "Name the red-green replays that arrived",
         "Name why the property report is missing",
     ]
     action_checkout = _step("gate", "Check out waiver")

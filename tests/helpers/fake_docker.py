@@ -58,6 +58,17 @@ def to_host(value: str, table: list[tuple[str, str, bool]]) -> str:
 BUILT_ID = "sha256:" + "b" * 64
 
 
+def install(folder: Path) -> Path:
+    """`folder`/bin, made here, whose `docker` runs this stand-in with this Python."""
+    bin_folder = folder / "bin"
+    bin_folder.mkdir()
+    (bin_folder / "docker").write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).resolve()}" "$@"\n'
+    )
+    (bin_folder / "docker").chmod(0o755)
+    return bin_folder
+
+
 def image_id(reference: str) -> str:
     return "sha256:" + hashlib.sha256(reference.encode()).hexdigest()
 

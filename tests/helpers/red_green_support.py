@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from helpers.change_support import fix_slugify
 from helpers.github_api import commit as api_commit
 from helpers.github_api import review
 from helpers.support import git, write_tree
@@ -95,3 +96,43 @@ def approvals_file(work: Path, head: str, login: str = "maintainer") -> Path:
     path = work.parent / "approvals.json"
     path.write_text(json.dumps(document))
     return path
+
+
+# --- the bundled example, for the reusable workflow's red-green job ----------------------
+
+# What a team that gates bug-fix changes writes into the base's policy file.
+RED_GREEN_POLICY = "review_requires: [red_green]\n"
+# A test of the fix: the base's slugify gives "" for text without letters or digits.
+FIX_TEST = "tests/assertions/test_untitled.py::test_punctuation_only"
+FIX_TEST_TEXT = """\
+from slugify import slugify
+
+
+def test_punctuation_only() -> None:
+    assert slugify("?!") == "untitled"
+"""
+# A test that passes on the base too: it proves nothing about the fix.
+BYSTANDER_TEST = "tests/assertions/test_spaces.py::test_double_space"
+BYSTANDER_TEST_TEXT = """\
+from slugify import slugify
+
+
+def test_double_space() -> None:
+    assert slugify("a  b") == "a-b"
+"""
+
+
+def fix_and_add(work: Path, test_id: str, text: str) -> None:
+    """The example's fix, and one new test that the change's registry lists."""
+    fix_slugify(work)
+    (work / test_id.partition("::")[0]).write_text(text)
+    registry = work / "known-tests.txt"
+    registry.write_text(registry.read_text() + test_id + "\n")
+
+
+def fix_with_a_red_green_test(work: Path) -> None:
+    fix_and_add(work, FIX_TEST, FIX_TEST_TEXT)
+
+
+def fix_with_a_green_green_test(work: Path) -> None:
+    fix_and_add(work, BYSTANDER_TEST, BYSTANDER_TEST_TEXT)

@@ -8,7 +8,8 @@ composite action:
 - actions/checkout clones from local git repositories, `$WAIVER_GIT/<owner>/<name>`
   (`repository`, `ref`, `path`; the default is the caller's repository at the event's
   commit, as on GitHub; a `refs/...` ref is fetched first, as refs/pull/N/merge is);
-- actions/setup-python does nothing (the test command names this Python);
+- actions/setup-python and actions/setup-node do nothing (the test command names this
+  Python);
 - upload-artifact and download-artifact (`name`, or `pattern` with `merge-multiple`) keep
   artifacts in one folder on this machine, `$WAIVER_ARTIFACTS/<name>/`; a download that
   names a run (`run-id`) reads `$WAIVER_ARTIFACTS/run-<id>/<name>/` where that folder is.
@@ -92,6 +93,20 @@ name: setup-python stand-in
 description: Nothing to set up; the test command names its Python.
 inputs:
   python-version:
+    description: Ignored.
+    default: ""
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      run: "true"
+"""
+
+SETUP_NODE_STAND_IN = """\
+name: setup-node stand-in
+description: Nothing to set up; no test command here needs Node.js.
+inputs:
+  node-version:
     description: Ignored.
     default: ""
 runs:
@@ -202,6 +217,7 @@ def stand_ins(folder: Path) -> list[str]:
     for action, text in (
         ("actions/checkout", CHECKOUT_STAND_IN),
         ("actions/setup-python", SETUP_PYTHON_STAND_IN),
+        ("actions/setup-node", SETUP_NODE_STAND_IN),
         ("actions/upload-artifact", UPLOAD_STAND_IN),
         ("actions/download-artifact", DOWNLOAD_STAND_IN),
     ):
@@ -335,10 +351,15 @@ class Repositories:
 
 
 def run_workflow(
-    demo: Path, base_commit: str, inputs: dict[str, Any], event_name: str = "pull_request"
+    demo: Path,
+    base_commit: str,
+    inputs: dict[str, Any],
+    event_name: str = "pull_request",
+    extra: tuple[str, ...] = (),
 ) -> WorkflowRun:
     """act on a pull request's event (`event_name`: pull_request, or pull_request_review),
-    or a merge group's whose commit is the clone's HEAD, with base `base_commit`.
+    or a merge group's whose commit is the clone's HEAD, with base `base_commit`; `extra`
+    are more act arguments (`--env`, `-s`).
 
     The workflows are written into the clone but not committed: the jobs check out commits.
     """
@@ -355,8 +376,8 @@ def run_workflow(
             "base_sha": base_commit, "head_sha": head, "head_ref": queue,
         }}  # fmt: skip
     else:
-        payload = {"pull_request": {"number": 1, "base": {"sha": base_commit},
-                                    "head": {"sha": head}}}  # fmt: skip
+        payload = {"pull_request": {"number": 1, "user": {"login": "agent"},
+                                    "base": {"sha": base_commit}, "head": {"sha": head}}}  # fmt: skip
     event.write_text(json.dumps(payload))
     artifacts = run / "artifacts"
     artifacts.mkdir()
@@ -365,7 +386,8 @@ def run_workflow(
     returncode, log = act(
         [event_name, "--eventpath", str(event), "-W", ".github/workflows/caller.yml",
          "--no-skip-checkout", *stand_ins(run / "stand-ins"),
-         "--env", f"WAIVER_ARTIFACTS={artifacts}", "--env", f"WAIVER_GIT={run / 'git'}"],
+         "--env", f"WAIVER_ARTIFACTS={artifacts}", "--env", f"WAIVER_GIT={run / 'git'}",
+         *extra],
         demo, home,
     )  # fmt: skip
     seconds = time.monotonic() - started

@@ -20,31 +20,25 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from waiver.commands.support import seconds, whole_number
 from waiver.errors import InputError, UsageError
-from waiver.read.definitions.reach import TEST_FOLDERS, is_test_code
 from waiver.read.files import open_regular, read_chunks
-from waiver.read.harness.named import Harness
 from waiver.read.junit.replay import Limits
 from waiver.read.junit.stream import FAIL, PASS, read_junit
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.red_green import FORMAT, OUTCOMES_FILE
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
-from waiver.read.trusted.trees import FILE, FOLDER, FileTree
 from waiver.read.waiver_json import read_report
+from waiver.replay.red_green_tree import lay_out
 from waiver.replay.runner import Progress, Runner
 from waiver.write.escape import log_line
-from waiver.write.restore import write_beneath
 
 TESTS_PLACEHOLDER = "{tests}"
-MAX_FILE_BYTES = 64 << 20
-# Modules that would be imported in pytest's place: harness, never taken from the change.
-SHADOWS = frozenset({"pytest.py", "sitecustomize.py", "usercustomize.py"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +51,8 @@ class RedGreenOptions:
     root: str = "."
     timeout: float | None = None
     shard: tuple[int, int] = (1, 1)  # this shard's number, and how many there are
+    # Where another process already ran the replays (run-<n>.xml): read them, run nothing.
+    replayed: str | None = None
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -83,55 +79,14 @@ def check_options(options: RedGreenOptions) -> None:
             f"--base {options.base}: give the base's full commit id (a branch, tag or short "
             "id is refused)"
         )
-    if not options.command:
+    if options.replayed is not None:
+        if options.command:
+            raise UsageError("--replayed reads replays already run: give no command")
+    elif not options.command:
         raise UsageError("give the test command after --")
     os.makedirs(options.out, exist_ok=True)
     if os.listdir(options.out):
         raise UsageError(f"{options.out} is not empty: waiver red-green writes into a new folder")
-
-
-def _walk(tree: FileTree, folder: str = "") -> Iterator[str]:
-    for entry in tree.entries(folder):
-        path = f"{folder}/{entry.name}" if folder else entry.name
-        if entry.kind == FOLDER:
-            yield from _walk(tree, path)
-        elif entry.kind == FILE:
-            yield path
-
-
-def is_harness(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return Harness().covers(path) or name in SHADOWS or name.endswith(".pth")
-
-
-def test_files(committed: Committed, modules: frozenset[str]) -> list[str]:
-    """The files of the change's commit to lay over the base: the test code it adds or
-    edits (and the modules of the tests replayed), never the harness."""
-    return sorted(
-        path
-        for path in committed.changed
-        if (is_test_code(path) or path in modules or _under_test_folder(path))
-        and not is_harness(path)
-        and committed.head.read(path, MAX_FILE_BYTES) is not None
-    )
-
-
-def _under_test_folder(path: str) -> bool:
-    return bool(TEST_FOLDERS & set(path.split("/")[:-1]))
-
-
-def lay_out(committed: Committed, modules: frozenset[str], folder: str) -> list[str]:
-    """The base's files in `folder`, the change's test files over them; what was laid over."""
-    for path in _walk(committed.trusted):
-        data = committed.trusted.read(path, MAX_FILE_BYTES)
-        if data is not None:
-            write_beneath(folder, path, data, False)
-    laid = test_files(committed, modules)
-    for path in laid:
-        data = committed.head.read(path, MAX_FILE_BYTES)
-        if data is not None:
-            write_beneath(folder, path, data, False)
-    return laid
 
 
 def with_tests(command: Sequence[str], tests: Sequence[str]) -> list[str]:
@@ -225,7 +180,8 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
         "format": FORMAT,
         "version": 1,
         "base": revision.commit,
-        "head": committed.head_commit,
+        # The commit people review: a merge ref's head, which a later merge ref keeps.
+        "head": committed.merged_head or committed.head_commit,
         "replays": options.count,
         "shard": f"{options.shard[0]}/{options.shard[1]}",
         "tests": len(tests),
@@ -234,7 +190,9 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
     # option of the command is never passed to it.
     runnable = tuple(test_id for test_id in tests if not test_id.startswith("-"))
     replays: list[Seen | str] = []
-    if runnable:
+    if runnable and options.replayed is not None:
+        replays = read_replayed(options.replayed, options.count, runnable, options.root)
+    elif runnable:
         replays = _replay(options, committed, runnable, out, stream, document)
     rows = tally(runnable, replays, options.count)
     rows += [
@@ -286,6 +244,29 @@ def _replay(
         os.chdir(here)
         runner.close()
         shutil.rmtree(folder, ignore_errors=True)
+    return replays
+
+
+def read_replayed(folder: str, count: int, tests: Sequence[str], root: str) -> list[Seen | str]:
+    """The replays another process ran, as the reusable workflow's red-green job runs them:
+    `run-<n>/` in `folder`, one JUnit file per test module. The ids are the change's test
+    modules', so the change's checkout (`root`) names them as the tree would."""
+    replays: list[Seen | str] = []
+    for number in range(1, count + 1):
+        run = os.path.join(folder, f"run-{number}")
+        if not os.path.isdir(run) or os.path.islink(run):
+            replays.append("left no report")
+            continue
+        seen = Seen({}, set())
+        try:
+            for name in sorted(os.listdir(run)):
+                found = read_replay(os.path.join(run, name), tests, root)
+                seen.outcomes.update(found.outcomes)
+                seen.errored |= found.errored
+        except InputError as error:
+            replays.append(f"left an unreadable report: {error.problem}")
+            continue
+        replays.append(seen)
     return replays
 
 
@@ -372,6 +353,7 @@ def run(args: argparse.Namespace) -> int:
         root=args.root,
         timeout=args.timeout,
         shard=parse_shard(args.shard),
+        replayed=args.replayed,
     )
     return run_red_green(options)
 
@@ -400,6 +382,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default="1/1",
         metavar="K/M",
         help="replay only the K-th of M shards of the tests (the gate takes each shard's file)",
+    )
+    parser.add_argument(
+        "--replayed",
+        metavar="DIR",
+        help="run no command: read the replays already run, DIR/run-<n>/*.xml, on the tree "
+        "`waiver red-green-plan --lay-out` wrote (the reusable workflow's red-green job)",
     )
     parser.add_argument("--root", default=".", help="the repository folder (default: .)")
     parser.add_argument("--timeout", type=seconds(), metavar="SECONDS", help="per replay")

@@ -18,6 +18,7 @@ GATE_INPUTS: tuple[str, ...] = (
     "replays",
     "shards",
     "base-reports",
+    "red-green",
     "approvals",
     "provenance",
     "history",

@@ -75,10 +75,29 @@ def parse_red_green(data: bytes, source: str) -> RedGreenFile:
     return RedGreenFile(base, head, replays, runs)
 
 
+def shard_files(path: str) -> list[str]:
+    """The files a `--red-green` path names: itself, the `red-green.json` of the folder
+    `waiver red-green --out` wrote, or that of each folder in it (one per shard, as the
+    reusable workflow downloads them)."""
+    if not os.path.isdir(path):
+        return [path]
+    if os.path.lexists(os.path.join(path, OUTCOMES_FILE)):
+        return [os.path.join(path, OUTCOMES_FILE)]
+    found = sorted(
+        os.path.join(path, name, OUTCOMES_FILE)
+        for name in os.listdir(path)
+        if os.path.isdir(os.path.join(path, name))
+    )
+    if not found:
+        raise InputError(path, f"holds no {OUTCOMES_FILE}, nor a folder per shard with one")
+    return found
+
+
 def read_shards(paths: Sequence[str]) -> RedGreenFile:
     """The shards' files as one: of one base, one head and one replay count, each test in
     one shard only."""
-    first, *others = [(path, read_red_green(path)) for path in paths]
+    files = [found for path in paths for found in shard_files(path)]
+    first, *others = [(path, read_red_green(path)) for path in files]
     runs = dict(first[1].runs)
     for path, shard in others:
         for name in ("base", "head", "replays"):
@@ -92,7 +111,4 @@ def read_shards(paths: Sequence[str]) -> RedGreenFile:
 
 
 def read_red_green(path: str) -> RedGreenFile:
-    """The file, or the `red-green.json` of the folder `waiver red-green --out` wrote."""
-    if os.path.isdir(path):
-        path = os.path.join(path, OUTCOMES_FILE)
     return parse_red_green(read_small(path, MAX_RED_GREEN_BYTES, path), path)

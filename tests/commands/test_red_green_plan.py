@@ -1,0 +1,127 @@
+"""`waiver red-green-plan` on a base and a change built from scratch: which tests need
+red-green replays, read from the two commits alone, and the tree they run in; and
+`waiver red-green --replayed`, which reads replays another process ran."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers.red_green_support import BASE, CHANGE, ERRORED, GREEN, KNOWN, RED, commit
+from helpers.support import git
+from waiver.cli import main
+
+REGISTRY = "known-tests.txt"
+REGISTERED_BASE = {**BASE, REGISTRY: f"{KNOWN}\n"}
+# The change edits the known test's assertion, lists two of its three new tests in its
+# registry, and rewrites the conftest (harness).
+REGISTERED_CHANGE = {
+    **CHANGE,
+    "tests/test_calc.py": CHANGE["tests/test_calc.py"].replace(
+        "assert add(1, 2) == 3", "assert add(1, 2) is not None"
+    ),
+    REGISTRY: f"{KNOWN}\n{RED}\n{ERRORED}\n",
+}
+
+
+def repository(work: Path, change: dict[str, str] = REGISTERED_CHANGE) -> str:
+    """The base with its registry committed, then `change` over it; the base's commit."""
+    git(work, "init", "--quiet")
+    base = commit(work, REGISTERED_BASE, "base")
+    commit(work, change, "change")
+    return base
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def plan(base: str, *more: str) -> int:
+    return main(["red-green-plan", "--trusted-ref", base, "--out", "plan",
+                 "--known-tests", REGISTRY, *more])  # fmt: skip
+
+
+def test_the_new_tests_the_change_lists_and_the_tests_it_edited_are_planned(work: Path) -> None:
+    base = repository(work)
+
+    assert plan(base, "--lay-out") == 0
+
+    # GREEN is new but unlisted: no approval could admit it, so it needs no evidence.
+    assert (work / "plan" / "candidates.txt").read_text().splitlines() == [RED, KNOWN, ERRORED]
+    modules = sorted((work / "plan" / "modules").iterdir())
+    assert [p.read_text().splitlines() for p in modules] == [[RED, KNOWN], [ERRORED]]
+    tree = work / "plan" / "tree"
+    # The base's code and harness, the change's test modules.
+    assert (tree / "calc.py").read_text() == BASE["calc.py"]
+    assert (tree / "conftest.py").read_text() == ""
+    assert "is not None" in (tree / "tests" / "test_calc.py").read_text()
+    assert (tree / "tests" / "test_mul.py").exists()
+
+
+def test_shards_split_the_tests_as_waiver_red_green_does(work: Path) -> None:
+    base = repository(work)
+    assert plan(base, "--shard", "2/2", "--lay-out") == 0
+    # Every candidate is listed for the read-back; this shard runs every 2nd, from the 2nd.
+    assert len((work / "plan" / "candidates.txt").read_text().splitlines()) == 3
+    [module] = (work / "plan" / "modules").iterdir()
+    assert module.read_text().splitlines() == [KNOWN]
+
+
+def test_a_change_with_nothing_new_or_edited_plans_nothing_and_lays_out_nothing(
+    work: Path,
+) -> None:
+    base = repository(work, {"calc.py": CHANGE["calc.py"]})
+    assert plan(base, "--lay-out") == 0
+    assert (work / "plan" / "candidates.txt").read_text() == ""
+    assert not (work / "plan" / "tree").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        (["--trusted-ref", "main"], "give the base's full commit id"),
+        (["--known-tests", ""], "planned from the known-tests registry"),
+    ],
+)
+def test_a_branch_name_or_no_registry_is_a_usage_error(
+    work: Path, arguments: list[str], problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = repository(work)
+    flags = {"--trusted-ref": base, "--known-tests": REGISTRY}
+    flags.update(zip(arguments[::2], arguments[1::2], strict=True))
+    given = [part for flag, value in flags.items() if value for part in (flag, value)]
+    assert main(["red-green-plan", "--out", "plan", *given]) == 2
+    assert problem in capsys.readouterr().err
+
+
+def test_replays_another_process_ran_are_read_and_a_missing_one_is_named(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = repository(work)
+    run = work / "reports" / "run-1"
+    run.mkdir(parents=True)
+    (run / "1.xml").write_text(
+        '<testsuite><testcase classname="tests.test_calc" name="test_add_big">'
+        '<failure message="no"/></testcase>'
+        '<testcase classname="tests.test_calc" name="test_add_small"/></testsuite>'
+    )
+    (work / "ids.txt").write_text(f"{RED}\n{KNOWN}\n{GREEN}\n")
+
+    assert main(["red-green", "--base", base, "-n", "2", "--out", "rg", "--tests", "ids.txt",
+                 "--replayed", "reports"]) == 0  # fmt: skip
+
+    rows = {
+        r["test_id"]: r for r in json.loads((work / "rg" / "red-green.json").read_text())["rows"]
+    }
+    assert (rows[RED]["base_pass"], rows[RED]["base_total"]) == (0, 1)
+    assert (rows[KNOWN]["base_pass"], rows[KNOWN]["base_total"]) == (1, 1)
+    assert rows[RED]["why"] == "replay 2 left no report"
+    assert rows[GREEN]["result"] == "not_run"
+    capsys.readouterr()
+    assert main(["red-green", "--base", base, "-n", "2", "--out", "rg2", "--test", RED,
+                 "--replayed", "reports", "--", "true"]) == 2  # fmt: skip
+    assert "--replayed reads replays already run: give no command" in capsys.readouterr().err

@@ -1,0 +1,239 @@
+"""The reusable workflow's red-green job and the job settings it shares with the replays:
+the runner, Node.js and the set-up command.
+
+The red-green steps run here with bash as a runner runs them, and `docker` is
+tests/helpers/fake_docker.py, which runs the real waiver on what the script hands the
+container; tests/container/test_red_green_act.py runs the whole workflow under act.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from helpers.fake_docker import install
+from helpers.red_green_support import (
+    BYSTANDER_TEST,
+    FIX_TEST,
+    fix_with_a_green_green_test,
+    fix_with_a_red_green_test,
+)
+from helpers.support import EXAMPLE, REPO, git, read_github_output
+
+WORKFLOWS = REPO / ".github" / "workflows"
+GATE: dict[Any, Any] = yaml.safe_load((WORKFLOWS / "waiver-gate.yml").read_text())
+REPORT: dict[Any, Any] = yaml.safe_load((WORKFLOWS / "waiver-report.yml").read_text())
+TEST_JOBS = ("properties", "replays", "base-replays", "red-green")
+SETUP_NODE = "actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020"
+PLAN_STEP = "List the new and edited tests that need red-green replays"
+ARRIVED_STEP = "Name the red-green replays that arrived"
+
+
+def steps(workflow: dict[Any, Any], job: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = workflow["jobs"][job]["steps"]
+    return found
+
+
+def step(workflow: dict[Any, Any], job: str, name: str) -> dict[str, Any]:
+    return next(s for s in steps(workflow, job) if s.get("name") == name)
+
+
+def names(job: str) -> list[str]:
+    return [s.get("name", s.get("uses", "").partition("@")[0]) for s in steps(GATE, job)]
+
+
+def test_the_red_green_job_runs_after_the_property_job_only_for_new_or_edited_tests() -> None:
+    jobs = GATE["jobs"]
+    job = jobs["red-green"]
+    assert job["needs"] == "properties"
+    assert job["if"] == (
+        "${{ needs.properties.outputs.fixtures-match == 'true' "
+        "&& needs.properties.outputs.red-green-tests != '' "
+        "&& needs.properties.outputs.red-green-tests != '0' }}"
+    )
+    assert (
+        jobs["properties"]["outputs"]["red-green-tests"] == "${{ steps.red-green.outputs.tests }}"
+    )
+    plan = step(GATE, "properties", PLAN_STEP)
+    assert plan["if"] == (
+        "${{ inputs.red-green-command != '' && steps.lock.outputs.fixtures-match == 'true' }}"
+    )
+    order = names("properties")
+    # From the commits, before the harness restore and before any of the change's code.
+    assert order.index(PLAN_STEP) < order.index("Restore the base commit's test harness")
+    assert order.index(PLAN_STEP) < order.index("Set up the suite")
+    # Sharded like the replays, and waited for by the gate.
+    assert job["strategy"]["matrix"]["shard"] == (
+        "${{ fromJSON(github.event_name == 'pull_request_review' && '[1]' "
+        "|| needs.properties.outputs.shards) }}"
+    )
+    assert "red-green" in jobs["gate"]["needs"]
+
+
+def test_waiver_lays_out_and_reads_in_its_image_and_only_the_command_runs_on_the_runner() -> None:
+    assert names("red-green") == [
+        "Name the waiver to check out",
+        "Check out waiver",
+        "Move waiver out of the workspace",
+        "Check out the change",
+        "Pull or build waiver's image",
+        "Lay out the base's code with the change's test files",
+        "actions/setup-python",
+        "actions/setup-node",
+        "Set up the suite on the base's code",
+        "Replay this shard's tests on the base's code",
+        "Read what each test did on the base",
+        "Upload this shard's red-green replays",
+    ]
+    scripts = "\n".join(s.get("run", "") for s in steps(GATE, "red-green"))
+    assert 'run-in-image.sh" red-green-plan' in scripts
+    assert 'run-in-image.sh" red-green --base' in scripts
+    assert "pip install" not in scripts and "venv" not in scripts
+    upload = step(GATE, "red-green", "Upload this shard's red-green replays")["with"]
+    assert upload["name"] == "waiver-red-green-shard-${{ matrix.shard }}"
+
+
+@pytest.mark.parametrize(("workflow", "job"), [(GATE, "gate"), (REPORT, "report")])
+def test_the_gate_and_the_report_workflow_pass_the_shards_that_arrived(
+    workflow: dict[Any, Any], job: str, tmp_path: Path
+) -> None:
+    download = next(
+        s
+        for s in steps(workflow, job)
+        if s.get("with", {}).get("pattern", "").startswith("waiver-red-green-shard-")
+    )
+    # A folder per shard: each holds a red-green.json, which merge-multiple would overwrite.
+    assert download["with"]["path"] == "change/waiver-red-green"
+    assert "merge-multiple" not in download["with"]
+    assert download["continue-on-error"] is True
+    gate = next(s for s in steps(workflow, job) if s.get("uses") == "./waiver-action")
+    assert gate["with"]["red-green"] == "${{ steps.red-green.outputs.folder }}"
+    clear = "\n".join(s.get("run", "") for s in steps(workflow, job))
+    assert "change/waiver-red-green\n" in clear  # what the change ships there is removed
+    # Only shards that arrived are passed: none is no input error, but evidence of none.
+    script = step(workflow, job, ARRIVED_STEP)["run"]
+    for present, expected in ((False, {}), (True, {"folder": "waiver-red-green"})):
+        if present:
+            (tmp_path / "change" / "waiver-red-green" / "waiver-red-green-shard-2").mkdir(
+                parents=True
+            )
+            (tmp_path / "change/waiver-red-green/waiver-red-green-shard-2/red-green.json").touch()
+        output = tmp_path / f"output-{present}"
+        output.touch()
+        subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, check=True,
+                       env={**os.environ, "GITHUB_OUTPUT": str(output)})  # fmt: skip
+        assert read_github_output(output.read_text()) == expected
+
+
+def test_the_test_jobs_take_the_runner_and_the_gate_stays_on_a_fresh_hosted_machine() -> None:
+    inputs = GATE[True]["workflow_call"]["inputs"]
+    assert inputs["runs-on"]["default"] == "ubuntu-latest"
+    for job in TEST_JOBS:
+        assert GATE["jobs"][job]["runs-on"] == "${{ inputs.runs-on }}", job
+    assert GATE["jobs"]["gate"]["runs-on"] == GATE["jobs"]["review"]["runs-on"] == "ubuntu-latest"
+
+
+@pytest.mark.parametrize("job", TEST_JOBS)
+def test_node_and_the_setup_command_come_after_the_harness_and_before_the_suite(
+    job: str,
+) -> None:
+    setup_node = next(s for s in steps(GATE, job) if s.get("uses", "").startswith(SETUP_NODE))
+    assert setup_node["if"] == "${{ inputs.node-version != '' }}"
+    assert setup_node["with"] == {"node-version": "${{ inputs.node-version }}"}
+    order = names(job)
+    setup = next(n for n in order if n.startswith("Set up the suite"))
+    assert step(GATE, job, setup)["if"] == "${{ inputs.setup-command != '' }}"
+    assert step(GATE, job, setup)["env"]["SETUP_COMMAND"] == "${{ inputs.setup-command }}"
+    suite = next(n for n in order if n.startswith(("Run the", "Replay this shard")))
+    first = "Check out the base commit" if job == "base-replays" else "Pull or build waiver's image"
+    harness = {
+        "red-green": "Lay out the base's code with the change's test files",
+        "base-replays": "Check out the base commit",
+    }.get(job, "Restore the base commit's test harness")
+    assert order.index(first) <= order.index(harness) < order.index("actions/setup-node")
+    assert order.index("actions/setup-node") < order.index(setup) < order.index(suite)
+
+
+# --- the steps themselves, on the example --------------------------------------------
+
+
+@pytest.fixture
+def change(tmp_path: Path) -> tuple[Path, str]:
+    """The example as a base, and a change that fixes its bug and adds a test that fails
+    without the fix and one that passes anyway: (the checkout, the base commit)."""
+    work = tmp_path / "workspace"
+    shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("run.sh", "__pycache__"))
+    git(work, "init", "--quiet")
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "base")
+    base = git(work, "rev-parse", "HEAD")
+    fix_with_a_red_green_test(work)
+    fix_with_a_green_green_test(work)
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "change")
+    return work, base
+
+
+def run_job_step(job: str, name: str, work: Path, env: dict[str, str]) -> dict[str, str]:
+    """The step as the runner runs it, waiver in RUNNER_TEMP and docker the stand-in: its
+    outputs."""
+    runner_temp = work.parent / "runner-temp"
+    if not runner_temp.exists():
+        runner_temp.mkdir()
+        (runner_temp / "waiver").symlink_to(REPO)
+        install(work.parent)
+    output = work.parent / "output"
+    output.write_text("")
+    completed = subprocess.run(
+        ["bash", "-e", "-c", step(GATE, job, name)["run"]],
+        cwd=work,
+        env={**os.environ, "PATH": f"{work.parent / 'bin'}{os.pathsep}{os.environ['PATH']}",
+             "RUNNER_TEMP": str(runner_temp), "GITHUB_WORKSPACE": str(work),
+             "GITHUB_OUTPUT": str(output), "FAKE_DOCKER_LOG": str(work.parent / "docker.jsonl"),
+             "WAIVER_IMAGE": "sha256:" + "e" * 64, "WAIVER_SCRATCH":
+             str(runner_temp / "waiver-red-green"), "KNOWN_TESTS": "known-tests.txt",
+             "CONFIG": "", **env},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return read_github_output(output.read_text())
+
+
+RED_GREEN_COMMAND = (
+    f"xargs -d '\\n' -a \"$WAIVER_TESTS\" {sys.executable} -m pytest -q -p no:cacheprovider "
+    '--junitxml="$WAIVER_JUNIT"'
+)
+
+
+@pytest.mark.slow
+def test_the_job_replays_the_fix_s_test_red_and_the_bystander_green_on_the_base(
+    change: tuple[Path, str],
+) -> None:
+    work, base = change
+    planned = run_job_step("properties", PLAN_STEP, work, {"BASE": base})
+    assert planned == {"tests": "2"}
+
+    shard = {"BASE": base, "SHARD": "1/1", "REPLAYS": "2"}
+    run_job_step("red-green", "Lay out the base's code with the change's test files", work, shard)
+    run_job_step("red-green", "Replay this shard's tests on the base's code", work,
+                 {**shard, "RED_GREEN_COMMAND": RED_GREEN_COMMAND})  # fmt: skip
+    run_job_step("red-green", "Read what each test did on the base", work, shard)
+
+    scratch = work.parent / "runner-temp" / "waiver-red-green"
+    document = json.loads((scratch / "out" / "red-green.json").read_text())
+    assert (document["base"], document["head"]) == (base, git(work, "rev-parse", "HEAD"))
+    assert [(r["test_id"], r["base_pass"], r["base_total"], r["result"]) for r in document["rows"]] == [
+        (BYSTANDER_TEST, 2, 2, "green"),
+        (FIX_TEST, 0, 2, "red"),
+    ]  # fmt: skip
+    # Each test file ran apart, in each replay; the change's checkout was not touched.
+    assert sorted(p.name for p in (scratch / "reports" / "run-2").iterdir()) == ["1.xml", "2.xml"]
+    assert git(work, "status", "--porcelain") == ""

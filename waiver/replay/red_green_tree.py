@@ -1,0 +1,65 @@
+"""The tree red-green replays run in: the trusted base's files, with the test code the
+change's commit adds or edits laid over them.
+
+The harness stays the base's, as in every replay (`conftest.py`, pytest's configuration,
+modules that would be imported in pytest's place), so the change's own hooks cannot decide
+what its tests do on the base. Everything is written from git blobs as regular files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from waiver.read.definitions.reach import TEST_FOLDERS, is_test_code
+from waiver.read.harness.named import Harness
+from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import FILE, FOLDER, FileTree
+from waiver.write.restore import write_beneath
+
+MAX_FILE_BYTES = 64 << 20
+# Modules that would be imported in pytest's place: harness, never taken from the change.
+SHADOWS = frozenset({"pytest.py", "sitecustomize.py", "usercustomize.py"})
+
+
+def _walk(tree: FileTree, folder: str = "") -> Iterator[str]:
+    for entry in tree.entries(folder):
+        path = f"{folder}/{entry.name}" if folder else entry.name
+        if entry.kind == FOLDER:
+            yield from _walk(tree, path)
+        elif entry.kind == FILE:
+            yield path
+
+
+def is_harness(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return Harness().covers(path) or name in SHADOWS or name.endswith(".pth")
+
+
+def test_files(committed: Committed, modules: frozenset[str]) -> list[str]:
+    """The files of the change's commit to lay over the base: the test code it adds or
+    edits (and the modules of the tests replayed), never the harness."""
+    return sorted(
+        path
+        for path in committed.changed
+        if (is_test_code(path) or path in modules or _under_test_folder(path))
+        and not is_harness(path)
+        and committed.head.read(path, MAX_FILE_BYTES) is not None
+    )
+
+
+def _under_test_folder(path: str) -> bool:
+    return bool(TEST_FOLDERS & set(path.split("/")[:-1]))
+
+
+def lay_out(committed: Committed, modules: frozenset[str], folder: str) -> list[str]:
+    """The base's files in `folder`, the change's test files over them; what was laid over."""
+    for path in _walk(committed.trusted):
+        data = committed.trusted.read(path, MAX_FILE_BYTES)
+        if data is not None:
+            write_beneath(folder, path, data, False)
+    laid = test_files(committed, modules)
+    for path in laid:
+        data = committed.head.read(path, MAX_FILE_BYTES)
+        if data is not None:
+            write_beneath(folder, path, data, False)
+    return laid
