@@ -143,3 +143,29 @@ def test_a_real_bug_is_a_stable_failure(initialised: tuple[str, Path, str]) -> N
     above = {"jest": test_jest_project, "mocha": test_mocha_project, "vitest": test_vitest_project}
     assert code == 1
     assert classes(report)[above[runner].ABOVE] == "stable_assertion_fail"
+
+
+def test_an_install_that_fails_is_named_with_its_output(
+    tmp_path: Path, node_modules: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """npm's lockfile is there, so init runs `npm ci` first, as the workflow will; a lock
+    out of step with package.json stops it, named, and nothing is written."""
+    root = tmp_path / "calc"
+    root.mkdir()
+    lock = {"name": "calc", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+            "packages": {"": {"name": "calc", "version": "1.0.0"}}}  # fmt: skip
+    files = _named_by_package(test_jest_project.FILES, devDependencies={"jest": "29.7.0"})
+    write_files(root, {**files, ".gitignore": IGNORED, "package-lock.json": json.dumps(lock)})
+    link_install(node_modules, root)
+    git(root, "init", "--quiet")
+    with pytest.MonkeyPatch.context() as patch:
+        installed_from_github(tmp_path / "site", patch)
+        patch.chdir(root)
+        assert main(["init"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "waiver: error: npm ci: the install step failed (exit 1)\n  npm error code EUSAGE\n"
+    )
+    assert "package.json and package-lock.json or npm-shrinkwrap.json are in sync" in err
+    assert "<U+" not in err
+    assert not (root / "waiver.yml").exists()

@@ -115,16 +115,15 @@ def detect_runner(root: str, package: dict[str, object]) -> str | None:
     none. Where one kind of evidence names two, the next cannot settle it: an error that
     asks for --runner."""
     for where, found in (
-        ("the `test` script of package.json", _script_runners(package)),
-        ("the configuration files", _config_runners(root, package)),
-        ("the dependencies of package.json", _dependency_runners(package)),
+        ("the `test` script of package.json names", _script_runners(package)),
+        ("the configuration files name", _config_runners(root, package)),
+        ("the dependencies of package.json name", _dependency_runners(package)),
     ):
         if len(found) == 1:
             return found[0]
         if found:
             raise UsageError(
-                f"{where} name{'s' if len(found) == 1 else ''} {' and '.join(found)}: name "
-                "the runner the gate replays with --runner"
+                f"{where} {' and '.join(found)}: name the runner the gate replays with --runner"
             )
     return None
 

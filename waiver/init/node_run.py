@@ -55,11 +55,13 @@ def _run(flag: str, command: str, junit: str | None) -> subprocess.CompletedProc
 
 
 def install(command: str) -> None:
-    """The install step, run once in the repository: an error naming it when it fails."""
+    """The install step, run once in the repository: an error naming it, with the head of
+    its output, when it fails."""
     completed = _run("install", command, None)
     if completed.returncode != 0:
-        tail = (completed.stdout + completed.stderr)[-OUTPUT_TAIL:]
-        raise InputError(command, f"the install step failed (exit {completed.returncode})\n{tail}")
+        # npm says first why it stopped, then what it could not do.
+        head = (completed.stderr or completed.stdout)[:OUTPUT_TAIL]
+        raise InputError(command, f"the install step failed (exit {completed.returncode})\n{head}")
 
 
 def run_suite(flag: str, command: str, runner: str) -> Ran:
