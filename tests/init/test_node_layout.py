@@ -154,3 +154,31 @@ def test_a_package_json_that_names_no_runner_asks_for_one(
         "script, a configuration file or its dependencies), and there is no pytest suite: "
         "name the runner with --runner\n"
     )
+
+
+def test_a_config_that_computes_what_it_loads_asks_for_harness_globs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lock and the run are both tried: the configuration the gate cannot resolve and
+    the runner that is not installed are named in one exit 2; `--harness` settles the
+    first."""
+    root = write_tree(tmp_path, {
+        "package.json": package(scripts={"test": "jest"}),
+        "jest.config.js": "const name = process.env.SETUP;\nmodule.exports = require(name);\n",
+        "test/calc.test.js": CALC_TEST,
+        "properties/commutes.test.js": FAST_CHECK_TEST,
+    })  # fmt: skip
+    assert init(root) == 2
+    assert capsys.readouterr().err == (
+        "waiver: error: 2 problems, so nothing was written:\n"
+        "  1. jest.config.js: loads a module whose name it computes (line 2), so the gate "
+        "cannot tell which files it loads: name this file and those files with `harness:` "
+        "globs in the policy file\n"
+        "  2. node_modules/.bin/jest is missing, and init runs the suite once with it: install "
+        "the project's packages first (npm install)\n"
+    )
+    assert init(root, "--harness", "jest.config.js") == 2
+    assert capsys.readouterr().err == (
+        "waiver: error: node_modules/.bin/jest is missing, and init runs the suite once with "
+        "it: install the project's packages first (npm install)\n"
+    )
