@@ -1,9 +1,10 @@
 """`waiver init`: set a repository up for the gate, from its root.
 
-It finds the layout (waiver.init.layout), and writes the fixture lock (with the same code
+It finds the runner (pytest, or the jest, vitest or mocha that `package.json` names:
+waiver.init.node_layout), the layout (waiver.init.layout), and writes the fixture lock (with the same code
 as `waiver lock`), the known-tests registry (from one real run of the suite), a commented policy
 file, a workflow calling waiver's reusable gate workflow and one posting its verdict on the
-pull request, pinned by commit (waiver.init.plan). It never overwrites a file without
+pull request, pinned by commit (waiver.init.plan; for a JavaScript runner waiver.init.node_plan). It never overwrites a file without
 --force, but completes a policy file there is (waiver.init.merge); and without a property
 suite it writes nothing: a gate whose property step cannot fail protects nothing, and init
 will not invent one.
@@ -17,9 +18,12 @@ import sys
 from dataclasses import replace
 
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, UsageError
-from waiver.init.plan import InitOptions, plan, resolve_layout
+from waiver.init.node_layout import choose_runner
+from waiver.init.node_plan import plan_node, resolve_node_layout
+from waiver.init.plan import InitOptions, Planned, plan, resolve_layout
 from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
+from waiver.runners import RUNNERS
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 from waiver.write.setup_files import (
@@ -52,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         harness=tuple(args.harness),
         verify=not args.no_verify,
+        runner=args.runner,
     )
     targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW, HISTORY_WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
@@ -70,13 +75,19 @@ def run(args: argparse.Namespace) -> int:
         options = replace(options, existing_policy=_read_policy())
     problems = Problems()
     source = problems.attempt(lambda: waiver_source(options.waiver_repository, options.waiver_ref))
-    layout = resolve_layout(options, problems)
-    planned = []
-    if layout.test_folders and (layout.property_suites or layout.property_selection):
-        # The lock and the registry are tried even beside other problems, so that one run
-        # names every problem: the workflow's pin is only text in them.
-        repository, ref = source or ("", "")
-        planned = plan(layout, options, repository, ref, problems)
+    runner = problems.attempt(lambda: choose_runner(".", options.runner))
+    # The lock and the registry are tried even beside other problems, so that one run
+    # names every problem: the workflow's pin is only text in them.
+    repository, ref = source or ("", "")
+    planned: list[Planned] = []
+    if runner == "pytest":
+        layout = resolve_layout(options, problems)
+        if layout.test_folders and (layout.property_suites or layout.property_selection):
+            planned = plan(layout, options, repository, ref, problems)
+    elif runner is not None:
+        node_layout = resolve_node_layout(runner, options, problems)
+        if node_layout.property_paths:
+            planned = plan_node(node_layout, options, repository, ref, problems)
     if problems.found:
         print(problems.text(), file=sys.stderr)
         return EXIT_INPUT
@@ -158,6 +169,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         help="do not prove the written commands in a fresh venv; take the registry from "
         "pytest in this environment",
+    )
+    parser.add_argument(
+        "--runner",
+        choices=sorted(RUNNERS),
+        help="the test runner to set up (default: pytest for a Python test suite, else the "
+        "jest, vitest or mocha that package.json names)",
     )
     parser.add_argument("--force", action="store_true", help="rewrite files that exist")
     parser.add_argument(

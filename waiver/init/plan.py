@@ -68,6 +68,7 @@ class InitOptions:
     harness: tuple[str, ...] = ()  # --harness globs, kept in the policy file
     existing_policy: bytes | None = None  # the policy file there is, which init completes
     verify: bool = True  # False (--no-verify): the registry from pytest in this environment
+    runner: str | None = None  # --runner: the runner to set up; None: the one found
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,14 @@ from waiver.read.harness.named import Harness
 from waiver.runners.base import Runner
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
+from waiver.runners.node import NodeRunner
 from waiver.runners.pytest import PYTEST
 from waiver.runners.vitest import VITEST
 
 RUNNERS: dict[str, Runner] = {runner.name: runner for runner in (PYTEST, JEST, VITEST, MOCHA)}
 DEFAULT_RUNNER = PYTEST.name
+# The JavaScript runners, whose commands `waiver init` writes from their modules.
+NODE_RUNNERS: dict[str, NodeRunner] = {runner.name: runner for runner in (JEST, VITEST, MOCHA)}
 
 
 def runner_named(name: str) -> Runner:

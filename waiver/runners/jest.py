@@ -9,6 +9,10 @@ jest-junit leaves before the title of a test outside any `describe` is not part 
 
 from __future__ import annotations
 
+import re
+import shlex
+from collections.abc import Sequence
+
 from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
 
@@ -29,9 +33,35 @@ def read_case(suite: str, classname: str, name: str, file: str) -> str | None:
     return f"{file}::{name.strip()}" if file else None
 
 
-JEST = NodeRunner(
-    "jest",
-    FILES,
-    read_case,
-    f"{REPORTER_ENVIRONMENT} npx jest --ci --reporters=default --reporters=jest-junit",
-)
+JEST_CI = f"{REPORTER_ENVIRONMENT} npx jest --ci"
+# Last: jest reads every word after `--reporters` as a reporter.
+REPORTERS = "--reporters=default --reporters=jest-junit"
+# jest's own ignore pattern, which one given on the command line replaces.
+INSTALLS = "/node_modules/"
+
+
+def _pattern(path: str, folder: bool) -> str:
+    """A regular expression of jest's for the file or the folder at `path`."""
+    return re.escape(path) + ("/" if folder else "$")
+
+
+def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, str]:
+    """The property suite's command (its folders and files, as jest's path patterns, which
+    match the absolute path) and the tests' (every other test, by ignore patterns from
+    `<rootDir>`)."""
+    patterns = [
+        *(f"/{_pattern(f, True)}" for f in folders),
+        *(f"/{_pattern(f, False)}" for f in files),
+    ]
+    ignored = [
+        INSTALLS,
+        *(f"<rootDir>/{_pattern(f, True)}" for f in folders),
+        *(f"<rootDir>/{_pattern(f, False)}" for f in files),
+    ]
+    return (
+        f"{JEST_CI} {shlex.join(patterns)} {REPORTERS}",
+        f"{JEST_CI} {shlex.join(f'--testPathIgnorePatterns={p}' for p in ignored)} {REPORTERS}",
+    )
+
+
+JEST = NodeRunner("jest", FILES, read_case, f"{JEST_CI} {REPORTERS}", suite_commands)

@@ -9,6 +9,9 @@ is read as any other report's testcase.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
+
 from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
 
@@ -27,10 +30,21 @@ def read_case(suite: str, classname: str, name: str, file: str) -> str | None:
     return f"{file}::{full}"
 
 
-MOCHA = NodeRunner(
-    "mocha",
-    FILES,
-    read_case,
+MOCHA_RUN = (
     'MOCHA_FILE="$WAIVER_JUNIT" npx mocha --reporter mocha-junit-reporter '
-    "--reporter-options testCaseSwitchClassnameAndName=true",
+    "--reporter-options testCaseSwitchClassnameAndName=true"
 )
+
+
+def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, str]:
+    """The property suite's command (its folders, every module in them, and its files) and
+    the tests' (the same excluded by globs). mocha adds a configuration's `spec` to the
+    files given, so a configuration that names its own runs them in both."""
+    excluded = [*(f"{folder}/**" for folder in folders), *files]
+    return (
+        f"{MOCHA_RUN} --recursive {shlex.join([*folders, *files])}",
+        f"{MOCHA_RUN} {shlex.join(w for p in excluded for w in ('--exclude', p))}",
+    )
+
+
+MOCHA = NodeRunner("mocha", FILES, read_case, MOCHA_RUN, suite_commands)

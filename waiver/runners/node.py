@@ -28,6 +28,9 @@ from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 # How a runner reads one testcase, given where the report's `file` is in the repository
 # ("" when it cannot be placed): its id, or None to read it as any other report's.
 ReadCase = Callable[[str, str, str, str], str | None]
+# The commands `waiver init` writes, given the property suite's folders and files: the
+# property suite's alone, and every other test's.
+SuiteCommands = Callable[[Sequence[str], Sequence[str]], tuple[str, str]]
 
 
 def repository_file(root: str | None, file: str) -> str:
@@ -82,6 +85,7 @@ class NodeRunner:
     harness_files: NodeRunnerFiles
     read_case: ReadCase | None
     command: str
+    suite_commands: SuiteCommands
     # What joins the describe titles and the test's title in an id.
     title_separator: str = " "
 

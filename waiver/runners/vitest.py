@@ -7,6 +7,9 @@ describe path and title (joined by ` > `) as the name, so the id is
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
+
 from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
 
@@ -16,10 +19,26 @@ FILES = NodeRunnerFiles(
     mocks=True,
 )
 
+VITEST_RUN = "npx vitest run"
+REPORTERS = '--reporter=default --reporter=junit --outputFile.junit="$WAIVER_JUNIT"'
+
+
+def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, str]:
+    """The property suite's command (its folders and files as vitest's filters) and the
+    tests' (the same excluded by globs, which add to the configuration's)."""
+    filters = [*(f"{folder}/" for folder in folders), *files]
+    excluded = [*(f"{folder}/**" for folder in folders), *files]
+    return (
+        f"{VITEST_RUN} {shlex.join(filters)} {REPORTERS}",
+        f"{VITEST_RUN} {shlex.join(w for p in excluded for w in ('--exclude', p))} {REPORTERS}",
+    )
+
+
 VITEST = NodeRunner(
     "vitest",
     FILES,
     None,
-    'npx vitest run --reporter=default --reporter=junit --outputFile.junit="$WAIVER_JUNIT"',
+    f"{VITEST_RUN} {REPORTERS}",
+    suite_commands,
     title_separator=" > ",
 )

@@ -35,6 +35,8 @@ class Setup:
     waiver_ref: str  # the full commit of waiver to pin
     harness_globs: tuple[str, ...] = ()  # the policy's `harness:`, as `init --harness` gave
     default_branch: str = "main"  # the branch whose pushes and schedule make the history
+    runner: str | None = None  # the policy's `runner:`; None for pytest, the default
+    node_version: str | None = None  # the Node the replay jobs set up, for a JavaScript runner
 
 
 def _quoted(text: str) -> str:
@@ -51,6 +53,14 @@ def render_policy(setup: Setup) -> str:
         "# stops running, is unknown_test and waits for a person.",
         f"registry: {_quoted(REGISTRY)}",
     ]
+    if setup.runner is not None:
+        lines += [
+            "",
+            "# The test runner the replays run: it decides which files are the harness the",
+            "# lock holds, how a report's testcase becomes a test id, and how an edited test is",
+            "# compared.",
+            f"runner: {setup.runner}",
+        ]
     if not setup.reads_fixtures:
         lines += [
             "",
@@ -147,6 +157,14 @@ def render_workflow(setup: Setup) -> str:
         f"      property-command: {_quoted(setup.property_command)}",
         "      # Runs the assertion suite once and writes its JUnit XML to $WAIVER_JUNIT.",
         f"      test-command: {_quoted(setup.test_command)}",
+        *(
+            []
+            if setup.node_version is None
+            else [
+                "      # The Node both commands run with (actions/setup-node).",
+                f"      node-version: {_quoted(setup.node_version)}",
+            ]
+        ),
         *_gate_inputs(setup),
     ]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,171 @@
+"""`waiver init` on a jest, a mocha and a vitest project built from scratch, with no flag but
+what a pip install from GitHub records: it finds the runner in package.json, the property
+suite and the fixtures, runs the suite once for the registry, and writes the policy and
+workflows with the reporter settings of the runner's module; the first gate on an honest
+change is clean and a real bug is a stable failure."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import test_jest_project
+import test_mocha_project
+import test_vitest_project
+import yaml
+
+from helpers.init_support import (
+    commit_as_base,
+    gate,
+    installed_from_github,
+    runner_part,
+    workflow_inputs,
+)
+from helpers.node_support import IGNORED, classes, link_install, registry, write_files
+from helpers.support import git
+from waiver.cli import main
+
+pytestmark = pytest.mark.slow
+
+NODE = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False)
+NODE_MAJOR = NODE.stdout.strip().removeprefix("v").split(".")[0]
+
+
+def _named_by_package(files: dict[str, str], **keys: object) -> dict[str, str]:
+    """The project's files with its package.json naming its runner, as a real one does."""
+    package = json.loads(files["package.json"])
+    return {**files, "package.json": json.dumps({**package, **keys}, indent=2)}
+
+
+# Each project as its module builds it: jest named by its jest.config.js, mocha by the
+# `test` script, vitest by its dev dependencies.
+PROJECTS: dict[str, tuple[dict[str, str], Callable[[Path], None]]] = {
+    "jest": (test_jest_project.FILES, test_jest_project.break_clamp),
+    "mocha": (
+        _named_by_package(test_mocha_project.FILES, scripts={"test": "mocha"}),
+        test_mocha_project.break_clamp,
+    ),
+    "vitest": (
+        _named_by_package(test_vitest_project.FILES, devDependencies={"vitest": "^2.1.9"}),
+        test_vitest_project.break_clamp,
+    ),
+}
+REGISTRIES = {
+    "jest": [
+        "properties/add.test.js::add commutes",
+        "test/calc.test.js::add adds 1 and 2",
+        "test/calc.test.js::add adds 2 and 3",
+        test_jest_project.OPPOSITES,
+        test_jest_project.ABOVE,
+        test_jest_project.INSIDE,
+        test_jest_project.OTHER_INSIDE,
+    ],
+    "mocha": [
+        "properties/add.spec.js::add commutes",
+        "test/calc.spec.js::add adds 1 and 2",
+        "test/calc.spec.js::add adds 2 and 3",
+        test_mocha_project.ABOVE,
+        test_mocha_project.INSIDE,
+        test_mocha_project.OTHER_INSIDE,
+    ],
+    "vitest": [
+        "properties/add.test.ts::add commutes",
+        "test/calc.test.ts::clamp > cuts -5 to 0",
+        "test/calc.test.ts::clamp > cuts 20 to 10",
+        test_vitest_project.ABOVE,
+        test_vitest_project.INSIDE,
+    ],
+}
+
+
+@pytest.fixture(params=sorted(PROJECTS))
+def initialised(
+    request: pytest.FixtureRequest, tmp_path: Path, node_modules: Path
+) -> tuple[str, Path, str]:
+    """(runner, root, base): the project after `waiver init`, committed as the base."""
+    runner = request.param
+    root = tmp_path / "calc"
+    root.mkdir()
+    write_files(root, {**PROJECTS[runner][0], ".gitignore": IGNORED})
+    link_install(node_modules, root)
+    git(root, "init", "--quiet")
+    with pytest.MonkeyPatch.context() as patch:
+        installed_from_github(tmp_path / "site", patch)
+        patch.chdir(root)
+        assert main(["init"]) == 0
+    commit_as_base(root)
+    return runner, root, git(root, "rev-parse", "HEAD")
+
+
+def test_init_writes_the_runner_the_ids_the_lock_and_the_node_version(
+    initialised: tuple[str, Path, str],
+) -> None:
+    runner, root, _ = initialised
+    assert registry(root) == REGISTRIES[runner]
+    policy = yaml.safe_load((root / "waiver.yml").read_text())
+    assert (policy["runner"], policy["registry"]) == (runner, "known-tests.txt")
+    locked = [line.split("  ", 1)[1] for line in (root / "fixture.lock").read_text().splitlines()]
+    extension = REGISTRIES[runner][0].split("::")[0].rsplit("/", 1)[1]
+    assert locked == sorted(
+        ["fixtures/cases.json", f"properties/{extension}"]
+        + (["jest.config.js", "test/setup.js"] if runner == "jest" else [])
+    )
+    inputs = workflow_inputs(root)
+    assert inputs["node-version"] == NODE_MAJOR
+    assert inputs["fixtures"] == "fixtures"
+    assert inputs["property-command"].startswith("npm install && ")
+
+
+def test_the_first_gate_on_an_honest_change_is_clean(initialised: tuple[str, Path, str]) -> None:
+    runner, root, base = initialised
+    code = next((root / "src").iterdir())
+    code.write_text(
+        code.read_text().replace(
+            "return Math.min(Math.max(x, lo), hi);",
+            "const low = Math.max(x, lo);\n  return Math.min(low, hi);",
+        )
+    )
+    git(root, "commit", "--quiet", "-am", "refactor")
+    code_, report = gate(root, base, runner_part)
+    assert (code_, report["verdict"]) == (0, "clean"), report
+    assert set(classes(report).values()) == {"stable_pass"}
+    assert sorted(classes(report)) == sorted(REGISTRIES[runner][1:])
+
+
+def test_a_real_bug_is_a_stable_failure(initialised: tuple[str, Path, str]) -> None:
+    runner, root, base = initialised
+    PROJECTS[runner][1](root)
+    git(root, "commit", "--quiet", "-am", "bug")
+    code, report = gate(root, base, runner_part)
+    above = {"jest": test_jest_project, "mocha": test_mocha_project, "vitest": test_vitest_project}
+    assert code == 1
+    assert classes(report)[above[runner].ABOVE] == "stable_assertion_fail"
+
+
+def test_an_install_that_fails_is_named_with_its_output(
+    tmp_path: Path, node_modules: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """npm's lockfile is there, so init runs `npm ci` first, as the workflow will; a lock
+    out of step with package.json stops it, named, and nothing is written."""
+    root = tmp_path / "calc"
+    root.mkdir()
+    lock = {"name": "calc", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+            "packages": {"": {"name": "calc", "version": "1.0.0"}}}  # fmt: skip
+    files = _named_by_package(test_jest_project.FILES, devDependencies={"jest": "29.7.0"})
+    write_files(root, {**files, ".gitignore": IGNORED, "package-lock.json": json.dumps(lock)})
+    link_install(node_modules, root)
+    git(root, "init", "--quiet")
+    with pytest.MonkeyPatch.context() as patch:
+        installed_from_github(tmp_path / "site", patch)
+        patch.chdir(root)
+        assert main(["init"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "waiver: error: npm ci: the install step failed (exit 1)\n  npm error code EUSAGE\n"
+    )
+    assert "package.json and package-lock.json or npm-shrinkwrap.json are in sync" in err
+    assert "<U+" not in err
+    assert not (root / "waiver.yml").exists()

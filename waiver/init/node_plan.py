@@ -1,0 +1,295 @@
+"""What `waiver init` writes for a JavaScript project run by jest, vitest or mocha: the
+layout with the flags over what was found, the commands the runner's module gives, one
+real run of them for the registry, and each file's text, purpose and refresh command.
+
+The policy names the runner; the lock holds the fixtures and the runner's harness, with
+the property suite (its folders by `--property-suite`, its files by `harness:` globs, so
+that `waiver lock --config waiver.yml` writes the same lock again); both workflows call
+waiver's with the written commands and the Node they were proven with.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+from functools import partial
+
+from waiver.init.collection import Ran
+from waiver.init.layout import Layout, _literal_glob
+from waiver.init.merge import merge_policy
+from waiver.init.node_layout import NodeLayout, find_node_layout, other_lockfile
+from waiver.init.node_run import install, node_version, run_suites
+from waiver.init.plan import FAILED_SHOWN, NO_FIXTURES, InitOptions, Planned, _folders
+from waiver.init.problems import Problems
+from waiver.read.lock.drift import lock_text
+from waiver.read.policy.policy_file import parse_policy
+from waiver.read.registry import format_registry
+from waiver.read.trusted.ignored import ignored_folders
+from waiver.runners import NODE_RUNNERS, policy_harness
+from waiver.write.setup_files import (
+    LOCK,
+    POLICY,
+    REGISTRY,
+    REPORT_WORKFLOW,
+    WORKFLOW,
+    Setup,
+    render_policy,
+    render_report_workflow,
+    render_workflow,
+)
+
+NO_SUITE = (
+    "no property suite found, so nothing was written: a gate whose property step cannot "
+    "fail protects nothing. Write one first: a folder properties/ of test files that check "
+    "invariants of your code (with fast-check's fc.assert, say), each of which fails when "
+    "the invariant breaks, or test files named *.property.test.js; or name an existing "
+    "folder with --property-suite DIR"
+)
+INSTALLS = "node_modules"
+
+
+@dataclass(frozen=True)
+class NodeCommands:
+    """The install step, and the runner's property and test commands without it."""
+
+    install: str | None  # None: the commands given to init, which carry their own
+    properties: str
+    tests: str
+
+    def written(self) -> tuple[str, str]:
+        """The commands the workflow runs, each starting with the install step."""
+        if self.install is None:
+            return self.properties, self.tests
+        return f"{self.install} && {self.properties}", f"{self.install} && {self.tests}"
+
+
+def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -> NodeLayout:
+    """The layout found, with the flags over it; what is missing goes to `problems`."""
+    found = find_node_layout(".", runner)
+    suites = _folders(options.property_suites, "--property-suite", problems)
+    fixtures = _folders(options.fixtures, "--fixtures", problems)
+    if options.property_select is not None:
+        problems.add(
+            f"--property-select selects pytest tests; {runner}'s property suite is its own "
+            "folders (--property-suite DIR)"
+        )
+    held = found.fixtures
+    layout = NodeLayout(
+        runner,
+        suites or found.property_folders,
+        () if suites else found.property_files,
+        Layout(None, (), (), fixtures or held.fixture_folders, data_files=held.data_files),
+        found.lockfile,
+    )
+    if not layout.property_paths:
+        problems.add(NO_SUITE)
+    if os.path.isdir(INSTALLS) and not ignored_folders(".", None)(INSTALLS):
+        problems.add(
+            f"{INSTALLS}/ is not a folder git ignores (no .gitignore line for it, or not in "
+            "a git clone), so every installed file would be locked as test harness: run init "
+            f"in the git clone, with `{INSTALLS}/` in .gitignore"
+        )
+    return layout
+
+
+def _commands(layout: NodeLayout, options: InitOptions, problems: Problems) -> NodeCommands:
+    properties, tests = NODE_RUNNERS[layout.runner].suite_commands(
+        layout.property_folders, layout.property_files
+    )
+    if options.property_command is not None or options.test_command is not None:
+        if options.property_command is None or options.test_command is None:
+            problems.add("give --property-command and --test-command together")
+        return NodeCommands(
+            None, options.property_command or properties, options.test_command or tests
+        )
+    other = other_lockfile(".")
+    if other is not None:
+        problems.add(
+            f"{other}: init writes npm's install step, and this project locks its packages "
+            "with another package manager; give --property-command and --test-command, each "
+            'starting with its install step and writing "$WAIVER_JUNIT"'
+        )
+    return NodeCommands("npm ci" if layout.lockfile else "npm install", properties, tests)
+
+
+def _runs(
+    layout: NodeLayout, options: InitOptions, commands: NodeCommands, problems: Problems
+) -> tuple[Ran, Ran] | None:
+    """One run of both commands in the repository's own `node_modules`, after `npm ci`
+    when npm's lockfile is there (not with --no-verify)."""
+    if commands.install is not None:
+        if options.verify and layout.lockfile is not None:
+            before = len(problems.found)
+            problems.attempt(partial(install, commands.install))
+            if len(problems.found) > before:
+                return None
+        binary = os.path.join(INSTALLS, ".bin", layout.runner)
+        if not os.path.exists(binary):
+            problems.add(
+                f"{binary} is missing, and init runs the suite once with it: install the "
+                f"project's packages first ({commands.install})"
+            )
+            return None
+    return run_suites(
+        layout.runner, (commands.properties, commands.tests), layout.property_paths, problems
+    )
+
+
+def _count(number: int, singular: str, plural: str) -> str:
+    return f"{number} {singular if number == 1 else plural}"
+
+
+def plan_node(
+    layout: NodeLayout, options: InitOptions, repository: str, ref: str, problems: Problems
+) -> list[Planned]:
+    """The files init writes; what stops the lock or the registry goes to `problems`, and
+    then the list is empty."""
+    commands = _commands(layout, options, problems)
+    property_command, test_command = commands.written()
+    for flag, command in (
+        ("--property-command", property_command),
+        ("--test-command", test_command),
+    ):
+        if "${{" in command:
+            problems.add(f"{flag}: GitHub would read '${{{{' in it as an expression")
+    version = problems.attempt(node_version)
+    fixtures = layout.fixtures
+    setup = Setup(
+        fixtures=fixtures.fixtures_root,
+        fixture_globs=fixtures.fixture_globs,
+        reads_fixtures=bool(fixtures.fixture_folders or fixtures.data_files),
+        property_selection=None,
+        property_command=property_command,
+        test_command=test_command,
+        waiver_repository=repository,
+        waiver_ref=ref,
+        harness_globs=(*options.harness, *map(_literal_glob, layout.property_files)),
+        runner=layout.runner,
+        node_version=version,
+    )
+    policy = render_policy(setup)
+    merged = options.existing_policy is not None
+    if options.existing_policy is not None:
+        policy = (
+            problems.attempt(partial(merge_policy, options.existing_policy, policy, POLICY)) or ""
+        )
+        if not policy:
+            return []
+        said = parse_policy(policy.encode(), POLICY).policy.runner
+        if said != layout.runner:
+            problems.add(
+                f"{POLICY} says `runner: {said}`, and init found {layout.runner}: settle "
+                f"which runs the tests (--runner {said}, or the key by hand)"
+            )
+            return []
+    lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
+    runs = None if version is None else _runs(layout, options, commands, problems)
+    if lock is None or runs is None:
+        return []
+    return [
+        lock,
+        _planned_registry(layout, commands, *runs),
+        Planned(
+            POLICY,
+            policy,
+            "the policy file as it was, with the registry, runner, fixture, harness and "
+            "property-suite keys it lacked and the --harness globs"
+            if merged
+            else f"the policy: the registry, `runner: {layout.runner}`"
+            + (", the fixture globs" if setup.fixture_globs or not setup.reads_fixtures else "")
+            + (", the harness globs" if setup.harness_globs else "")
+            + ", replays, freeze lifetimes",
+            "edit it by hand, in a change of its own",
+        ),
+        Planned(
+            WORKFLOW,
+            render_workflow(setup),
+            f"the gate on every pull request, through {repository}'s reusable workflow at "
+            f"{ref}, with Node {version}",
+            "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
+            "waiver-ref",
+        ),
+        Planned(
+            REPORT_WORKFLOW,
+            render_report_workflow(setup),
+            "after every run of the gate, the commit status `waiver` (require it in the branch "
+            "rule) and the pull-request comment, for forks too",
+            "edit it by hand with the gate's workflow: the same inputs and the same commit",
+        ),
+    ]
+
+
+def _planned_lock(layout: NodeLayout, setup: Setup, policy: str) -> Planned:
+    """The lock: the fixtures and the runner's harness, with the property suite."""
+    suites = layout.property_folders
+    policy_file = parse_policy(policy.encode(), POLICY)
+    lock = lock_text(".", setup.fixtures, (), suites, policy_file, policy_harness)
+    refresh = " ".join(
+        [
+            f"waiver lock --fixtures {shlex.quote(setup.fixtures)} --config {POLICY}",
+            *(f"--property-suite {shlex.quote(suite)}" for suite in suites),
+            f"--out {LOCK}",
+        ]
+    )
+    fixtures = layout.fixtures
+    held = [*fixtures.fixture_folders]
+    if fixtures.data_files:
+        held.append(
+            _count(len(fixtures.data_files), "data file", "data files") + " beside the tests"
+        )
+    return Planned(
+        LOCK,
+        lock,
+        (f"the fixtures ({', '.join(held)}) and " if setup.reads_fixtures else "")
+        + f"the test harness ({layout.runner}'s configuration and what it names, the property "
+        f"suite), {lock.count(chr(10))} files by digest",
+        refresh,
+        None if setup.reads_fixtures else NO_FIXTURES,
+    )
+
+
+def _registry_refresh(runner: str, commands: NodeCommands) -> str:
+    """The command that writes the registry again from one replay of the runner's commands
+    (each by `sh -c`, so that "$WAIVER_JUNIT" names its report), read with the runner's
+    ids; the reports go to a folder outside the repository."""
+    properties = shlex.join(["sh", "-c", commands.properties])
+    tests = shlex.join(["sh", "-c", commands.tests])
+    return (
+        f'scratch="$(mktemp -d)" && waiver replay -n 1 --out "$scratch" '
+        f"--properties-first {shlex.quote(properties)} -- {tests} && waiver baseline "
+        f'--runner {runner} --reports "$scratch" --properties "$scratch/properties.xml" '
+        f"--out {REGISTRY}"
+    )
+
+
+def _planned_registry(
+    layout: NodeLayout, commands: NodeCommands, property_run: Ran, test_run: Ran
+) -> Planned:
+    """The registry, from one real run of the property suite and of the tests: a skipped
+    test is left out, since no replay gives it an outcome."""
+    properties = len(property_run.test_ids)
+    suite = ", ".join(layout.property_paths)
+    registry = sorted({*property_run.test_ids, *test_run.test_ids})
+    skipped = len(property_run.skipped) + len(test_run.skipped)
+    left_out = f"; {_count(skipped, 'skipped test', 'skipped tests')} left out" if skipped else ""
+    failed = [*property_run.failed, *test_run.failed]
+    note = None
+    if failed:
+        shown = ", ".join(failed[:FAILED_SHOWN]) + (
+            f" and {len(failed) - FAILED_SHOWN} more" if len(failed) > FAILED_SHOWN else ""
+        )
+        note = (
+            f"{_count(len(failed), 'test', 'tests')} failed in this run of your tree: {shown}. "
+            "A base with stable failures blocks every pull request until they are fixed or "
+            "left out of the commands"
+        )
+    return Planned(
+        REGISTRY,
+        format_registry(registry),
+        f"the {len(registry)} test ids that ran in one run of the suite "
+        f"({_count(len(registry) - properties, 'test', 'tests')}, "
+        f"{_count(properties, 'property', 'properties')} in {suite}){left_out}",
+        _registry_refresh(layout.runner, commands),
+        note,
+    )
