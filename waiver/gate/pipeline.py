@@ -307,7 +307,7 @@ def read_settings(options: GateOptions, protected: ProtectedFiles) -> Settings:
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while the gate builds its per-test objects.
 
     Every test leaves long-lived rows and dicts behind, so the collector's full passes
@@ -335,7 +335,7 @@ def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> 
         return Gated(error_json(error, settings, now, protected.given), error)
     try:
         settings = read_settings(options, protected)
-        with _collector_paused():
+        with collector_paused():
             document = _gate(options, settings, protected, now)
             write_report(
                 options.out, options.summary, document, summary_appends=options.summary_appends
