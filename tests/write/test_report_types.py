@@ -33,6 +33,7 @@ PLACES: dict[str, str] = {
     "CommittedChangeJson": "/properties/fixtures/properties/committed_changes/items",
     "RunnerReachJson": "/properties/fixtures/properties/runner_reach/items",
     "PropertiesJson": "/properties/properties",
+    "FewCasesJson": "/properties/properties/properties/few_cases/items",
     "ReplaysJson": "/properties/replays",
     "ReplayErrorJson": "/properties/replays/properties/errors/items",
     "RegistryJson": "/properties/registry",

@@ -9,7 +9,7 @@ import sys
 
 from waiver.commands.support import add_policy_flags, now_of, print_verdict, whole_number
 from waiver.gate.options import GateOptions
-from waiver.gate.pipeline import run_gate
+from waiver.gate.pipeline import collector_paused, run_gate
 from waiver.github.workflow import is_step_summary, on_github, publish
 from waiver.read.junit.replay_set import MAX_REPLAYS
 from waiver.read.policy.settings import Flags
@@ -18,6 +18,13 @@ from waiver.read.trusted.protected import FromWorkingTree, ProtectedFiles
 
 
 def run(args: argparse.Namespace) -> int:
+    # The verdict is printed from every row of the report too, so the collector's pause
+    # (`collector_paused`) lasts until it is.
+    with collector_paused():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     options = GateOptions(
         reports=args.reports,
         properties=args.properties,

@@ -30,6 +30,7 @@ from waiver.gate.replay_inputs import (
 )
 from waiver.gate.review import change_lists, read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
+from waiver.gate.weakened import read_weakened
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
 from waiver.read.definitions.findings import EditFinding, edit_findings
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
@@ -219,6 +220,14 @@ def _gate(
     reach_admitted = approval if reach_ins else None
     if reach_ins and approval is None:
         run_blockers.append(reach_in_blocker(reach_ins))
+    weakened = None
+    if committed is not None:
+        weakened = read_weakened(
+            committed, options.properties, properties, settings.limits.max_report_bytes
+        )
+        weakened_blocker = weakened.blocker()
+        if weakened_blocker is not None:
+            run_blockers.append(weakened_blocker)
     admitted_update = judged is not None and judged.problem is not None
     if run_blockers:
         decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)
@@ -232,7 +241,11 @@ def _gate(
         fixtures=fixtures_json(
             fixture_facts(options, settings, protected, fixtures, reach_ins, reach_admitted)
         ),
-        properties=properties_json(options.properties, properties),
+        properties=properties_json(
+            options.properties,
+            properties,
+            None if weakened is None else (weakened.settings_changes, weakened.few_cases),
+        ),
         replays=None if classified.replays is None else replays_json(classified.replays),
         registry=registry_json(_registry_facts(options, settings, protected, decision, classified)),
         skipped=classified.skipped,
@@ -294,7 +307,7 @@ def read_settings(options: GateOptions, protected: ProtectedFiles) -> Settings:
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while the gate builds its per-test objects.
 
     Every test leaves long-lived rows and dicts behind, so the collector's full passes
@@ -322,7 +335,7 @@ def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> 
         return Gated(error_json(error, settings, now, protected.given), error)
     try:
         settings = read_settings(options, protected)
-        with _collector_paused():
+        with collector_paused():
             document = _gate(options, settings, protected, now)
             write_report(
                 options.out, options.summary, document, summary_appends=options.summary_appends

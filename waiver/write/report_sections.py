@@ -17,6 +17,7 @@ from waiver.read.definitions.findings import EditFinding
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.junit.properties import PropertyRun
 from waiver.read.junit.replay import ReplayError
+from waiver.read.junit.statistics import FewCases
 from waiver.read.lock.committed import CommittedChange
 from waiver.read.lock.drift import Fixtures, Part
 from waiver.read.lock.lock_file import Drift
@@ -131,7 +132,13 @@ def admission_json(admission: Admission) -> AdmittedByJson:
     }
 
 
-def properties_json(report: str, run: PropertyRun) -> PropertiesJson:
+def properties_json(
+    report: str,
+    run: PropertyRun,
+    weakened: tuple[Sequence[ReachIn], Sequence[FewCases]] | None = None,
+) -> PropertiesJson:
+    """`weakened`, with a trusted revision: the settings changes of the change's commit and
+    the properties that generated too few cases (`waiver.gate.weakened`)."""
     document: PropertiesJson = {
         "report": report,
         "cases": len(run.ran),
@@ -140,6 +147,15 @@ def properties_json(report: str, run: PropertyRun) -> PropertiesJson:
     }
     if run.messages:
         document["messages"] = dict(sorted(run.messages.items()))
+    if weakened is not None:
+        changes, few_cases = weakened
+        document["settings_changes"] = [
+            {"path": c.path, "line": c.line, "what": c.what} for c in changes
+        ]
+        document["few_cases"] = [
+            {"test_id": f.test_id, "generated": f.generated, "stopped_because": f.stopped_because}
+            for f in few_cases
+        ]
     return document
 
 

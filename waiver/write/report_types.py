@@ -225,12 +225,20 @@ class FixturesJson(TypedDict):
     runner_reach_admitted_by: NotRequired[AdmittedByJson | None]
 
 
+class FewCasesJson(TypedDict):
+    test_id: str
+    generated: int
+    stopped_because: str
+
+
 class PropertiesJson(TypedDict):
     report: str
     cases: int
     failed: Sequence[str]
     skipped: Sequence[str]
     messages: NotRequired[Mapping[str, str]]
+    settings_changes: NotRequired[Sequence[RunnerReachJson]]
+    few_cases: NotRequired[Sequence[FewCasesJson]]
 
 
 class ReplayErrorJson(TypedDict):

@@ -333,11 +333,13 @@ def _reach_admitted(out: Budget, facts: Facts) -> int:
         f"{md_code(r['path'])} line {r['line']} {md_code(r['what'])}" for r in reach[:NAMED]
     )
     more = f"; and {len(reach) - NAMED} more" if len(reach) > NAMED else ""
+    hypothesis = any("hypothesis" in r["what"].lower() for r in reach)
+    note = " The lines that name Hypothesis can weaken the property suite's run." * hypothesis
     return _paragraph(
         out,
         f"**The change's source reaches into the test runner** ({named}{more}); the approval "
         f"by {md_code(admitted['login'])} of {md_code(admitted['commit'])} admits it, so the "
-        "verdict is not `clean`.",
+        f"verdict is not `clean`.{note}",
     )
 
 

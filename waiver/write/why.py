@@ -232,28 +232,36 @@ def review_step(row: RowJson, report: ReportJson, quote: Callable[[str], str]) -
     if row["class"] != TestClass.UNKNOWN_TEST or "admitted_by" in row:
         return None
     reason = row.get("unknown")
-    outcomes = list(row.get("outcomes", ()))
-    passed = len(outcomes) >= report["min_replays"] and all(outcomes)
+    if reason == UnknownReason.SHORT:
+        return "no approval admits it: it needs an outcome in every replay; run the replays again"
     approvers = (report.get("policy") or {}).get("approvers")
     who = "one of the policy's approvers" if approvers else "a writer"
     approval = f"an approval of the head commit by {who} who wrote none of it admits it"
     registry = report.get("registry")
-    path = registry["path"] if registry is not None else None
-    # The file's name: the path is as the gate was given it, often the runner's full path.
-    path = "the registry" if path is None else quote(path.rsplit("/", 1)[-1])
     if registry is not None and "change_lists" in registry:
         listed = row["test_id"] in registry["change_lists"]
     else:  # the registry read is the change's own
         listed = reason == UnknownReason.VANISHED
-    if reason == UnknownReason.SHORT:
-        return "no approval admits it: it needs an outcome in every replay; run the replays again"
     if reason == UnknownReason.VANISHED:
-        return f"remove it from {path} in this change, then {approval}" if listed else approval
-    if not passed:
+        return (
+            f"remove it from {_registry_name(report, quote)} in this change, then {approval}"
+            if listed
+            else approval
+        )
+    outcomes = row.get("outcomes", ())
+    if len(outcomes) < report["min_replays"] or not all(outcomes):
         return "no approval admits it until it passes every replay"
     if reason == UnknownReason.NEW and not listed:
-        return f"add it to {path} in this change, then {approval}"
+        return f"add it to {_registry_name(report, quote)} in this change, then {approval}"
     return approval
+
+
+def _registry_name(report: ReportJson, quote: Callable[[str], str]) -> str:
+    """The registry file's name, through `quote`: the path is as the gate was given it,
+    often the runner's full path."""
+    registry = report.get("registry")
+    path = registry["path"] if registry is not None else None
+    return "the registry" if path is None else quote(path.rsplit("/", 1)[-1])
 
 
 def group_edited(edited: Sequence[EditedTestJson]) -> list[tuple[str, str, EditedTestJson]]:

@@ -163,13 +163,15 @@ def test_a_profile_that_runs_one_example_blocks_naming_file_and_line(
         assert set(classes(report).values()) == {"property_violation"}
         assert reach_of(report) == []
         return
-    # The property ran one example and passed: only the reach-in scan names the profile.
+    # The property ran one example and passed: the reach-in scan names the import, and the
+    # settings scan the profile's lines, which no approval admits.
     assert report["properties"]["failed"] == []
     assert classes(report)[EMPTY] == "stable_pass"
     assert report["verdict"] == "blocked"
     assert reach_of(report) == [("slugify.py", 1, "names hypothesis")]
-    (blocker,) = report["run_blockers"]
-    assert "slugify.py line 1 names hypothesis" in blocker
+    reach, weakened = report["run_blockers"]
+    assert "slugify.py line 1 names hypothesis" in reach
+    assert "slugify.py line 4 loads a Hypothesis profile (load_profile)" in weakened
 
 
 def honest_fix_with_prose(work: Path) -> None:

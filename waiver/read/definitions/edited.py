@@ -30,15 +30,37 @@ PARAMETERS = re.compile(r"\[.*\Z", re.DOTALL)
 Prints = dict[str, str]
 
 
-class Sources:
-    """The parsed modules of one tree, each read and parsed once."""
+class Parsed:
+    """Modules parsed once for both commits. The same bytes at the same path are the same
+    source, so most test modules, which a change leaves as they were, are parsed once, and
+    each walk of a node (its names, its dump) serves both commits; nodes are kept by their
+    scopes, so a node's id stays its own."""
 
-    def __init__(self, tree: FileTree, changed: frozenset[str]) -> None:
+    def __init__(self) -> None:
+        self._scopes: dict[tuple[str, bytes], ModuleScope | None] = {}
+        self.dumps: dict[int, str] = {}
+        self.names: dict[int, tuple[set[str], set[tuple[str, str]]]] = {}
+
+    def scope(self, path: str, data: bytes) -> ModuleScope | None:
+        key = (path, data)
+        if key not in self._scopes:
+            try:
+                self._scopes[key] = read_scope(ast.parse(data), path)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._scopes[key] = None
+        return self._scopes[key]
+
+
+class Sources:
+    """The parsed modules of one tree, each read once."""
+
+    def __init__(self, tree: FileTree, changed: frozenset[str], parsed: Parsed) -> None:
         self.tree = tree
         self.changed = changed
+        self.parsed = parsed
         self._scopes: dict[str, ModuleScope | None] = {}
-        self._dumps: dict[int, str] = {}
-        self._names: dict[int, tuple[set[str], set[tuple[str, str]]]] = {}
+        self._dumps = parsed.dumps
+        self._names = parsed.names
         self._reached: dict[tuple[str, frozenset[tuple[str, str, str | None]]], Prints] = {}
         self._loaded: dict[str, list[tuple[str, list[ast.stmt]]]] = {}
         self._pulled: dict[str, list[tuple[str, str, ast.stmt]]] = {}
@@ -53,9 +75,9 @@ class Sources:
     def _read(self, path: str) -> ModuleScope | None:
         try:
             data = self.tree.read(path, MAX_MODULE_BYTES)
-            return None if data is None else read_scope(ast.parse(data), path)
-        except (InputError, SyntaxError, ValueError, RecursionError, MemoryError):
+        except InputError:
             return None
+        return None if data is None else self.parsed.scope(path, data)
 
     def reached(self, follow: Follow) -> Prints:
         """What a test's names reach: the tests of a module mostly use the same names, so
@@ -436,7 +458,11 @@ def edited_tests(committed: Committed, test_ids: Iterable[str]) -> dict[str, tup
     modules = {test_id.partition("::")[0] for test_id in python_ids}
     reached = reached_modules(committed.head, changed, modules)
     reached |= reached_modules(committed.trusted, changed, modules)
-    trusted, head = Sources(committed.trusted, changed), Sources(committed.head, changed)
+    parsed = Parsed()
+    trusted, head = (
+        Sources(committed.trusted, changed, parsed),
+        Sources(committed.head, changed, parsed),
+    )
     # Parametrized ids share one definition: each is compared once.
     compared: dict[str, tuple[str, ...]] = {}
     for test_id in python_ids:

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from waiver.read.definitions.edited import PARAMETERS, Sources
+from waiver.read.definitions.edited import PARAMETERS, Parsed, Sources
 from waiver.read.definitions.scope import Definition, ModuleScope, dump
 from waiver.read.trusted.protected import Committed
 
@@ -450,8 +450,9 @@ def edit_findings(
     """The named kinds of edit of each edited Python test id (parametrized ids share their
     definition's); an id whose definition is missing on either side has none, and so has
     one whose module the change did not touch (nothing of it is parsed)."""
-    trusted = Sources(committed.trusted, committed.changed)
-    head = Sources(committed.head, committed.changed)
+    parsed = Parsed()
+    trusted = Sources(committed.trusted, committed.changed, parsed)
+    head = Sources(committed.head, committed.changed, parsed)
     named: dict[str, tuple[EditFinding, ...]] = {}
     by_definition: dict[str, tuple[EditFinding, ...]] = {}
     for test_id in edited:

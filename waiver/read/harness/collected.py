@@ -82,8 +82,12 @@ class Collection:
 
     configs: tuple[Config, ...]
 
+    def collects(self, path: str) -> bool:
+        """Whether pytest collects `path` as a test module."""
+        return any(config.collects(path) for config in self.configs)
+
     def is_test_code(self, path: str) -> bool:
-        return name_of(path) == CONFTEST or any(config.collects(path) for config in self.configs)
+        return name_of(path) == CONFTEST or self.collects(path)
 
 
 def _words(value: object) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ import re
 import tokenize
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from waiver.errors import InputError
@@ -210,5 +210,17 @@ def reach_in_blocker(reach_ins: list[ReachIn]) -> str:
     return (
         "the change's source code newly reaches into the test runner, which can grade its "
         "own replays from inside them and which the lock cannot see: a reviewer must read "
-        f"it ({named}{more})"
+        f"it ({named}{more}){property_note(reach_ins)}"
     )
+
+
+def names_hypothesis(reach_ins: Sequence[ReachIn]) -> bool:
+    """Whether a reach-in names Hypothesis, whose settings decide what a property runs."""
+    return any("hypothesis" in reach.what.lower() for reach in reach_ins)
+
+
+def property_note(reach_ins: Sequence[ReachIn]) -> str:
+    """The words that tie reach-ins naming Hypothesis to the property suite."""
+    if not names_hypothesis(reach_ins):
+        return ""
+    return "; the lines that name Hypothesis can weaken the property suite's run"
