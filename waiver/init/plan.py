@@ -19,6 +19,7 @@ from waiver.init.suite_commands import (
     pytest_words,
     registry_refresh,
 )
+from waiver.init.tool_envs import ToolEnvs, read_tool_envs
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
@@ -148,8 +149,14 @@ def plan(
 ) -> list[Planned]:
     """The files init writes; what stops the lock or the registry goes to `problems`, and
     then the list is empty."""
+    # The install step is written only for a command not given; what of tox, nox or hatch
+    # it cannot read stops init, and its commands are not proved around a guess.
+    given = options.property_command is not None and options.test_command is not None
+    envs = ToolEnvs() if given else read_tool_envs()
+    for problem in envs.problems:
+        problems.add(problem)
     property_command, test_command = commands(
-        layout, options.property_command, options.test_command
+        layout, options.property_command, options.test_command, envs
     )
     setup = Setup(
         fixtures=layout.fixtures_root,
@@ -172,7 +179,11 @@ def plan(
         if not policy:
             return []
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
-    runs = _runs(layout, options, (property_command, test_command), problems)
+    runs = (
+        None
+        if envs.problems
+        else _runs(layout, options, (property_command, test_command), problems)
+    )
     registry = (
         None
         if runs is None
