@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from dataclasses import dataclass
 from functools import partial
 
@@ -13,6 +14,7 @@ from waiver.init.collection import Ran, fresh_venv, prove, run_suite
 from waiver.init.layout import Layout, default_branch, find_layout, inside
 from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
+from waiver.init.python_version import proof_python, workflow_python
 from waiver.init.suite_commands import (
     commands,
     parse_selection,
@@ -158,7 +160,9 @@ def plan(
     property_command, test_command = commands(
         layout, options.property_command, options.test_command, envs
     )
+    python = workflow_python()
     setup = Setup(
+        python_version=python.text if python.written else None,
         fixtures=layout.fixtures_root,
         fixture_globs=layout.fixture_globs,
         reads_fixtures=bool(layout.fixture_folders or layout.data_files),
@@ -179,10 +183,12 @@ def plan(
         if not policy:
             return []
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
+    # --no-verify proves nothing, so no interpreter is looked for.
+    interpreter, python_note = proof_python(python) if options.verify else (sys.executable, None)
     runs = (
         None
         if envs.problems
-        else _runs(layout, options, (property_command, test_command), problems)
+        else _runs(layout, options, (property_command, test_command), interpreter, problems)
     )
     registry = (
         None
@@ -213,6 +219,7 @@ def plan(
             f"the gate on every pull request, through {repository}'s reusable workflow at {ref}",
             "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
             "waiver-ref",
+            python_note,
         ),
         Planned(
             REPORT_WORKFLOW,
@@ -261,14 +268,18 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
 
 
 def _runs(
-    layout: Layout, options: InitOptions, written: tuple[str, str], problems: Problems
+    layout: Layout,
+    options: InitOptions,
+    written: tuple[str, str],
+    python: str,
+    problems: Problems,
 ) -> tuple[Ran, Ran] | None:
     """One real run of the property suite and of the tests: the written commands in a fresh
-    venv, or with --no-verify pytest in the environment init runs in. What stops either
-    goes to `problems`, and then there is none."""
+    venv of `python`, or with --no-verify pytest in the environment init runs in. What
+    stops either goes to `problems`, and then there is none."""
     if options.verify:
         try:
-            with fresh_venv() as (scratch, env):
+            with fresh_venv(python=python) as (scratch, env):
                 runs = [
                     problems.attempt(partial(prove, flag, command, scratch, env))
                     for flag, command in zip(

@@ -35,6 +35,7 @@ class Setup:
     waiver_ref: str  # the full commit of waiver to pin
     harness_globs: tuple[str, ...] = ()  # the policy's `harness:`, as `init --harness` gave
     default_branch: str = "main"  # the branch whose pushes and schedule make the history
+    python_version: str | None = None  # the workflow's python-version, when not its default
 
 
 def _quoted(text: str) -> str:
@@ -147,6 +148,14 @@ def render_workflow(setup: Setup) -> str:
         f"      property-command: {_quoted(setup.property_command)}",
         "      # Runs the assertion suite once and writes its JUnit XML to $WAIVER_JUNIT.",
         f"      test-command: {_quoted(setup.test_command)}",
+        *(
+            [
+                "      # The Python both commands run with, as the project declares it.",
+                f"      python-version: {_quoted(setup.python_version)}",
+            ]
+            if setup.python_version is not None
+            else []
+        ),
         *_gate_inputs(setup),
     ]
     return "\n".join(lines) + "\n"
