@@ -113,4 +113,6 @@ def test_a_loosened_comparison_and_a_skip_are_named_and_a_reformatting_is_no_edi
     summary = (tmp_path / "summary.md").read_text()
     assert "| `` comparison loosened: `==` became `is not None` `` |" in summary
     assert "| `` mark added: `@pytest.mark.skip` `` |" in summary
-    assert "```diff\n@@ its definition @@\n def test_loose():\n-    assert add(2, 3) == 5\n" in summary
+    assert (
+        "```diff\n@@ its definition @@\n def test_loose():\n-    assert add(2, 3) == 5\n" in summary
+    )
