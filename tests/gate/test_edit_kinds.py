@@ -86,11 +86,22 @@ def test_a_loosened_comparison_and_a_skip_are_named_and_a_reformatting_is_no_edi
             "test_id": IDS[0],
             "changes": ["its body"],
             "findings": [{"kind": "comparison_loosened", "detail": "`==` became `is not None`"}],
+            "diff": [
+                "@@ its definition @@",
+                " def test_loose():",
+                "-    assert add(2, 3) == 5",
+                "+    assert add(2, 3) is not None",
+            ],
         },
         {
             "test_id": IDS[1],
             "changes": ["its decorators"],
             "findings": [{"kind": "mark_added", "detail": "`@pytest.mark.skip`"}],
+            "diff": [
+                "@@ its definition @@",
+                "+@pytest.mark.skip(reason='later')",
+                " def test_skipped():",
+            ],
         },
     ]
     classes = {row["test_id"]: (row["class"], row["unknown"]) for row in report["rows"]}
@@ -102,3 +113,6 @@ def test_a_loosened_comparison_and_a_skip_are_named_and_a_reformatting_is_no_edi
     summary = (tmp_path / "summary.md").read_text()
     assert "| `` comparison loosened: `==` became `is not None` `` |" in summary
     assert "| `` mark added: `@pytest.mark.skip` `` |" in summary
+    assert (
+        "```diff\n@@ its definition @@\n def test_loose():\n-    assert add(2, 3) == 5\n" in summary
+    )

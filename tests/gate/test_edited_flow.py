@@ -48,6 +48,13 @@ def test_a_loosened_assertion_is_no_evidence_and_blocks_for_review(
             "test_id": KNOWN,
             "changes": ["its body"],
             "findings": [{"kind": "comparison_loosened", "detail": "`==` became `truthy`"}],
+            # What a reviewer reads: the line as Python reads it, on both sides.
+            "diff": [
+                "@@ its definition @@",
+                "     for case in CASES:",
+                "-        assert slugify(case['text']) == case['slug']",
+                "+        assert slugify(case['text'])",
+            ],
         }
     ]
     # Its untouched neighbours in the same module are judged by their replays.

@@ -11,15 +11,13 @@ from __future__ import annotations
 import io
 import shutil
 from collections.abc import Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-import cmarkgfm  # type: ignore[import-untyped]
 import pytest
-from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
 
+from helpers.markdown_support import render_like_github
 from helpers.support import (
     EMPTY,
     KNOWN,
@@ -339,43 +337,6 @@ def gate_document(work: Path, outcome: str) -> dict[str, Any]:
         main(args)
         return load_report(work / "waiver.json")
     return run_gate(work)[1]
-
-
-class Rendered(HTMLParser):
-    """What GitHub would show: tags, text outside code spans, and table row widths."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: set[str] = set()
-        self.code_depth = 0
-        self.plain_text: list[str] = []
-        self.row_widths: list[int] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.add(tag)
-        if tag == "code":
-            self.code_depth += 1
-        elif tag == "tr":
-            self.row_widths.append(0)
-        elif tag in ("td", "th"):
-            self.row_widths[-1] += 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "code":
-            self.code_depth -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self.code_depth:
-            self.plain_text.append(data)
-
-
-def render_like_github(markdown: str) -> Rendered:
-    html: str = cmarkgfm.github_flavored_markdown_to_html(
-        markdown, options=Options.CMARK_OPT_UNSAFE
-    )
-    rendered = Rendered()
-    rendered.feed(html)
-    return rendered
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,7 @@ from waiver.gate.review import change_lists, read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.gate.weakened import read_weakened
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
+from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.findings import EditFinding, edit_findings
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness.reach_in import reach_in_blocker
@@ -76,6 +77,8 @@ class Classified:
     edited: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # The named kinds of each edit (`waiver.read.definitions.findings`).
     findings: dict[str, tuple[EditFinding, ...]] = field(default_factory=dict)
+    # The diff of each edited Python test's definition (`waiver.read.definitions.diff`).
+    diffs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def classify_replays(
@@ -117,11 +120,13 @@ def classify_replays(
         records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
     edited = {}
     findings: dict[str, tuple[EditFinding, ...]] = {}
+    diffs: dict[str, tuple[str, ...]] = {}
     committed = protected.committed()
     if registry is not None and committed is not None and skip is None:
         listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
         edited = runner_named(settings.policy.runner).edited(committed, listed)
         findings = edit_findings(committed, edited)
+        diffs = definition_diffs(committed, edited)
         # A registered property test the change edited proves nothing by passing, wherever
         # it lives (a selected suite's modules are not locked): a row of its own, for review.
         edited_properties = tuple(filter(edited.__contains__, registered_properties))
@@ -148,6 +153,7 @@ def classify_replays(
         replays_skipped=None if replays.replay_count else skip,
         edited=edited,
         findings=findings,
+        diffs=diffs,
     )
 
 
@@ -177,7 +183,9 @@ def _registry_facts(
         if committed is None
         else change_lists(committed, settings.registry, options.root, decision.rows)
     )
-    return RegistryFacts(settings.registry, True, listed, classified.edited, classified.findings)
+    return RegistryFacts(
+        settings.registry, True, listed, classified.edited, classified.findings, classified.diffs
+    )
 
 
 def _gate(

@@ -5,8 +5,9 @@ schema: a verdict that its rows contradict (`clean` beside a blocking row) is sh
 blocked, every string goes through `md_code` (a code span: no live @-mention, no HTML,
 no Markdown that breaks the layout), and the whole stays under GitHub's 65,536 characters,
 saying how many rows it left out. The comment leads with the verdict and what blocks,
-then what awaits review and who may approve it, then the freeze proposals with the exact
-command that accepts each, then the active freezes and who owns them.
+then what awaits review and who may approve it, with the diff of each edited test's
+definition, then the freeze proposals with the exact command that accepts each, then the
+active freezes and who owns them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import shlex
 from collections.abc import Sequence
 
 from waiver.write.budget import Budget, table
+from waiver.write.definition_diff import diff_blocks
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson
@@ -121,6 +123,8 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
             )
         ],
     )
+    awaiting = {row["test_id"] for row in review}
+    left_out += diff_blocks(out, [test for test in edited.values() if test["test_id"] in awaiting])
     left_out += table(
         out,
         f"Freeze proposals ({len(proposals)}): not a pass; accepting one needs a reviewed commit",

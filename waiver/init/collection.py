@@ -142,15 +142,17 @@ def _copy_tree(root: str, into: str) -> None:
 
 
 @contextlib.contextmanager
-def fresh_venv(root: str = ".") -> Iterator[tuple[str, dict[str, str]]]:
+def fresh_venv(
+    root: str = ".", python: str = sys.executable
+) -> Iterator[tuple[str, dict[str, str]]]:
     """A scratch folder with a copy of the repository at `root` (its `tree`) and a fresh
-    virtual environment of the Python that runs waiver, and the environment a command runs
-    with in it, as the workflow's steps run on a runner: its `bin` first on PATH, no
-    PYTHONPATH."""
+    virtual environment of the interpreter `python` (the workflow's, when init found it),
+    and the environment a command runs with in it, as the workflow's steps run on a
+    runner: its `bin` first on PATH, no PYTHONPATH."""
     with tempfile.TemporaryDirectory(prefix="waiver-init-venv-") as scratch:
         _copy_tree(root, os.path.join(scratch, "tree"))
         venv = os.path.join(scratch, "venv")
-        made = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True,
+        made = subprocess.run([python, "-m", "venv", venv], capture_output=True,
                               text=True, check=False)  # fmt: skip
         if made.returncode != 0:
             raise InputError("--no-verify", f"no fresh venv could be made: {made.stderr.strip()}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from dataclasses import dataclass
 from functools import partial
 
@@ -13,12 +14,14 @@ from waiver.init.collection import Ran, fresh_venv, prove, run_suite
 from waiver.init.layout import Layout, default_branch, find_layout, inside
 from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
+from waiver.init.python_version import proof_python, workflow_python
 from waiver.init.suite_commands import (
     commands,
     parse_selection,
     pytest_words,
     registry_refresh,
 )
+from waiver.init.tool_envs import ToolEnvs, read_tool_envs
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
@@ -149,10 +152,18 @@ def plan(
 ) -> list[Planned]:
     """The files init writes; what stops the lock or the registry goes to `problems`, and
     then the list is empty."""
+    # The install step is written only for a command not given; what of tox, nox or hatch
+    # it cannot read stops init, and its commands are not proved around a guess.
+    given = options.property_command is not None and options.test_command is not None
+    envs = ToolEnvs() if given else read_tool_envs()
+    for problem in envs.problems:
+        problems.add(problem)
     property_command, test_command = commands(
-        layout, options.property_command, options.test_command
+        layout, options.property_command, options.test_command, envs
     )
+    python = workflow_python()
     setup = Setup(
+        python_version=python.text if python.written else None,
         fixtures=layout.fixtures_root,
         fixture_globs=layout.fixture_globs,
         reads_fixtures=bool(layout.fixture_folders or layout.data_files),
@@ -173,7 +184,13 @@ def plan(
         if not policy:
             return []
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
-    runs = _runs(layout, options, (property_command, test_command), problems)
+    # --no-verify proves nothing, so no interpreter is looked for.
+    interpreter, python_note = proof_python(python) if options.verify else (sys.executable, None)
+    runs = (
+        None
+        if envs.problems
+        else _runs(layout, options, (property_command, test_command), interpreter, problems)
+    )
     registry = (
         None
         if runs is None
@@ -203,6 +220,7 @@ def plan(
             f"the gate on every pull request, through {repository}'s reusable workflow at {ref}",
             "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
             "waiver-ref",
+            python_note,
         ),
         Planned(
             REPORT_WORKFLOW,
@@ -251,14 +269,18 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
 
 
 def _runs(
-    layout: Layout, options: InitOptions, written: tuple[str, str], problems: Problems
+    layout: Layout,
+    options: InitOptions,
+    written: tuple[str, str],
+    python: str,
+    problems: Problems,
 ) -> tuple[Ran, Ran] | None:
     """One real run of the property suite and of the tests: the written commands in a fresh
-    venv, or with --no-verify pytest in the environment init runs in. What stops either
-    goes to `problems`, and then there is none."""
+    venv of `python`, or with --no-verify pytest in the environment init runs in. What
+    stops either goes to `problems`, and then there is none."""
     if options.verify:
         try:
-            with fresh_venv() as (scratch, env):
+            with fresh_venv(python=python) as (scratch, env):
                 runs = [
                     problems.attempt(partial(prove, flag, command, scratch, env))
                     for flag, command in zip(

@@ -10,6 +10,7 @@ from fnmatch import fnmatchcase
 from waiver.errors import UsageError
 from waiver.init.layout import Layout, inside
 from waiver.init.pyproject import PYPROJECT, read_install_tables
+from waiver.init.tool_envs import ToolEnvs, install_words
 from waiver.write.setup_files import REGISTRY
 
 # The names a project gives its test dependencies, as an extra or a dependency group.
@@ -45,10 +46,11 @@ def test_requirements() -> list[str]:
     return found
 
 
-def install_step() -> str:
+def install_step(envs: ToolEnvs) -> str:
     """The install step both commands start with, from what the repository declares: the
-    project with its test extra or dependency group, else its requirements; and the
-    requirements files of its test dependencies.
+    project with its test extra or dependency group, else its requirements; the
+    requirements files of its test dependencies; and what its tox, nox or hatch test
+    environment installs (`envs`).
 
     pyproject.toml is read strictly (`read_install_tables`): a step written around a
     guess at a malformed table would fail on every pull request.
@@ -57,13 +59,15 @@ def install_step() -> str:
     extra = next((name for name in TEST_SETS if name in extras), None)
     group = next((name for name in TEST_SETS if name in groups), None)
     if project or os.path.isfile("setup.py") or os.path.isfile("setup.cfg"):
-        words = ["-e", f".[{extra}]" if extra else "."]
+        wanted = ",".join(dict.fromkeys([*([extra] if extra else []), *envs.extras]))
+        words = ["-e", f".[{wanted}]" if wanted else "."]
     elif os.path.isfile("requirements.txt"):
         words = ["-r", "requirements.txt"]
     else:
         words = []
     for path in test_requirements():
         words += ["-r", path]
+    words = install_words(words, envs)
     install = f"python -m pip install {shlex.join([*words, 'pytest', 'hypothesis'])}"
     if group is None:
         return install
@@ -127,12 +131,12 @@ def parse_selection(text: str) -> tuple[str, ...]:
 
 
 def commands(
-    layout: Layout, property_command: str | None, test_command: str | None
+    layout: Layout, property_command: str | None, test_command: str | None, envs: ToolEnvs
 ) -> tuple[str, str]:
     """The property and test commands of the workflow, each writing "$WAIVER_JUNIT": the
     ones given, else the install step and pytest."""
     property_words, test_words = pytest_words(layout)
-    install = install_step()
+    install = install_step(envs)
     junit = '--junitxml="$WAIVER_JUNIT"'
     property_command = property_command or (
         f"{install} && python -m pytest {shlex.join(property_words)} {junit}"

@@ -86,6 +86,8 @@ class RegistryFacts:
     change_lists: Sequence[str] | None = None
     edited: Mapping[str, tuple[str, ...]] | None = None
     findings: Mapping[str, tuple[EditFinding, ...]] | None = None
+    # The diff of each edited Python test's definition, by id.
+    diffs: Mapping[str, tuple[str, ...]] | None = None
 
 
 def _errors_json(errors: Sequence[ReplayError]) -> list[ReplayErrorJson]:
@@ -226,19 +228,25 @@ def registry_json(facts: RegistryFacts) -> RegistryJson:
     if facts.trusted:
         if facts.change_lists is not None:
             document["change_lists"] = list(facts.change_lists)
-        edited, findings = facts.edited or {}, facts.findings or {}
+        edited, findings, diffs = facts.edited or {}, facts.findings or {}, facts.diffs or {}
         document["edited"] = [
-            _edited_json(test_id, changes, findings.get(test_id, ()))
+            _edited_json(test_id, changes, findings.get(test_id, ()), diffs.get(test_id))
             for test_id, changes in sorted(edited.items())
         ]
     return document
 
 
 def _edited_json(
-    test_id: str, changes: tuple[str, ...], findings: tuple[EditFinding, ...]
+    test_id: str,
+    changes: tuple[str, ...],
+    findings: tuple[EditFinding, ...],
+    diff: tuple[str, ...] | None,
 ) -> EditedTestJson:
-    return {
+    document: EditedTestJson = {
         "test_id": test_id,
         "changes": list(changes),
         "findings": [{"kind": finding.kind, "detail": finding.detail} for finding in findings],
     }
+    if diff:
+        document["diff"] = list(diff)
+    return document

@@ -264,6 +264,7 @@ class EditedTestJson(TypedDict):
     test_id: str
     changes: Sequence[str]
     findings: Sequence[EditKindJson]
+    diff: NotRequired[Sequence[str]]
 
 
 class RegistryJson(TypedDict):

@@ -37,6 +37,7 @@ class Setup:
     default_branch: str = "main"  # the branch whose pushes and schedule make the history
     runner: str | None = None  # the policy's `runner:`; None for pytest, the default
     node_version: str | None = None  # the Node the replay jobs set up, for a JavaScript runner
+    python_version: str | None = None  # the workflow's python-version, when not its default
 
 
 def _quoted(text: str) -> str:
@@ -164,6 +165,14 @@ def render_workflow(setup: Setup) -> str:
                 "      # The Node both commands run with (actions/setup-node).",
                 f"      node-version: {_quoted(setup.node_version)}",
             ]
+        ),
+        *(
+            [
+                "      # The Python both commands run with, as the project declares it.",
+                f"      python-version: {_quoted(setup.python_version)}",
+            ]
+            if setup.python_version is not None
+            else []
         ),
         *_gate_inputs(setup),
     ]

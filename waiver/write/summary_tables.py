@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from waiver.model import BASE_WORDS, CLOSED_CLASSES, BaseMeaning, TestClass
 from waiver.write.budget import Budget, table
+from waiver.write.definition_diff import diff_blocks
 from waiver.write.escape import md_code
 from waiver.write.report_types import (
     ApprovalsJson,
@@ -259,10 +260,10 @@ def void_freezes_table(out: Budget, void: Sequence[VoidRecordJson]) -> int:
 
 
 def edited_tests_table(out: Budget, registry: RegistryJson | None) -> int:
-    """The registered tests the change edited, with what changed: their replays are no
-    evidence about the change."""
+    """The registered tests the change edited, with what changed, then the diff of each
+    one's definition: their replays are no evidence about the change."""
     edited = [] if registry is None else registry.get("edited", [])
-    return table(
+    left_out = table(
         out,
         f"Tests this change edits ({len(edited)}): their replays say nothing about it",
         ["test id", "what changed", "kind of edit"],
@@ -275,6 +276,7 @@ def edited_tests_table(out: Budget, registry: RegistryJson | None) -> int:
             for test_id, note, test in group_edited(edited)
         ],
     )
+    return left_out + diff_blocks(out, edited)
 
 
 def approvals_lines(approvals: ApprovalsJson, admitted: int) -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from waiver.model import TestClass
+from waiver.write.definition_diff import terminal_diff
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson, report_of
@@ -172,16 +173,16 @@ def _review(report: ReportJson) -> list[str]:
     lines = []
     if edited:
         lines.append(f"tests this change edits ({len(edited)}), no evidence about it:")
-        grouped = group_edited(edited)
-        # Only the lines shown are written out: every test may be edited.
-        lines += [
-            f"  {_inert(test_id)}{note}: {_inert('; '.join(test['changes']))}"
-            f" ({_inert('; '.join(edit_kinds(test)))})"
-            for test_id, note, test in grouped[:MAX_LINES]
-        ]
-        if len(grouped) > MAX_LINES:
+        groups = group_edited(edited)
+        for test_id, note, test in groups[:MAX_LINES]:
             lines.append(
-                f"  … and {len(grouped) - MAX_LINES} more lines of edited tests in waiver.json"
+                f"  {_inert(test_id)}{note}: {_inert('; '.join(test['changes']))}"
+                f" ({_inert('; '.join(edit_kinds(test)))})"
+            )
+            lines += terminal_diff(test)
+        if len(groups) > MAX_LINES:
+            lines.append(
+                f"  … and {len(groups) - MAX_LINES} more lines of edited tests in waiver.json"
             )
     evidence = red_green_rows(split_rows(report["rows"])[1])
     if evidence:

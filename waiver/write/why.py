@@ -266,11 +266,16 @@ def _registry_name(report: ReportJson, quote: Callable[[str], str]) -> str:
 
 def group_edited(edited: Sequence[EditedTestJson]) -> list[tuple[str, str, EditedTestJson]]:
     """The edited tests as lines of (id shown, count note, the first test of the line): the
-    ids of one parametrized function with the same changes and kinds of edit on one line."""
+    ids of one parametrized function with the same changes, kinds of edit and diff on one
+    line."""
     groups: dict[Hashable, list[EditedTestJson]] = {}
     for number, test in enumerate(edited):
         function = parametrized_function(test["test_id"])
-        same = (tuple(test["changes"]), repr(test.get("findings", [])))
+        same = (
+            tuple(test["changes"]),
+            repr(test.get("findings", [])),
+            tuple(test.get("diff", ())),
+        )
         key = (function, same) if function is not None else number
         groups.setdefault(key, []).append(test)
     return [

@@ -26,7 +26,10 @@ PROFILE = "from hypothesis import settings\n"
                 (2, "sets max_examples"),
             ],
         ),
-        (PROFILE + "settings.load_profile('q')\n", [(2, "loads a Hypothesis profile (load_profile)")]),
+        (
+            PROFILE + "settings.load_profile('q')\n",
+            [(2, "loads a Hypothesis profile (load_profile)")],
+        ),
         (
             "import hypothesis as h\nFAST = h.settings(derandomize=True)\n",
             [(2, "makes Hypothesis settings (settings(...))"), (2, "sets derandomize")],

@@ -31,15 +31,14 @@ ASSERTION = "tests/assertions/test_calc.py::test_small_sums"
 BASE = {
     "calc.py": CALC,
     "pytest.ini": "[pytest]\naddopts = -p no:cacheprovider\n",
-    "fixtures/sums.json": '[[2, 3, 5]]\n',
+    "fixtures/sums.json": "[[2, 3, 5]]\n",
     "tests/properties/test_add.py": (
         "from hypothesis import given, strategies\n\nfrom calc import add\n\n\n"
         "@given(strategies.integers(), strategies.integers())\n"
         "def test_add_is_plus(a: int, b: int) -> None:\n    assert add(a, b) == a + b\n"
     ),
     "tests/assertions/test_calc.py": (
-        "from calc import add\n\n\ndef test_small_sums() -> None:\n"
-        "    assert add(2, 3) == 5\n"
+        "from calc import add\n\n\ndef test_small_sums() -> None:\n    assert add(2, 3) == 5\n"
     ),
     "known-tests.txt": ASSERTION + "\n",
 }
@@ -95,9 +94,7 @@ def test_a_profile_of_one_example_loaded_by_the_code_under_test_blocks_and_is_na
     properties = report["properties"]
     # The run was weakened for real: the broken `add` passed its property.
     assert (properties["cases"], properties["failed"]) == (1, [])
-    assert report["rows"] == [
-        {**report["rows"][0], "test_id": ASSERTION, "class": "stable_pass"}
-    ]
+    assert report["rows"] == [{**report["rows"][0], "test_id": ASSERTION, "class": "stable_pass"}]
     assert (code, report["verdict"]) == (1, "blocked")
     assert properties["settings_changes"] == [
         {"path": "calc.py", "line": 3, "what": "registers a Hypothesis profile (register_profile)"},
