@@ -99,9 +99,27 @@ def test_any_other_run_is_named_and_not_recorded(
 
 
 def test_an_api_that_fails_starts_the_history_afresh_and_says_why(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     document, outputs = provenance(tmp_path, monkeypatch, Answers(status=500), gate_run())
 
     assert outputs == {"run-id": "42", "history-run-id": ""}
-    assert document["history_error"] == "GET /repos/owner/repo/actions/artifacts answered HTTP 500"
+    error = "GET /repos/owner/repo/actions/artifacts answered HTTP 500"
+    assert document["history_error"] == error
+    assert capsys.readouterr().err == (
+        f"waiver: warning: no earlier history of this writer to continue ({error}): the "
+        "history starts afresh\n"
+    )
+
+
+def test_a_writer_with_no_earlier_history_says_it_starts_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document, outputs = provenance(tmp_path, monkeypatch, Answers(per_page=100), gate_run())
+
+    assert outputs == {"run-id": "42", "history-run-id": ""}
+    assert "history_error" not in document
+    assert capsys.readouterr().err == (
+        "waiver: warning: no earlier history of this writer to continue: the history starts "
+        "afresh\n"
+    )

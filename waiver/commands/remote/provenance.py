@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Mapping
 
 from waiver.errors import EXIT_CLEAR, InputError
@@ -51,6 +52,13 @@ def _history_run(document: dict[str, object]) -> str:
     return "" if found is None else str(found)
 
 
+def _warn_afresh(error: object) -> None:
+    """Say in the job's log that the history starts afresh, and why."""
+    why = f" ({error})" if isinstance(error, str) else ""
+    message = f"no earlier history of this writer to continue{why}: the history starts afresh"
+    print(log_line(f"waiver: warning: {message}"), file=sys.stderr)
+
+
 def _judged_run(args: argparse.Namespace) -> dict[str, object]:
     api, repository = connect(os.environ)
     event = read_event(os.environ)
@@ -77,8 +85,12 @@ def run(args: argparse.Namespace) -> int:
         said = f"no run: {error}"
     found = document["run"]
     outputs = {"run-id": str(found["id"]) if isinstance(found, dict) else ""}
-    if args.default_branch:
+    if args.default_branch and outputs["run-id"]:
         outputs["history-run-id"] = _history_run(document)
+        if not outputs["history-run-id"]:
+            _warn_afresh(document.get("history_error"))
+    elif args.default_branch:
+        outputs["history-run-id"] = ""
     try:
         write_atomic(args.out, json.dumps(document, ensure_ascii=True, sort_keys=True))
     except OSError as error:
