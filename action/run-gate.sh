@@ -155,6 +155,13 @@ history=${INPUT_HISTORY:-}
 if [[ -n $history && ( ! -f $history || -L $history ) ]]; then
     printf '::warning title=waiver history::%s\n' "no history file at the path given; the rows show no history"
     history=""
+elif [[ -n $history ]]; then
+    # A mount takes an absolute source, and ends at a comma.
+    history=$(realpath -- "$history")
+    if [[ $history == *,* ]]; then
+        printf '::warning title=waiver history::%s\n' "the history's path has a comma, which a --mount option cannot hold; the rows show no history"
+        history=""
+    fi
 fi
 
 scratch=$(mktemp -d "${RUNNER_TEMP:-/tmp}/waiver-gate.XXXXXX")
