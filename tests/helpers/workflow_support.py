@@ -267,7 +267,7 @@ def caller_workflow(inputs: dict[str, Any]) -> str:
     """The user's workflow: the reusable workflow, then a job that keeps its outputs."""
     document = {
         "name": "caller",
-        "on": ["pull_request", "pull_request_review", "merge_group"],
+        "on": ["pull_request", "pull_request_review", "merge_group", "push"],
         "permissions": {},
         "jobs": {
             "waiver": {
@@ -358,8 +358,8 @@ def run_workflow(
     extra: tuple[str, ...] = (),
 ) -> WorkflowRun:
     """act on a pull request's event (`event_name`: pull_request, or pull_request_review),
-    or a merge group's whose commit is the clone's HEAD, with base `base_commit`; `extra`
-    are more act arguments (`--env`, `-s`).
+    or a merge group's or a push's to main whose commit is the clone's HEAD, with base (the
+    commit before) `base_commit`; `extra` are more act arguments (`--env`, `-s`).
 
     The workflows are written into the clone but not committed: the jobs check out commits.
     """
@@ -370,9 +370,12 @@ def run_workflow(
     (workflows / "caller.yml").write_text(caller_workflow(inputs))
     head = git(demo, "rev-parse", "HEAD")
     event = run / "event.json"
-    if event_name == "merge_group":
+    if event_name == "push":  # to main: judged against the commit before it
+        payload: dict[str, Any] = {"before": base_commit, "after": head, "ref": "refs/heads/main",
+                                   "repository": {"default_branch": "main"}}  # fmt: skip
+    elif event_name == "merge_group":
         queue = f"refs/heads/gh-readonly-queue/main/pr-1-{base_commit}"
-        payload: dict[str, Any] = {"merge_group": {
+        payload = {"merge_group": {
             "base_sha": base_commit, "head_sha": head, "head_ref": queue,
         }}  # fmt: skip
     else:
