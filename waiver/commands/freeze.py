@@ -21,11 +21,14 @@ from typing import Any
 from waiver.commands.freeze_history import TRUSTED_REF_HELP, renewal_counts, run_history
 from waiver.commands.support import moment, now_of
 from waiver.decide.decision import ACCOUNTABLE, DUPLICATE, check_policy, record_void_reason
+from waiver.decide.history import History
+from waiver.decide.history_rates import stable_runs
 from waiver.decide.renewals import FreezeTally, renewal_refusal
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.model import BaseMeaning, FreezeRecord, Policy, TestClass
 from waiver.read.files import read_small
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
+from waiver.read.history import read_history
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.protected import FromWorkingTree
@@ -216,10 +219,13 @@ def _states(records: Sequence[Record], policy: Policy, now: datetime) -> list[st
     return states
 
 
-def prune(store: str, policy: Policy, now: datetime) -> list[str]:
-    """Remove expired and void records, saying which and why; the rest keep their order."""
+def prune(store: str, policy: Policy, now: datetime, history: History | None = None) -> list[str]:
+    """Remove expired and void records, saying which and why; the rest keep their order.
+    With the default branch's `history`, name each kept record whose test it shows stable
+    for its window: that freeze can go, by a human's edit of the store."""
     records = read_store(store)
     states = _states(records, policy, now)
+    stable = [] if history is None else _stable_freezes(records, states, history, policy)
     removed = [
         f"removed record {index} ({visible_text(str(record.get('test_id')))}): {reason}"
         for index, (record, reason) in enumerate(zip(records, states, strict=True))
@@ -228,7 +234,22 @@ def prune(store: str, policy: Policy, now: datetime) -> list[str]:
     if removed:
         write_store(store, [r for r, reason in zip(records, states, strict=True) if reason is None])
     kept = len(records) - len(removed)
-    return [*removed, f"{kept} record{'' if kept == 1 else 's'} kept in {store}"]
+    return [*removed, *stable, f"{kept} record{'' if kept == 1 else 's'} kept in {store}"]
+
+
+def _stable_freezes(
+    records: Sequence[Record], states: Sequence[str | None], history: History, policy: Policy
+) -> list[str]:
+    lines = []
+    for index, (record, reason) in enumerate(zip(records, states, strict=True)):
+        test_id = record.get("test_id")
+        runs = None if reason is not None else stable_runs(history, str(test_id), policy)
+        if runs is not None:
+            lines.append(
+                f"kept record {index} ({visible_text(str(test_id))}): passed each of the last "
+                f"{runs} runs on main; its freeze can go: delete the record"
+            )
+    return lines
 
 
 def _accountable(record: Record) -> str:
@@ -309,7 +330,12 @@ def run_accept(args: argparse.Namespace) -> int:
 def run_prune(args: argparse.Namespace) -> int:
     options = FreezeStoreOptions(store=args.store, config=args.config, now=args.now)
     policy = judging_policy(options.config)
-    return _say(prune(options.store, policy, now_of(options.now)))
+    history = None
+    if args.history is not None:
+        history = read_history(args.history)
+        if history is None:
+            raise InputError(args.history, "no such file")
+    return _say(prune(options.store, policy, now_of(options.now), history))
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -336,6 +362,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     accept.add_argument("--reason", metavar="TEXT", help="why the test may stay frozen")
     accept.add_argument("--tracking", metavar="URL", help="where its fix is followed up")
     prune = actions.add_parser("prune", help="remove expired and void records, saying why")
+    prune.add_argument(
+        "--history",
+        metavar="FILE",
+        help="the default branch's history (waiver history record): name the kept records "
+        "whose test passed each run of its window",
+    )
     listing = actions.add_parser("list", help="show each record and whether it is void")
     history = actions.add_parser(
         "history", help="count each test's freezes in the git history of the store"

@@ -133,3 +133,16 @@ def with_history(decision: Decision, history: History) -> Decision:
         runs, flipped, failed = failure_counts(history, test)
         found[number] = HistoryFinding(runs, flipped, failed, test.flagged)
     return replace(decision, rows=replace(rows, history=found))
+
+
+def stable_runs(history: History, test_id: str, policy: Policy) -> int | None:
+    """The runs of the window, storms left out, in which `test_id` passed, when it passed
+    every one it ran in and ran in at least `min_history_sample`: stable for the window, so
+    a freeze of it can go. None otherwise, or when the history does not hold it."""
+    test = history.tests.get(test_id)
+    if test is None:
+        return None
+    runs, flipped, failed = failure_counts(history, test)
+    if flipped or failed or runs < policy.min_history_sample:
+        return None
+    return runs
