@@ -138,17 +138,21 @@ def test_a_clear_rate_not_below_the_flag_rate_is_a_usage_error(
 
 
 def test_the_gate_shows_the_history_beside_the_unstable_row_and_changes_nothing_else(
-    ten_runs: Path,
+    ten_runs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = ten_runs
     summary = ["--summary", str(root / "summary.md"), "--config", str(root / "waiver.yml")]
     without = load_report(gate_run(root, at(12), {FLAKY: ".x.x."}, *summary))
+    capsys.readouterr()
     shown = load_report(
         gate_run(
             root, at(12), {FLAKY: ".x.x."}, *summary, "--history", str(root / "history.json.gz")
         )
     )
     check_golden(GOLDEN / "summary" / "history.md", (root / "summary.md").read_text())
+    # The terminal sets the same words below the row (the report's path is the test's own).
+    terminal = capsys.readouterr().out.replace(str(root), "ROOT")
+    check_golden(GOLDEN / "terminal" / "history.txt", terminal)
     rows = {row["test_id"]: row for row in shown["rows"]}
     assert rows[FLAKY]["history"] == {"runs": 5, "flipped": 2, "failed": 0, "flagged": True}
     assert shown["history"] == {"path": str(root / "history.json.gz"), "runs": 6, "problem": None}

@@ -4,7 +4,8 @@ What blocks the run apart from its rows; the cause of the whole run when there i
 else the blocking rows, closed classes first, under labelled columns (class, replays
 passed with each replay's outcome in order, test id), the rows of one parametrized
 function that show the same on one line with their count, capped with a count of the
-rest; below each line its first failure message and what to do next. Then whether the
+rest; below each line its first failure message, the default branch's history of the test
+when the gate was given one, and what to do next. Then whether the
 replays were skipped and why, and the warning that the protected files came from the
 working tree.
 Untrusted text is spelled out, one line each, so that it can start no log command.
@@ -26,6 +27,7 @@ from waiver.write.why import (
     expected_replays,
     group_edited,
     group_rows,
+    history_words,
     next_step,
     row_blocks,
     run_cause,
@@ -70,15 +72,17 @@ def _rows(
     """A titled table of rows under labelled columns: the class (when `label` gives it),
     the replays passed with their outcomes in order, the test id and what stands for the
     row. The rows of one parametrized function that show the same are one line with their
-    count. Below a line: its first failure message, then what to do next."""
+    count. Below a line: its first failure message, its history on main, then what to do
+    next."""
     if not rows:
         return []
 
-    def shown(row: RowJson) -> tuple[str, str, str]:
+    def shown(row: RowJson) -> tuple[str, str, str, str]:
         return (
             "" if label is None else label(row),
             _standing(row),
             next_step(row, report, _inert) or "",
+            history_words(row) or "",
         )
 
     groups = group_rows(rows, shown)
@@ -106,6 +110,9 @@ def _rows(
         message = group.message()
         if message is not None:
             lines.append(f"      {_inert(message)}")
+        history = history_words(group.first)
+        if history is not None:
+            lines.append(f"      {history}")
         step = next_step(group.first, report, _inert)
         if step is not None:
             lines.append(f"      {step}")
