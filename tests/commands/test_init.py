@@ -35,6 +35,11 @@ from helpers.init_support import (
 from helpers.support import REPO, git
 from waiver.cli import main
 
+# Every test here runs `waiver init` on a repository it builds, and init runs the suite for
+# real (its collection, its registry, often the proof in a fresh venv): seconds each, so the
+# module runs with the slow tests; tests/init holds the quick ones of init's parts.
+pytestmark = pytest.mark.slow
+
 LIBRARY = "def add(a, b):\n    return a + b\n"
 TESTS = """\
 import json
@@ -136,7 +141,7 @@ LAYOUTS: dict[str, Callable[[Path], Path]] = {"flat": flat, "src": src, "plugin"
 # more per init, are slow.
 @pytest.fixture(
     scope="module",
-    params=["flat", *(pytest.param(name, marks=pytest.mark.slow) for name in ("src", "plugin"))],
+    params=["flat", "src", "plugin"],
 )
 def initialised(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -155,7 +160,6 @@ def change(initialised: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:
     return copy_to_change(initialised[0], tmp_path)
 
 
-@pytest.mark.slow
 def test_init_writes_the_four_files_and_the_gate_passes_an_honest_change(
     change: tuple[Path, str],
 ) -> None:
@@ -174,7 +178,6 @@ def test_init_writes_the_four_files_and_the_gate_passes_an_honest_change(
     assert report["fixtures"]["drift"] == []
 
 
-@pytest.mark.slow
 def test_the_gate_blocks_a_broken_test(change: tuple[Path, str]) -> None:
     root, base = change
     library = root / "lib.py" if (root / "lib.py").exists() else root / "src/pkg/__init__.py"
@@ -184,7 +187,6 @@ def test_the_gate_blocks_a_broken_test(change: tuple[Path, str]) -> None:
     assert {row["class"] for row in report["rows"]} >= {"stable_assertion_fail"}
 
 
-@pytest.mark.slow
 def test_the_gate_blocks_a_conftest_hook(change: tuple[Path, str]) -> None:
     root, base = change
     (root / "tests" / "conftest.py").write_text(HOOK)
@@ -197,7 +199,6 @@ def test_the_gate_blocks_a_conftest_hook(change: tuple[Path, str]) -> None:
     assert {d["path"] for d in report["fixtures"]["drift"]} == {"tests/conftest.py"}
 
 
-@pytest.mark.slow
 def test_a_fixture_edit_in_any_of_the_folders_is_drift(change: tuple[Path, str]) -> None:
     root, base = change
     nested = "tests/fixtures/nested/y.json"
@@ -339,7 +340,6 @@ def test_harness_globs_are_kept_in_the_policy_and_lock_what_the_gate_cannot_find
     assert {"tests/conftest.py", "helpers/__init__.py", "helpers/plugin.py"} <= set(locked)
 
 
-@pytest.mark.slow
 def test_the_printed_registry_refresh_runs_the_commands_init_was_given(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -608,7 +608,6 @@ def test_without_flags_a_waiver_not_installed_from_github_is_a_usage_error(
     )
 
 
-@pytest.mark.slow
 def test_the_printed_registry_refresh_from_a_real_replay_lists_the_same_ids(
     change: tuple[Path, str], initialised: tuple[Path, str]
 ) -> None:
@@ -741,7 +740,6 @@ def test_the_install_step_takes_the_requirements_files_of_the_test_dependencies(
 NEEDS_A_PLUGIN = "import xdist\n\n\ndef test_has_the_plugin():\n    assert xdist\n"
 
 
-@pytest.mark.slow
 def test_the_written_commands_are_proved_in_a_fresh_venv_before_anything_is_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -81,6 +81,7 @@ def test_without_that_python_the_proof_takes_waivers_own_and_says_so(
     )
 
 
+@pytest.mark.slow  # runs `waiver init` on a repository, its suite for real
 def test_the_proofs_venv_is_made_by_the_interpreter_it_is_given(tmp_path: Path) -> None:
     """An interpreter that notes each run, then runs as this one."""
     interpreter = tmp_path / "python-noting"
@@ -99,6 +100,7 @@ def test_the_proofs_venv_is_made_by_the_interpreter_it_is_given(tmp_path: Path) 
     assert tuple(map(int, version)) == RUNNING
 
 
+@pytest.mark.slow  # runs `waiver init` on a repository, its suite for real
 def test_init_writes_the_declared_python_into_the_workflow(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

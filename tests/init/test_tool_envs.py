@@ -137,6 +137,7 @@ def test_what_is_not_a_literal_is_a_problem_saying_where_and_what_to_write_inste
     assert envs.words == ["pytest-randomly"]
 
 
+@pytest.mark.slow  # runs `waiver init` on a repository, its suite for real
 def test_init_writes_the_tox_environment_into_both_commands(
     repository: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -164,6 +165,7 @@ def test_init_names_what_it_cannot_read_numbered_with_the_rest_and_writes_nothin
     assert not any((repository / name).exists() for name in FILES)
 
 
+@pytest.mark.slow  # runs `waiver init` on a repository, its suite for real
 def test_given_commands_need_no_install_step_so_nothing_is_read(
     repository: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
