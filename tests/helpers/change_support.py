@@ -5,6 +5,7 @@ BASE`), then the gate with `--trusted-ref BASE`."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import shutil
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from helpers.github_api import commit, review
 from helpers.support import EXAMPLE, gate_args, git, load_report
 from waiver.cli import main
 
@@ -37,6 +39,11 @@ def commit_base(work: Path, prepare: Patch | None = None) -> str:
     shutil.copytree(EXAMPLE, work, ignore=shutil.ignore_patterns("run.sh", "__pycache__"))
     if prepare is not None:
         prepare(work)
+    return commit_locked(work)
+
+
+def commit_locked(work: Path) -> str:
+    """The tree at `work`, locked by plain `waiver lock`, committed as the first commit."""
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(work)
         assert main(LOCK) == 0
@@ -95,3 +102,23 @@ def add_a_test(work: Path) -> None:
     )
     registry = work / "known-tests.txt"
     registry.write_text(registry.read_text() + NEW + "\n")
+
+
+def approved(work: Path, base: str, head: str) -> tuple[int, dict[str, Any]]:
+    """The gate again, with a maintainer's approval of `head` who wrote none of it."""
+    approvals = work.parent / "approvals.json"
+    approvals.write_text(
+        json.dumps(
+            {
+                "pull_request": {"number": 7, "user": {"login": "agent"}, "head": {"sha": head}},
+                "reviews": [review(1, "maintainer", "APPROVED", head)],
+                "commits": [commit("agent", "agent")],
+                "permissions": {"maintainer": {"permission": "write", "role_name": "write"}},
+                "error": None,
+            }
+        )
+    )
+    properties = str(work / "reports/properties.xml")
+    args = ["--trusted-ref", base, "--properties", properties, "--approvals", str(approvals)]
+    code = main(gate_args(work, *args))
+    return code, load_report(work / "waiver.json")

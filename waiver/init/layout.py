@@ -91,10 +91,10 @@ class Layout:
             return path if root == "." else path[len(root) + 1 :]
 
         folders = (f"{inner(folder)}/*" for folder in self.fixture_folders)
-        return (*folders, *(_literal_glob(inner(path)) for path in self.data_files))
+        return (*folders, *(literal_glob(inner(path)) for path in self.data_files))
 
 
-def _literal_glob(path: str) -> str:
+def literal_glob(path: str) -> str:
     """A glob that names `path` alone, whatever characters its name holds."""
     return "".join(f"[{char}]" if char in "*?[" else char for char in path)
 

@@ -16,15 +16,14 @@ from dataclasses import dataclass
 from functools import partial
 
 from waiver.init.collection import Ran
-from waiver.init.layout import Layout, _literal_glob
+from waiver.init.layout import Layout, literal_glob
 from waiver.init.merge import merge_policy
 from waiver.init.node_layout import NodeLayout, find_node_layout, other_lockfile
 from waiver.init.node_run import install, node_version, run_suites
-from waiver.init.plan import FAILED_SHOWN, NO_FIXTURES, InitOptions, Planned, _folders
+from waiver.init.plan import NO_FIXTURES, InitOptions, Planned, given_folders, registry_plan
 from waiver.init.problems import Problems
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
-from waiver.read.registry import format_registry
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.runners import NODE_RUNNERS, policy_harness
 from waiver.write.setup_files import (
@@ -67,8 +66,8 @@ class NodeCommands:
 def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -> NodeLayout:
     """The layout found, with the flags over it; what is missing goes to `problems`."""
     found = find_node_layout(".", runner)
-    suites = _folders(options.property_suites, "--property-suite", problems)
-    fixtures = _folders(options.fixtures, "--fixtures", problems)
+    suites = given_folders(options.property_suites, "--property-suite", problems)
+    fixtures = given_folders(options.fixtures, "--fixtures", problems)
     if options.property_select is not None:
         problems.add(
             f"--property-select selects pytest tests; {runner}'s property suite is its own "
@@ -164,7 +163,7 @@ def plan_node(
         test_command=test_command,
         waiver_repository=repository,
         waiver_ref=ref,
-        harness_globs=(*options.harness, *map(_literal_glob, layout.property_files)),
+        harness_globs=(*options.harness, *map(literal_glob, layout.property_files)),
         runner=layout.runner,
         node_version=version,
     )
@@ -266,30 +265,11 @@ def _registry_refresh(runner: str, commands: NodeCommands) -> str:
 def _planned_registry(
     layout: NodeLayout, commands: NodeCommands, property_run: Ran, test_run: Ran
 ) -> Planned:
-    """The registry, from one real run of the property suite and of the tests: a skipped
-    test is left out, since no replay gives it an outcome."""
-    properties = len(property_run.test_ids)
-    suite = ", ".join(layout.property_paths)
-    registry = sorted({*property_run.test_ids, *test_run.test_ids})
-    skipped = len(property_run.skipped) + len(test_run.skipped)
-    left_out = f"; {_count(skipped, 'skipped test', 'skipped tests')} left out" if skipped else ""
-    failed = [*property_run.failed, *test_run.failed]
-    note = None
-    if failed:
-        shown = ", ".join(failed[:FAILED_SHOWN]) + (
-            f" and {len(failed) - FAILED_SHOWN} more" if len(failed) > FAILED_SHOWN else ""
-        )
-        note = (
-            f"{_count(len(failed), 'test', 'tests')} failed in this run of your tree: {shown}. "
-            "A base with stable failures blocks every pull request until they are fixed or "
-            "left out of the commands"
-        )
-    return Planned(
-        REGISTRY,
-        format_registry(registry),
-        f"the {len(registry)} test ids that ran in one run of the suite "
-        f"({_count(len(registry) - properties, 'test', 'tests')}, "
-        f"{_count(properties, 'property', 'properties')} in {suite}){left_out}",
+    """The registry, from one real run of the property suite and of the tests."""
+    return registry_plan(
+        property_run,
+        test_run,
+        ", ".join(layout.property_paths),
         _registry_refresh(layout.runner, commands),
-        note,
+        "left out of the commands",
     )

@@ -98,8 +98,8 @@ def _folder(path: str, flag: str) -> str:
 def resolve_layout(options: InitOptions, problems: Problems) -> Layout:
     """The layout found, with the flags over it; what is missing goes to `problems`."""
     found = find_layout(".")
-    suites = _folders(options.property_suites, "--property-suite", problems)
-    fixtures = _folders(options.fixtures, "--fixtures", problems)
+    suites = given_folders(options.property_suites, "--property-suite", problems)
+    fixtures = given_folders(options.fixtures, "--fixtures", problems)
     selection: tuple[str, ...] = ()
     if options.property_select is not None:
         selection = problems.attempt(partial(parse_selection, options.property_select)) or ()
@@ -125,7 +125,7 @@ def resolve_layout(options: InitOptions, problems: Problems) -> Layout:
     return layout
 
 
-def _folders(paths: tuple[str, ...], flag: str, problems: Problems) -> tuple[str, ...]:
+def given_folders(paths: tuple[str, ...], flag: str, problems: Problems) -> tuple[str, ...]:
     """The folders a repeatable flag named; each one that is not a folder inside the
     repository goes to `problems`."""
     folders = []
@@ -303,12 +303,27 @@ def _planned_registry(
 ) -> Planned:
     """The registry, from one real run of the property suite and of the tests: a test that
     skips, by a mark or while it runs, is left out, since no replay gives it an outcome."""
-    properties = len(property_run.test_ids)
-    if not properties:
+    if not property_run.test_ids:
         raise UsageError(
             f"pytest ran no property test in {suite_name(layout)}, so nothing was written: a "
             "property step that runs nothing cannot fail"
         )
+    return registry_plan(
+        property_run,
+        test_run,
+        suite_name(layout),
+        registry_refresh(layout, options.property_command, options.test_command),
+        "deselected in the commands",
+    )
+
+
+def registry_plan(
+    property_run: Ran, test_run: Ran, suite: str, refresh: str, how_left_out: str
+) -> Planned:
+    """The registry of what ran, whatever the runner: a skipped test is left out, and the
+    tests that failed are named, since a base with stable failures blocks every pull
+    request. `how_left_out`: how a test leaves the written commands in this runner."""
+    properties = len(property_run.test_ids)
     registry = sorted({*property_run.test_ids, *test_run.test_ids})
     skipped = len(property_run.skipped) + len(test_run.skipped)
     left_out = f"; {_count(skipped, 'skipped test', 'skipped tests')} left out" if skipped else ""
@@ -321,14 +336,14 @@ def _planned_registry(
         note = (
             f"{_count(len(failed), 'test', 'tests')} failed in this run of your tree: {shown}. "
             "A base with stable failures blocks every pull request until they are fixed or "
-            "deselected in the commands"
+            f"{how_left_out}"
         )
     return Planned(
         REGISTRY,
         format_registry(registry),
         f"the {len(registry)} test ids that ran in one run of the suite "
         f"({_count(len(registry) - properties, 'test', 'tests')}, "
-        f"{_count(properties, 'property', 'properties')} in {suite_name(layout)}){left_out}",
-        registry_refresh(layout, options.property_command, options.test_command),
+        f"{_count(properties, 'property', 'properties')} in {suite}){left_out}",
+        refresh,
         note,
     )

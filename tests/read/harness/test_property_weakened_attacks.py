@@ -10,16 +10,13 @@ and the harness are untouched, and the property report says one case, none faile
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers.change_support import LOCK, commit_change, replay_and_gate
-from helpers.github_api import commit, review
-from helpers.support import gate_args, git, load_report, write_tree
-from waiver.cli import main
+from helpers.change_support import approved, commit_change, commit_locked, replay_and_gate
+from helpers.support import git, write_tree
 from waiver.write.summary import render_summary
 
 # Every test commits a base and a change and replays it with real pytest.
@@ -57,13 +54,7 @@ BROKEN_ADD = "    return a + b if abs(a) < 10 else a - b\n"
 
 def commit_calc(work: Path) -> str:
     write_tree(work, BASE)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(work)
-        assert main(LOCK) == 0
-    git(work, "init", "--quiet")
-    git(work, "add", "-A")
-    git(work, "commit", "--quiet", "-m", "base")
-    return git(work, "rev-parse", "HEAD")
+    return commit_locked(work)
 
 
 def weakened(work: Path) -> None:
@@ -133,23 +124,3 @@ def test_an_honest_change_stays_clean(tmp_path: Path) -> None:
     assert (code, report["verdict"], report["run_blockers"]) == (0, "clean", [])
     assert report["properties"]["settings_changes"] == []
     assert report["properties"]["few_cases"] == []
-
-
-def approved(work: Path, base: str, head: str) -> tuple[int, dict[str, Any]]:
-    """The gate again, with a maintainer's approval of `head` who wrote none of it."""
-    approvals = work.parent / "approvals.json"
-    approvals.write_text(
-        json.dumps(
-            {
-                "pull_request": {"number": 7, "user": {"login": "agent"}, "head": {"sha": head}},
-                "reviews": [review(1, "maintainer", "APPROVED", head)],
-                "commits": [commit("agent", "agent")],
-                "permissions": {"maintainer": {"permission": "write", "role_name": "write"}},
-                "error": None,
-            }
-        )
-    )
-    properties = str(work / "reports/properties.xml")
-    args = ["--trusted-ref", base, "--properties", properties, "--approvals", str(approvals)]
-    code = main(gate_args(work, *args))
-    return code, load_report(work / "waiver.json")

@@ -11,16 +11,19 @@ between the change and a verdict that lets it through.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from helpers.change_support import Patch, commit_base, commit_change, fix_slugify, replay_and_gate
-from helpers.github_api import commit, review
-from helpers.support import EMPTY, ROUND_TRIP, classes, gate_args, git, load_report
-from waiver.cli import main
+from helpers.change_support import (
+    Patch,
+    approved,
+    commit_base,
+    commit_change,
+    fix_slugify,
+    replay_and_gate,
+)
+from helpers.support import EMPTY, ROUND_TRIP, classes, git
 from waiver.write.summary import render_summary
 from waiver.write.terminal import render_terminal
 
@@ -193,26 +196,6 @@ def test_an_honest_fix_that_mentions_the_runner_in_prose_is_no_reach_in(tmp_path
     assert reach_of(report) == []
     assert report["run_blockers"] == []
     assert classes(report)[EMPTY] == "stable_pass"
-
-
-def approved(work: Path, base: str, head: str) -> tuple[int, dict[str, Any]]:
-    """The gate again, with a maintainer's approval of `head` who wrote none of it."""
-    approvals = work.parent / "approvals.json"
-    approvals.write_text(
-        json.dumps(
-            {
-                "pull_request": {"number": 7, "user": {"login": "agent"}, "head": {"sha": head}},
-                "reviews": [review(1, "maintainer", "APPROVED", head)],
-                "commits": [commit("agent", "agent")],
-                "permissions": {"maintainer": {"permission": "write", "role_name": "write"}},
-                "error": None,
-            }
-        )
-    )
-    properties = str(work / "reports/properties.xml")
-    args = ["--trusted-ref", base, "--properties", properties, "--approvals", str(approvals)]
-    code = main(gate_args(work, *args))
-    return code, load_report(work / "waiver.json")
 
 
 def test_an_approval_of_the_head_admits_a_reach_in_and_the_verdict_is_review(
