@@ -178,7 +178,8 @@ def propose_freeze(
     )
 
 
-def _aware_time(value: object) -> datetime | None:
+def aware_time(value: object) -> datetime | None:
+    """An ISO 8601 time with its zone, or None for anything else (no zone, not a time)."""
     if not isinstance(value, str):
         return None
     try:
@@ -202,8 +203,8 @@ def record_void_reason(record: FreezeRecord, policy: Policy, now: datetime) -> s
         return "scope is not single_test_id"
     if fields["class"] != TestClass.UNSTABLE_ASSERTION.value:
         return "class is not unstable_assertion"
-    issued_at = _aware_time(fields["issued_at"])
-    expires_at = _aware_time(fields["expires_at"])
+    issued_at = aware_time(fields["issued_at"])
+    expires_at = aware_time(fields["expires_at"])
     if issued_at is None or expires_at is None:
         return "issued_at and expires_at must be timezone-aware ISO 8601 times"
     if expires_at <= now:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from waiver.decide.decision import aware_time
 from waiver.model import Policy
 
 
@@ -49,18 +50,11 @@ class _Freeze:
     window: tuple[datetime, datetime] | None
 
 
-def _aware(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return moment if moment.utcoffset() is not None else None
-
-
 def _window(record: Mapping[str, object], now: datetime) -> tuple[datetime, datetime] | None:
-    issued_at, expires_at = _aware(record.get("issued_at")), _aware(record.get("expires_at"))
+    issued_at, expires_at = (
+        aware_time(record.get("issued_at")),
+        aware_time(record.get("expires_at")),
+    )
     if issued_at is None or expires_at is None:
         return None
     end = min(expires_at, now)

@@ -16,8 +16,8 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.github.rest import FULL_SHA, Api, ApiFailed
-from waiver.github.runs import referenced_workflows, workflow_path
+from waiver.github.rest import Api, ApiFailed
+from waiver.github.runs import referenced_workflows, triggering_run, workflow_path
 
 RECORDED_EVENTS = frozenset({"push", "schedule"})
 HISTORY_ARTIFACT = "waiver-history"
@@ -45,12 +45,7 @@ def default_branch_run(
 ) -> dict[str, object]:
     """The triggering gate run, as `waiver provenance` keeps it, when the history may
     record it; otherwise why not."""
-    run = event.get("workflow_run")
-    if not isinstance(run, dict):
-        raise ApiFailed("the event is not a workflow_run event")
-    sha = run.get("head_sha")
-    if not isinstance(sha, str) or not FULL_SHA.match(sha):
-        raise ApiFailed("the event names no head commit")
+    run, sha = triggering_run(event)
     run_id = run.get("id")
     if not isinstance(run_id, int) or isinstance(run_id, bool):
         raise ApiFailed("the run has no id")

@@ -106,6 +106,17 @@ def _check_pull_request(
             )
 
 
+def triggering_run(event: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """The workflow_run event's run, and the head commit it ran for."""
+    run = event.get("workflow_run")
+    if not isinstance(run, dict):
+        raise ApiFailed("the event is not a workflow_run event")
+    sha = run.get("head_sha")
+    if not isinstance(sha, str) or not FULL_SHA.match(sha):
+        raise ApiFailed("the event names no head commit")
+    return run, sha
+
+
 def gate_run(
     api: Api,
     repository: str,
@@ -116,12 +127,7 @@ def gate_run(
 ) -> dict[str, object]:
     """The run whose reports are to be judged, as the document `waiver provenance` keeps;
     `number`, the pull request they are judged for (None: a merge group's run)."""
-    run = event.get("workflow_run")
-    if not isinstance(run, dict):
-        raise ApiFailed("the event is not a workflow_run event")
-    sha = run.get("head_sha")
-    if not isinstance(sha, str) or not FULL_SHA.match(sha):
-        raise ApiFailed("the event names no head commit")
+    run, sha = triggering_run(event)
     started_by = run.get("event")
     if started_by == REVIEW_EVENT:
         run = _latest_gate_run(api, repository, sha, caller)
