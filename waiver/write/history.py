@@ -13,6 +13,7 @@ from waiver.decide.history_rates import TestRates
 from waiver.model import Policy
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code, visible_text
+from waiver.write.history_file import run_json
 from waiver.write.report import timestamp
 
 HISTORY_SCHEMA_VERSION = 1
@@ -81,17 +82,7 @@ def history_json(
         "schema_version": HISTORY_SCHEMA_VERSION,
         "policy": {key: getattr(policy, key) for key in POLICY_KEYS},
         "tests_tracked": len(history.tests),
-        "runs": [
-            {
-                "commit": run.commit,
-                "time": timestamp(run.time),
-                "fixture_hash": run.fixture_hash,
-                "ran": run.ran,
-                "failed": run.failed,
-                "storm": run.storm,
-            }
-            for run in runs
-        ],
+        "runs": [run_json(run) for run in runs],
         "tests": [
             {
                 "test_id": rates.test_id,

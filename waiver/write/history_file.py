@@ -26,7 +26,8 @@ def run_length(trace: str) -> str:
     return "".join(parts)
 
 
-def _run_json(run: HistoryRun) -> dict[str, object]:
+def run_json(run: HistoryRun) -> dict[str, object]:
+    """One recorded run, as the history file and `history show --json` both hold it."""
     return {
         "commit": run.commit,
         "time": timestamp(run.time),
@@ -55,7 +56,7 @@ def history_bytes(history: History) -> bytes:
     document = {
         "format": FORMAT,
         "version": VERSION,
-        "runs": [_run_json(run) for run in history.runs],
+        "runs": [run_json(run) for run in history.runs],
         "tests": tests,
     }
     text = json.dumps(document, separators=(",", ":"))
