@@ -115,6 +115,9 @@ def test_init_writes_the_runner_the_ids_the_lock_and_the_node_version(
     )
     inputs = workflow_inputs(root)
     assert inputs["node-version"] == NODE_MAJOR
+    # The history records the pushes to the branch the repository has, whatever its name.
+    caller = yaml.safe_load((root / ".github/workflows/waiver.yml").read_text())
+    assert caller[True]["push"]["branches"] == [git(root, "symbolic-ref", "--short", "HEAD")]
     assert inputs["fixtures"] == "fixtures"
     assert inputs["property-command"].startswith("npm install && ")
 

@@ -16,11 +16,17 @@ from dataclasses import dataclass
 from functools import partial
 
 from waiver.init.collection import Ran
-from waiver.init.layout import Layout, literal_glob
-from waiver.init.merge import merge_policy
+from waiver.init.layout import Layout, default_branch, literal_glob
 from waiver.init.node_layout import NodeLayout, find_node_layout, other_lockfile
 from waiver.init.node_run import install, node_version, run_suites
-from waiver.init.plan import NO_FIXTURES, InitOptions, Planned, given_folders, registry_plan
+from waiver.init.plan import (
+    NO_FIXTURES,
+    InitOptions,
+    Planned,
+    given_folders,
+    policy_text,
+    registry_plan,
+)
 from waiver.init.problems import Problems
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
@@ -33,7 +39,6 @@ from waiver.write.setup_files import (
     REPORT_WORKFLOW,
     WORKFLOW,
     Setup,
-    render_policy,
     render_report_workflow,
     render_workflow,
 )
@@ -166,15 +171,13 @@ def plan_node(
         harness_globs=(*options.harness, *map(literal_glob, layout.property_files)),
         runner=layout.runner,
         node_version=version,
+        default_branch=default_branch("."),
     )
-    policy = render_policy(setup)
     merged = options.existing_policy is not None
-    if options.existing_policy is not None:
-        policy = (
-            problems.attempt(partial(merge_policy, options.existing_policy, policy, POLICY)) or ""
-        )
-        if not policy:
-            return []
+    policy = policy_text(setup, options.existing_policy, problems)
+    if policy is None:
+        return []
+    if merged:
         said = parse_policy(policy.encode(), POLICY).policy.runner
         if said != layout.runner:
             problems.add(

@@ -125,6 +125,15 @@ def resolve_layout(options: InitOptions, problems: Problems) -> Layout:
     return layout
 
 
+def policy_text(setup: Setup, existing: bytes | None, problems: Problems) -> str | None:
+    """The policy file init writes, or the existing one completed with the keys it lacks;
+    None when that cannot be done (the problem is in `problems`)."""
+    policy = render_policy(setup)
+    if existing is None:
+        return policy
+    return problems.attempt(partial(merge_policy, existing, policy, POLICY)) or None
+
+
 def given_folders(paths: tuple[str, ...], flag: str, problems: Problems) -> tuple[str, ...]:
     """The folders a repeatable flag named; each one that is not a folder inside the
     repository goes to `problems`."""
@@ -175,14 +184,10 @@ def plan(
         harness_globs=options.harness,
         default_branch=default_branch("."),
     )
-    policy = render_policy(setup)
     merged = options.existing_policy is not None
-    if options.existing_policy is not None:
-        policy = (
-            problems.attempt(partial(merge_policy, options.existing_policy, policy, POLICY)) or ""
-        )
-        if not policy:
-            return []
+    policy = policy_text(setup, options.existing_policy, problems)
+    if policy is None:
+        return []
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
     # --no-verify proves nothing, so no interpreter is looked for.
     interpreter, python_note = proof_python(python) if options.verify else (sys.executable, None)
