@@ -39,7 +39,7 @@ from waiver.read.harness.reach_in import reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
-from waiver.read.policy.policy_file import read_policy
+from waiver.read.policy.policy_file import read_settings
 from waiver.read.policy.settings import Settings, effective
 from waiver.read.provenance import read_provenance
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
@@ -267,20 +267,6 @@ def _gate(
     return report_json(decision, settings, context, now)
 
 
-def error_json(
-    error: InputError | UsageError, settings: Settings, now: datetime, trusted: str | None
-) -> Json:
-    """The blocked report of a run that `error` ended, with the trusted revision as given."""
-    if isinstance(error, InputError):
-        return error_report_json(error.source, error.problem, settings, now, trusted)
-    return error_report_json("usage", str(error), settings, now, trusted)
-
-
-def flag_settings(options: GateOptions) -> Settings:
-    """The settings before the policy file is read: the flags and the defaults."""
-    return effective(None, options.flags, options.root)
-
-
 @dataclass(frozen=True)
 class Gated:
     """A gate run's report, and the error that ended it early, if one did: then the report
@@ -298,7 +284,7 @@ def _failed(
     now: datetime,
 ) -> Gated:
     """Whatever ends the run early leaves a blocked report, never a stale green one."""
-    document = error_json(error, settings, now, protected.given)
+    document = error_report_json(error, settings, now, protected.given)
     # The error that ended the run is the one to tell; a report that cannot be written on
     # top of it leaves no report at all, which a consumer reads as blocked.
     with contextlib.suppress(InputError):
@@ -306,12 +292,6 @@ def _failed(
             options.out, options.summary, document, summary_appends=options.summary_appends
         )
     return Gated(document, error)
-
-
-def read_settings(options: GateOptions, protected: ProtectedFiles) -> Settings:
-    """The effective policy: the policy file (read like the lock) under the flags."""
-    policy_file = None if options.config is None else read_policy(protected, options.config)
-    return effective(policy_file, options.flags, options.root)
 
 
 @contextlib.contextmanager
@@ -334,15 +314,16 @@ def collector_paused() -> Iterator[None]:
 def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> Gated:
     """The one place where an error of the run becomes a report: the caller publishes the
     document either way, and `waiver.cli` turns the error into the exit code."""
-    # Until the policy file is read, an error report can only show the flags and defaults.
-    settings = flag_settings(options)
     try:
         remove_report(options.out)
         check_output_paths(options.out, options.summary)
     except (InputError, UsageError) as error:  # no path to write a report to
-        return Gated(error_json(error, settings, now, protected.given), error)
+        defaults = effective(None, options.flags, options.root)
+        return Gated(error_report_json(error, defaults, now, protected.given), error)
+    # Until the policy file is read, an error report can only show the flags and defaults.
+    settings = effective(None, options.flags, options.root)
     try:
-        settings = read_settings(options, protected)
+        settings = read_settings(protected, options.config, options.flags, options.root)
         with collector_paused():
             document = _gate(options, settings, protected, now)
             write_report(

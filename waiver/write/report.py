@@ -13,6 +13,7 @@ from operator import attrgetter, is_, not_
 from typing import cast
 
 from waiver import __version__
+from waiver.errors import InputError, UsageError
 from waiver.model import (
     BaseFinding,
     BaseMeaning,
@@ -213,10 +214,14 @@ def base_counts(rows: Rows) -> dict[str, int]:
 
 
 def error_report_json(
-    source: str, problem: str, settings: Settings, now: datetime, trusted_revision: str | None
+    error: InputError | UsageError, settings: Settings, now: datetime, trusted_revision: str | None
 ) -> Json:
-    """The report of a run that ended in an input error: blocked, with the error, no rows,
-    and the trusted revision as it was given (it may be the input that was wrong)."""
+    """The report of a run that `error` ended: blocked, with the error, no rows, and the
+    trusted revision as it was given (it may be the input that was wrong)."""
+    if isinstance(error, InputError):
+        source, problem = error.source, error.problem
+    else:
+        source, problem = "usage", str(error)
     return {
         **_header(now, Verdict.BLOCKED, settings),
         "run_blockers": [],

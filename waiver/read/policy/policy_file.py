@@ -18,7 +18,7 @@ from waiver.model import NO_REGISTRY, Key, Policy, policy_key
 from waiver.read.files import split_relative
 from waiver.read.policy.globs import check_glob
 from waiver.read.policy.schema_problems import problem_lines, validator
-from waiver.read.policy.settings import DEFAULT_POLICY, PolicyFile
+from waiver.read.policy.settings import DEFAULT_POLICY, Flags, PolicyFile, Settings, effective
 from waiver.read.policy.strict_yaml import load_yaml
 from waiver.read.trusted.protected import ProtectedFiles
 
@@ -89,3 +89,11 @@ def _check_window(policy_file: PolicyFile) -> None:
 def read_policy(protected: ProtectedFiles, path: str) -> PolicyFile:
     """The policy file, read like the lock: from the trusted revision when there is one."""
     return parse_policy(protected.read(path, MAX_CONFIG_BYTES), path)
+
+
+def read_settings(
+    protected: ProtectedFiles, config: str | None, flags: Flags, root: str
+) -> Settings:
+    """The effective policy: the policy file (read like the lock) under the flags."""
+    policy_file = None if config is None else read_policy(protected, config)
+    return effective(policy_file, flags, root)
