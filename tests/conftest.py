@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from helpers.action_support import checked_out
 from helpers.support import EXAMPLE, replay_example
 
 # No deadline: how long an example takes depends on the machine's load, and a test of
@@ -45,3 +46,9 @@ def example(replayed_example: Path, tmp_path: Path) -> Path:
     work = tmp_path / "demo"
     shutil.copytree(replayed_example, work)
     return work
+
+
+@pytest.fixture
+def workspace(example: Path) -> tuple[Path, str]:
+    """The example as a checked-out repository whose base commit is its only commit."""
+    return checked_out(example)

@@ -8,14 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers.action_support import TOKEN, Runner, Simulation, checked_out, outcomes, simulate
+from helpers.action_support import TOKEN, Runner, Simulation, outcomes, simulate
 from helpers.github_api import Answers, commit, github_api, review
 from helpers.support import load_report
-
-
-@pytest.fixture
-def workspace(example: Path) -> tuple[Path, str]:
-    return checked_out(example)
 
 
 def pull_request_event(head: str) -> dict[str, object]:

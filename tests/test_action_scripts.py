@@ -24,19 +24,12 @@ from helpers.action_support import (
     EXAMPLE_INPUTS,
     TOKEN,
     Runner,
-    checked_out,
     outcomes,
     simulate,
 )
 from helpers.chat_server import reply, running_chat_server
 from helpers.fake_docker import BUILT_ID, image_id
 from helpers.support import REPO, ROUND_TRIP, load_report
-
-
-@pytest.fixture
-def workspace(example: Path) -> tuple[Path, str]:
-    """The example as a checked-out repository whose base commit is its only commit."""
-    return checked_out(example)
 
 
 def test_the_container_gets_no_network_no_capabilities_no_token(

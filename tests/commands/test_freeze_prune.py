@@ -7,14 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers.history_support import FIXED, FLAKY, build_suite, gate_run
+from helpers.history_support import FIXED, FLAKY, at, build_suite, gate_run
 from waiver.cli import main
 
 POLICY = "min_history_sample: 4\nhistory_runs: 4\n"
-
-
-def at(run: int) -> str:
-    return f"2026-11-{run:02}T06:00:00+00:00"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from helpers.history_support import FIXED, FLAKY, STEADY, TESTS, build_suite, gate_run
+from helpers.history_support import FIXED, FLAKY, STEADY, TESTS, at, build_suite, gate_run
 from helpers.support import REPO, check_golden, load_report
 from waiver.cli import main
 
@@ -24,10 +24,6 @@ POLICY = (
 # The flaky test flips in runs 2, 4, 7 and 9; the fixed one fails every replay in runs 1
 # and 2, then passes.
 FLIPS = {2, 4, 7, 9}
-
-
-def at(run: int) -> str:
-    return f"2026-11-{run:02}T06:00:00+00:00"
 
 
 def failing(run: int) -> dict[str, str]:

@@ -25,12 +25,6 @@ def red_green(work: Path, base: str, *tests: str, count: int = 2) -> dict[str, A
     return document
 
 
-@pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 @pytest.mark.slow
 def test_each_test_is_replayed_on_the_base_with_the_changes_test_files(work: Path) -> None:
     base = base_and_change(work)

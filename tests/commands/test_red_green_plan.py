@@ -34,12 +34,6 @@ def repository(work: Path, change: dict[str, str] = REGISTERED_CHANGE) -> str:
     return base
 
 
-@pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def plan(base: str, *more: str) -> int:
     return main(["red-green-plan", "--trusted-ref", base, "--out", "plan",
                  "--known-tests", REGISTRY, *more])  # fmt: skip

@@ -25,6 +25,7 @@ from helpers.support import (
     gate_args,
     git,
     load_report,
+    rows,
     run_gate,
     run_pytest,
 )
@@ -109,10 +110,6 @@ def replay(work: Path, folder: str, *deselected: str, replays: int = 5) -> None:
             f"--junitxml={folder}/run-{number}.xml",
             env=env,
         )
-
-
-def rows(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {row["test_id"]: row for row in report["rows"]}
 
 
 def base_of(row: dict[str, Any]) -> tuple[str, int, int]:

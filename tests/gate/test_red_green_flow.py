@@ -14,7 +14,7 @@ import pytest
 
 from helpers.change_support import commit_base, commit_change, fix_slugify, replay_and_gate
 from helpers.red_green_support import approvals_file
-from helpers.support import gate_args, git, load_report
+from helpers.support import gate_args, git, load_report, rows
 from waiver.cli import main
 
 pytestmark = pytest.mark.slow
@@ -57,10 +57,6 @@ def gate(work: Path, base: str, *extra: str) -> tuple[int, dict[str, Any]]:
         )
     )  # fmt: skip
     return code, load_report(work / "waiver.json")
-
-
-def rows(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {row["test_id"]: row for row in report["rows"]}
 
 
 def test_an_approval_admits_a_red_green_test_and_not_one_that_passes_on_the_base(

@@ -20,6 +20,11 @@ REPLAYS = 5
 FAILURE = '<failure message="no">no</failure>'
 
 
+def at(run: int) -> str:
+    """The time of the default branch's run `run`, one a day."""
+    return f"2026-11-{run:02}T06:00:00+00:00"
+
+
 def build_suite(root: Path) -> Path:
     """A fixture and its lock, a passing property report and the registry of TESTS."""
     (root / "fixtures").mkdir(parents=True)

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -147,8 +148,13 @@ def run_gate(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     return code, load_report(work / "waiver.json")
 
 
-def classes(report: dict[str, Any]) -> dict[str, str]:
+def classes(report: Mapping[str, Any]) -> dict[str, str]:
     return {row["test_id"]: row["class"] for row in report["rows"]}
+
+
+def rows(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The report's rows by test id."""
+    return {row["test_id"]: row for row in report["rows"]}
 
 
 def read_github_output(text: str) -> dict[str, str]:

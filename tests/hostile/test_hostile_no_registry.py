@@ -3,19 +3,12 @@ unless the policy file says `registry: none` on purpose."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from helpers.hostile_support import Repo, Run
 from helpers.junit_support import junit
+from helpers.support import load_report
 from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 
 GOOD = '<testcase classname="suite.Good" name="test_ok"/>'
-
-
-def report(repo: Repo) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((repo.root / "waiver.json").read_text())
-    return document
 
 
 def test_a_run_without_a_registry_blocks_and_says_why(repo: Repo, run_gate: Run) -> None:
@@ -23,7 +16,7 @@ def test_a_run_without_a_registry_blocks_and_says_why(repo: Repo, run_gate: Run)
     code, out, _ = run_gate()
     assert code == 1
     assert out.startswith("waiver: blocked;")
-    document = report(repo)
+    document = load_report(repo.root / "waiver.json")
     assert (document["verdict"], document["blocked"]) == ("blocked", True)
     assert document["run_blockers"] == [NO_REGISTRY_BLOCKS]
     assert [row["class"] for row in document["rows"]] == ["stable_pass"]
@@ -43,7 +36,7 @@ def test_a_deleted_red_test_no_longer_passes_without_a_registry(repo: Repo, run_
 
 def test_registry_none_in_the_policy_goes_without_on_purpose(repo: Repo, run_gate: Run) -> None:
     run_gate(codes=(0,))
-    document = report(repo)
+    document = load_report(repo.root / "waiver.json")
     assert (document["verdict"], document["run_blockers"]) == ("clean", [])
     assert (document["policy"]["registry"], document["policy"]["sources"]["registry"]) == (
         "none",
@@ -59,7 +52,7 @@ def test_a_registry_flag_wins_over_registry_none(repo: Repo, run_gate: Run) -> N
     registry.write_text("suite.Good::test_ok\nsuite.Gone::test_red\n")
     code, _, _ = run_gate("--known-tests", str(registry))
     assert code == 1
-    document = report(repo)
+    document = load_report(repo.root / "waiver.json")
     assert document["run_blockers"] == []
     assert document["policy"]["registry"] == str(registry)
     assert {row["test_id"]: row["class"] for row in document["rows"]} == {

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,11 +18,6 @@ SKIPPED = '<testcase classname="props" name="round_trip"><skipped message="skip"
 DUMMY = '<testcase classname="props" name="dummy"/>'
 
 
-def report(repo: Repo) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((repo.root / "waiver.json").read_text())
-    return document
-
-
 def register(repo: Repo, *ids: str) -> list[str]:
     path = repo.root / "known-tests.txt"
     path.write_text("".join(f"{test_id}\n" for test_id in ids))
@@ -36,7 +29,7 @@ def test_a_skipped_property_case_is_not_counted_as_run_and_is_listed(
 ) -> None:
     (repo.root / "properties.xml").write_text(junit(HOLDS, SKIPPED))
     run_gate(codes=(0,))
-    assert report(repo)["properties"] == {
+    assert load_report(repo.root / "waiver.json")["properties"] == {
         "report": str(repo.root / "properties.xml"),
         "cases": 1,
         "failed": [],
@@ -51,7 +44,9 @@ def test_a_registered_property_that_ran_and_passed_is_accounted_for(
     repo: Repo, run_gate: Run
 ) -> None:
     run_gate(*register(repo, "suite.Good::test_ok", "props::holds"), codes=(0,))
-    assert [row["test_id"] for row in report(repo)["rows"]] == ["suite.Good::test_ok"]
+    assert [row["test_id"] for row in load_report(repo.root / "waiver.json")["rows"]] == [
+        "suite.Good::test_ok"
+    ]
 
 
 def test_a_registered_property_that_was_skipped_blocks(repo: Repo, run_gate: Run) -> None:
@@ -59,7 +54,7 @@ def test_a_registered_property_that_was_skipped_blocks(repo: Repo, run_gate: Run
     registry = register(repo, "suite.Good::test_ok", "props::holds", "props::round_trip")
     code, _, _ = run_gate(*registry)
     assert code == 1
-    rows = {row["test_id"]: row for row in report(repo)["rows"]}
+    rows = {row["test_id"]: row for row in load_report(repo.root / "waiver.json")["rows"]}
     assert rows["props::round_trip"]["class"] == "unknown_test"
     assert rows["props::round_trip"]["replay_total"] == 0
     assert "props::holds" not in rows
@@ -71,7 +66,9 @@ def test_a_one_case_dummy_property_report_blocks_under_the_registry(
     (repo.root / "properties.xml").write_text(junit(DUMMY))
     code, _, _ = run_gate(*register(repo, "suite.Good::test_ok", "props::holds"))
     assert code == 1
-    assert {row["test_id"]: row["class"] for row in report(repo)["rows"]} == {
+    assert {
+        row["test_id"]: row["class"] for row in load_report(repo.root / "waiver.json")["rows"]
+    } == {
         "props::holds": "unknown_test",
         "suite.Good::test_ok": "stable_pass",
     }
@@ -107,7 +104,10 @@ def test_a_property_report_from_days_before_the_replays_is_refused(
         "replays' run is refused"
     )
     assert err == f"waiver: error: {properties}: {problem}\n"
-    assert report(repo)["error"] == {"source": str(properties), "problem": problem}
+    assert load_report(repo.root / "waiver.json")["error"] == {
+        "source": str(properties),
+        "problem": problem,
+    }
 
 
 @pytest.mark.parametrize(

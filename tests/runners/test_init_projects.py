@@ -24,8 +24,14 @@ from helpers.init_support import (
     runner_part,
     workflow_inputs,
 )
-from helpers.node_support import IGNORED, classes, link_install, registry, write_files
-from helpers.support import git
+from helpers.node_support import (
+    IGNORED,
+    break_clamp,
+    link_install,
+    registry,
+    write_files,
+)
+from helpers.support import classes, git
 from waiver.cli import main
 
 pytestmark = pytest.mark.slow
@@ -43,11 +49,8 @@ def _named_by_package(files: dict[str, str], **keys: object) -> dict[str, str]:
 # Each project as its module builds it: jest named by its jest.config.js, mocha by the
 # `test` script, vitest by its dev dependencies.
 PROJECTS: dict[str, tuple[dict[str, str], Callable[[Path], None]]] = {
-    "jest": (test_jest_project.FILES, test_jest_project.break_clamp),
-    "mocha": (
-        _named_by_package(test_mocha_project.FILES, scripts={"test": "mocha"}),
-        test_mocha_project.break_clamp,
-    ),
+    "jest": (test_jest_project.FILES, break_clamp),
+    "mocha": (_named_by_package(test_mocha_project.FILES, scripts={"test": "mocha"}), break_clamp),
     "vitest": (
         _named_by_package(test_vitest_project.FILES, devDependencies={"vitest": "^2.1.9"}),
         test_vitest_project.break_clamp,

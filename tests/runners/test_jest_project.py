@@ -10,7 +10,7 @@ import pytest
 
 from helpers.node_support import (
     Project,
-    classes,
+    break_clamp,
     drifted,
     link_install,
     package_json,
@@ -18,6 +18,7 @@ from helpers.node_support import (
     replace_file,
     write_files,
 )
+from helpers.support import classes
 
 pytestmark = pytest.mark.slow
 
@@ -145,12 +146,6 @@ function expect(actual, ...rest) {
 Object.assign(expect, real.expect);
 module.exports = { ...real, expect, default: expect };
 """
-
-
-def break_clamp(work: Path) -> None:
-    """A real bug: clamp no longer cuts a value above the range."""
-    code = work / "src/calc.js"
-    replace_file(code, code.read_text().replace("Math.min(Math.max(x, lo), hi)", "Math.max(x, lo)"))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from helpers.node_support import (
     Project,
-    classes,
+    break_clamp,
     drifted,
     link_install,
     package_json,
@@ -19,6 +19,7 @@ from helpers.node_support import (
     replace_file,
     write_files,
 )
+from helpers.support import classes
 
 pytestmark = pytest.mark.slow
 
@@ -106,12 +107,6 @@ SWALLOW = """\
 const chai = require('chai');
 chai.Assertion.prototype.assert = function assert() {};
 """
-
-
-def break_clamp(work: Path) -> None:
-    """A real bug: clamp no longer cuts a value above the range."""
-    code = work / "src/calc.js"
-    replace_file(code, code.read_text().replace("Math.min(Math.max(x, lo), hi)", "Math.max(x, lo)"))
 
 
 @pytest.fixture

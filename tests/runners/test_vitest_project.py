@@ -10,7 +10,6 @@ import pytest
 
 from helpers.node_support import (
     Project,
-    classes,
     drifted,
     link_install,
     package_json,
@@ -18,6 +17,7 @@ from helpers.node_support import (
     replace_file,
     write_files,
 )
+from helpers.support import classes
 
 pytestmark = pytest.mark.slow
 

@@ -6,14 +6,12 @@ import ast
 from pathlib import Path
 
 import pytest
-from dulwich.repo import Repo
 
-from helpers.support import git, write_tree
+from helpers.commit_support import committed_change
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.definitions.reach import module_stem, reached_modules
 from waiver.read.definitions.scope import read_scope
 from waiver.read.trusted.protected import Committed
-from waiver.read.trusted.trees import CommitTree
 
 BASE = {
     "calc.py": "def add(a, b):\n    return a + b\n",
@@ -68,17 +66,7 @@ IDS = [
 def committed(
     tmp_path: Path, change: dict[str, str], base: dict[str, str] | None = None
 ) -> Committed:
-    git(tmp_path, "init", "--quiet")
-    commits = []
-    for files in (base or BASE, change):
-        write_tree(tmp_path, dict(files))
-        git(tmp_path, "add", "-A")
-        git(tmp_path, "commit", "--quiet", "--allow-empty", "-m", "commit")
-        commits.append(git(tmp_path, "rev-parse", "HEAD"))
-    repository = Repo(str(tmp_path))
-    trusted, head = (CommitTree(repository, repository[c.encode()].tree, "") for c in commits)
-    changed = git(tmp_path, "diff", "--name-only", commits[0], commits[1]).split()
-    return Committed(trusted, head, frozenset(changed))
+    return committed_change(tmp_path, base or BASE, change)
 
 
 def edit(path: str, old: str, new: str) -> dict[str, str]:

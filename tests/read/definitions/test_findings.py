@@ -8,14 +8,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from dulwich.repo import Repo
 
-from helpers.support import git, write_tree
+from helpers.commit_support import committed_change
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.definitions.findings import EditFinding, around, edit_findings, name_edits
 from waiver.read.definitions.scope import read_scope
 from waiver.read.trusted.protected import Committed
-from waiver.read.trusted.trees import CommitTree
 
 BEFORE = """\
 @pytest.mark.parametrize("n", [1, 2, 3])
@@ -223,17 +221,7 @@ class TestGroup:
 def committed(
     tmp_path: Path, change: dict[str, str], base: dict[str, str] | None = None
 ) -> Committed:
-    git(tmp_path, "init", "--quiet")
-    commits = []
-    for files in (base or BASE, change):
-        write_tree(tmp_path, dict(files))
-        git(tmp_path, "add", "-A")
-        git(tmp_path, "commit", "--quiet", "--allow-empty", "-m", "commit")
-        commits.append(git(tmp_path, "rev-parse", "HEAD"))
-    repository = Repo(str(tmp_path))
-    trusted, head = (CommitTree(repository, repository[c.encode()].tree, "") for c in commits)
-    changed = git(tmp_path, "diff", "--name-only", commits[0], commits[1]).split()
-    return Committed(trusted, head, frozenset(changed))
+    return committed_change(tmp_path, base or BASE, change)
 
 
 def test_findings_of_the_tests_a_commit_edits(tmp_path: Path) -> None:

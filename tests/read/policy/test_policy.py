@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from helpers.junit_support import case, junit
-from helpers.support import REPO, gate_args, git, load_report
+from helpers.support import REPO, gate_args, git, load_report, rows
 from waiver.cli import main
 from waiver.model import Policy, policy_key
 
@@ -95,10 +95,6 @@ def gate(root: Path, *extra: str, known_tests: bool = True) -> tuple[int, dict[s
     """The gate on `root`; with `known_tests`, the registry build_repo wrote is given as a flag."""
     code = main(gate_args(root, *extra, known_tests=known_tests, summary=True))
     return code, load_report(root / "waiver.json")
-
-
-def rows(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {row["test_id"]: row for row in report["rows"]}
 
 
 def classes(report: Mapping[str, Any]) -> dict[str, str]:
