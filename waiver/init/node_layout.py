@@ -50,7 +50,9 @@ FAST_CHECK = ("fast-check", "@fast-check/")
 NOT_DATA_SUFFIXES = (*CODE_SUFFIXES, ".md", ".rst")
 # Configuration in a test folder is harness, not data (`test/tsconfig.json`).
 NOT_DATA_NAMES = (PACKAGE_JSON, *SHARED_CONFIGS, *(g for gs in RUNNER_CONFIGS.values() for g in gs))
-MAX_MODULE_BYTES = 1 << 20
+# What init reads of package.json or of a test file to find the runner and the property
+# suite: a file larger than this is not looked into.
+MAX_INIT_READ_BYTES = 1 << 20
 # The package managers' lockfiles other than npm's, which init writes no install step for.
 OTHER_LOCKFILES = {"yarn.lock": "yarn", "pnpm-lock.yaml": "pnpm", "bun.lockb": "bun"}
 NPM_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
@@ -77,7 +79,7 @@ def read_package(root: str) -> dict[str, object] | None:
     if not os.path.isfile(path):
         return None
     with open(path, "rb") as stream:
-        document = read_json(stream.read(MAX_MODULE_BYTES), PACKAGE_JSON)
+        document = read_json(stream.read(MAX_INIT_READ_BYTES), PACKAGE_JSON)
     if not isinstance(document, dict):
         raise InputError(PACKAGE_JSON, "not a JSON object")
     return document
@@ -197,7 +199,7 @@ def is_test_module(path: str) -> bool:
 
 def _loads_fast_check(root: str, path: str) -> bool:
     with open(os.path.join(root, path), "rb") as stream:
-        data = stream.read(MAX_MODULE_BYTES)
+        data = stream.read(MAX_INIT_READ_BYTES)
     return any(
         name is not None and (name == FAST_CHECK[0] or name.startswith(FAST_CHECK[1]))
         for name, _ in loads(parse(data, path))

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from waiver.read.harness.listing import folder_of, join
+from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.node_harness import CODE_SUFFIXES, EXTENSIONS
@@ -37,7 +38,6 @@ from waiver.runners.syntax import literal, parse, text, walk
 
 TESTS = frozenset({"it", "test", "specify", "xit", "xtest", "fit", "bench"})
 SUITES = frozenset({"describe", "context", "suite", "xdescribe", "fdescribe", "xcontext"})
-MAX_MODULE_BYTES = 4 << 20
 # `test.each` placeholders (jest, vitest) and `$name` interpolations of a table's keys.
 PLACEHOLDER = re.compile(r"%[sdifjop#%]|\$[\w.]+")
 BINDING_NAMES = frozenset(
