@@ -245,6 +245,7 @@ def test_the_written_workflow_passes_actionlint_and_zizmor(change: tuple[Path, s
     reporting = yaml.safe_load(report.read_text())["jobs"]["report"]
     assert reporting["uses"] == f"acme/waiver/.github/workflows/waiver-report.yml@{WAIVER_REF}"
     assert reporting["with"]["waiver-ref"] == WAIVER_REF
+    assert reporting["with"]["history-workflow"] == ".github/workflows/waiver-history.yml"
     inputs = workflow_inputs(root)
     assert inputs["waiver-repository"] == "acme/waiver"
     assert inputs["waiver-ref"] == WAIVER_REF

@@ -23,7 +23,7 @@ import pytest
 
 from helpers.change_support import add_a_test, replay_and_gate
 from helpers.github_api import Answers, comment, github_api, review
-from helpers.support import git
+from helpers.support import NOW, git
 from helpers.workflow_support import (
     DEMO_REPOSITORY,
     WAIVER_REPOSITORY,
@@ -31,6 +31,7 @@ from helpers.workflow_support import (
     commit_all,
     run_report,
 )
+from waiver.cli import main
 from waiver.github.comment import MARKER
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
@@ -284,3 +285,53 @@ def test_a_merge_group_gets_the_status_on_its_commit_and_keeps_what_was_approved
     assert fork.gated()["trusted_revision"] == fork.base
     admitted = [row["test_id"] for row in fork.gated()["rows"] if "admitted_by" in row]
     assert admitted and unapproved
+
+
+HISTORY_CALLER = ".github/workflows/waiver-history.yml"
+
+
+def history_artifact(run_id: int) -> dict[str, Any]:
+    return {"name": "waiver-history", "expired": False,
+            "workflow_run": {"id": run_id, "head_branch": "main"}}  # fmt: skip
+
+
+def test_the_summary_shows_the_default_branch_s_history_beside_the_unstable_row(
+    fork: Fork,
+) -> None:
+    # The default branch's history is one gate run of the replays made for the fork (its
+    # round trip is unstable), uploaded by run 60 of the writer's caller. Run 61, a pull
+    # request's run of the same file on a branch it named main, uploaded one of the same
+    # name: it is passed over.
+    history = fork.artifacts / "run-60" / "waiver-history" / "history.gz"
+    history.parent.mkdir(parents=True)
+    assert main(["history", "record", "--history", str(history), "--now", NOW,
+                 "--report", str(fork.run / "replayed" / "waiver.json"), "--out", str(history)]) == 0  # fmt: skip
+    shutil.copytree(history.parent.parent, fork.artifacts / "run-61")
+    answers = Answers(
+        commit_pulls=[open_pull(7, fork.head)], head=fork.head, base=fork.base, per_page=100,
+        artifacts=[history_artifact(61), history_artifact(60)],
+        runs=[{"id": 61, "path": HISTORY_CALLER, "event": "pull_request", "head_branch": "main"},
+              {"id": 60, "path": HISTORY_CALLER, "event": "workflow_run", "head_branch": "main"}],
+    )  # fmt: skip
+    with github_api(answers) as api:
+        log = fork.report(api, "history")
+
+    [unstable] = [row for row in fork.gated()["rows"] if row["class"] == "unstable_assertion"]
+    shown = {"runs": 1, "flipped": 1, "failed": 0, "flagged": False}
+    assert unstable["history"] == shown, log[-6000:]
+    assert "download stand-in: from run 60" in log and "from run 61" not in log
+    [ours] = [c for c in answers.comments if c["user"]["login"] == "github-actions[bot]"]
+    [line] = [line for line in ours["body"].splitlines() if unstable["test_id"] in line]
+    assert "flipped in 1 of the last 1 run on main" in line
+    assert "| on main |" in ours["body"]
+
+
+def test_no_history_leaves_the_column_empty_with_a_notice(fork: Fork) -> None:
+    answers = Answers(commit_pulls=[open_pull(7, fork.head)], head=fork.head, base=fork.base)
+    with github_api(answers) as api:
+        log = fork.report(api, "no-history")
+
+    assert [s["state"] for s in answers.statuses] == ["failure"], log[-6000:]
+    assert "waiver: notice: no history of the default branch: the rows show none" in log
+    assert "history" not in fork.gated()
+    assert "on main" not in answers.comments[0]["body"]

@@ -4,12 +4,16 @@ the linters. tests/container/test_report_act.py runs it under act."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
-from helpers.support import REPO, check_caller_workflow
+from helpers.support import REPO, check_caller_workflow, read_github_output
 
 WORKFLOWS = REPO / ".github" / "workflows"
 REPORT = yaml.safe_load((WORKFLOWS / "waiver-report.yml").read_text())
@@ -22,7 +26,7 @@ def test_each_input_shared_with_the_gate_workflow_has_its_type_and_default() -> 
     report = REPORT[True]["workflow_call"]["inputs"]
     gate = GATE[True]["workflow_call"]["inputs"]
     shared = report.keys() & gate.keys()
-    assert report.keys() - shared == {"comment", "gate-workflow", "branches"}
+    assert report.keys() - shared == {"comment", "gate-workflow", "branches", "history-workflow"}
     for name in shared:
         assert (report[name]["type"], report[name].get("default")) == (
             gate[name]["type"], gate[name].get("default"),
@@ -55,3 +59,61 @@ def test_the_documented_caller_passes_the_linters(tmp_path: Path) -> None:
     job = caller["jobs"]["report"]
     check_caller_workflow(text, job, tmp_path, reusable="waiver-report.yml")
     assert caller[True] == {"workflow_run": {"workflows": ["waiver"], "types": ["completed"]}}
+
+
+def step(name: str) -> dict[str, Any]:
+    [job] = REPORT["jobs"].values()
+    found: dict[str, Any] = next(each for each in job["steps"] if each.get("name") == name)
+    return found
+
+
+def test_the_gate_is_shown_the_history_of_the_run_provenance_names_and_nothing_else() -> None:
+    named = step("Name the run whose reports are judged")
+    assert named["env"]["HISTORY_WORKFLOW"] == "${{ inputs.history-workflow }}"
+    assert '"--history-workflow=$HISTORY_WORKFLOW"' in named["run"]
+    assert "--default-branch" not in named["run"]
+    download = step("Download the default branch's history")
+    replays = step("Download the triggering run's replays")
+    assert download["uses"] == replays["uses"]
+    assert download["continue-on-error"] is True
+    assert download["if"] == "${{ steps.provenance.outputs.history-run-id != '' }}"
+    assert download["with"] == {
+        "name": "waiver-history", "path": "waiver-history",
+        "run-id": "${{ steps.provenance.outputs.history-run-id }}",
+        "github-token": "${{ github.token }}",
+    }  # fmt: skip
+    gate = next(each for each in REPORT["jobs"]["report"]["steps"] if "with" in each
+                and each.get("uses") == "./waiver-action")  # fmt: skip
+    assert gate["with"]["history"] == "${{ steps.history.outputs.file }}"
+    assert "continue-on-error" not in step("Name the history that arrived")
+
+
+@pytest.mark.parametrize(
+    ("arrived", "outputs", "notice"),
+    [
+        ("file", {"file": "waiver-history/history.gz"}, ""),
+        (None, {}, "::notice title=waiver history::the history of run 60 could not be "
+                   "downloaded: the rows show none\n"),
+        ("link", {}, "::notice title=waiver history::the history of run 60 could not be "
+                     "downloaded: the rows show none\n"),
+    ],
+)  # fmt: skip
+def test_a_history_that_did_not_arrive_is_a_notice_and_names_no_file(
+    tmp_path: Path, arrived: str | None, outputs: dict[str, str], notice: str
+) -> None:
+    folder = tmp_path / "waiver-history"
+    folder.mkdir()
+    (tmp_path / "elsewhere.gz").write_bytes(b"\x1f\x8b")
+    if arrived == "file":
+        (folder / "history.gz").write_bytes(b"\x1f\x8b")
+    elif arrived == "link":
+        (folder / "history.gz").symlink_to(tmp_path / "elsewhere.gz")
+    output = tmp_path / "output"
+    output.write_text("")
+    completed = subprocess.run(
+        ["bash", "-e", "-c", step("Name the history that arrived")["run"]],
+        cwd=tmp_path, env={**os.environ, "GITHUB_OUTPUT": str(output), "HISTORY_RUN": "60"},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert (completed.returncode, completed.stdout) == (0, notice)
+    assert read_github_output(output.read_text()) == outputs

@@ -457,7 +457,9 @@ def run_report(
     shutil.copy(REPORT_WORKFLOW, workflows / "waiver-report.yml")
     (workflows / "report.yml").write_text(report_caller(waiver_commit))
     event = run / f"{name}.json"
-    event.write_text(json.dumps({"workflow_run": triggering}))
+    event.write_text(
+        json.dumps({"workflow_run": triggering, "repository": {"default_branch": "main"}})
+    )
     artifacts = run / "artifacts"
     shutil.rmtree(artifacts / "waiver-report", ignore_errors=True)
     started = time.monotonic()

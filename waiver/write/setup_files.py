@@ -227,6 +227,9 @@ def render_report_workflow(setup: Setup) -> str:
         "    cache-mode: none # it restores and saves no cache, so none can be poisoned for it",
         *_pinned(setup, "waiver-report.yml"),
         *_gate_inputs(setup),
+        "      # The history shown beside each unstable or failing row: the newest one this",
+        "      # file's runs on the default branch uploaded.",
+        f"      history-workflow: {_quoted(HISTORY_WORKFLOW)}",
         "      # false posts no comment; the status is posted whatever this says.",
         "      comment: true",
     ]

@@ -10,6 +10,9 @@ downloads (empty when none could be named).
 With `--default-branch` it names the run for the history writer instead: only a push or
 schedule run of the caller on the default branch (waiver.github.history_runs), and, as the
 step output `history-run-id`, the writer's own latest run with a `waiver-history` artifact.
+With `--history-workflow` the report workflow names, as the same output, the latest run of
+that writer's caller with one, the history the gate shows beside the rows; none, or an API
+error, leaves the output empty with a notice and changes nothing else.
 """
 
 from __future__ import annotations
@@ -36,10 +39,9 @@ def _report_workflow(env: Mapping[str, str]) -> str | None:
     return workflow_path(reference, env.get("GITHUB_REPOSITORY", "")) if "@" in reference else None
 
 
-def _history_run(document: dict[str, object]) -> str:
-    """The writer's latest run with a history, for the output `history-run-id`; an API
-    error is kept in the document and starts the history afresh."""
-    writer = document["report_workflow"]
+def _history_run(document: dict[str, object], writer: object) -> str:
+    """The latest run of `writer` with a history, for the output `history-run-id`; an API
+    error is kept in the document, and no history is named."""
     if not isinstance(writer, str):
         document["history_error"] = "GITHUB_WORKFLOW_REF names no workflow file of this job"
         return ""
@@ -57,6 +59,13 @@ def _warn_afresh(error: object) -> None:
     why = f" ({error})" if isinstance(error, str) else ""
     message = f"no earlier history of this writer to continue{why}: the history starts afresh"
     print(log_line(f"waiver: warning: {message}"), file=sys.stderr)
+
+
+def _notice_no_history(error: object) -> None:
+    """Say in the job's log that the rows show no history of the default branch, and why."""
+    why = f" ({error})" if isinstance(error, str) else ""
+    message = f"no history of the default branch{why}: the rows show none"
+    print(log_line(f"waiver: notice: {message}"), file=sys.stderr)
 
 
 def _judged_run(args: argparse.Namespace) -> dict[str, object]:
@@ -86,11 +95,15 @@ def run(args: argparse.Namespace) -> int:
     found = document["run"]
     outputs = {"run-id": str(found["id"]) if isinstance(found, dict) else ""}
     if args.default_branch and outputs["run-id"]:
-        outputs["history-run-id"] = _history_run(document)
+        outputs["history-run-id"] = _history_run(document, document["report_workflow"])
         if not outputs["history-run-id"]:
             _warn_afresh(document.get("history_error"))
     elif args.default_branch:
         outputs["history-run-id"] = ""
+    elif args.history_workflow is not None:
+        outputs["history-run-id"] = _history_run(document, args.history_workflow)
+        if not outputs["history-run-id"]:
+            _notice_no_history(document.get("history_error"))
     try:
         write_atomic(args.out, json.dumps(document, ensure_ascii=True, sort_keys=True))
     except OSError as error:
@@ -143,7 +156,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N",
         help="the pull request the reports are judged for; the run must be about it",
     )
-    parser.add_argument(
+    named = parser.add_mutually_exclusive_group()
+    named.add_argument(
+        "--history-workflow",
+        metavar="PATH",
+        help="the history writer's caller workflow: name its latest run on the default branch "
+        "with a waiver-history artifact, the history shown beside the rows",
+    )
+    named.add_argument(
         "--default-branch",
         action="store_true",
         help="name the run for the history writer: a push or schedule run of --caller on the "

@@ -1,0 +1,135 @@
+"""`waiver provenance --history-workflow` against the REST API stand-in: the default
+branch's history that the report workflow shows beside the rows is the newest live
+`waiver-history` artifact of a run of the writer's caller on the default branch; a pull
+request's upload of the same name is passed over, and no history or an API error names
+none, with a notice, and leaves the run whose reports are judged as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.github_api import HEAD, Answers, environment, github_api
+from helpers.support import read_github_output
+from waiver.cli import main
+
+CALLER = ".github/workflows/waiver.yml"
+WRITER = ".github/workflows/waiver-history.yml"
+PIN = "1" * 40
+GATE = f"waiver/waiver/.github/workflows/waiver-gate.yml@{PIN}"
+PULL = {"number": 7, "state": "open", "head": {"sha": HEAD}, "base": {"ref": "main"}}
+NONE_SHOWN = "waiver: notice: no history of the default branch{}: the rows show none\n"
+
+
+def writer_run(run_id: int, **more: Any) -> dict[str, Any]:
+    return {"id": run_id, "path": WRITER, "event": "workflow_run", "head_branch": "main", **more}
+
+
+def artifact(run_id: int, branch: str = "main", expired: bool = False) -> dict[str, Any]:
+    return {"name": "waiver-history", "expired": expired,
+            "workflow_run": {"id": run_id, "head_branch": branch}}  # fmt: skip
+
+
+def provenance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answers: Answers
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """`waiver provenance --history-workflow` for pull request #7's gate run: its file and
+    outputs."""
+    output = tmp_path / "output"
+    output.touch()
+    out = tmp_path / "provenance.json"
+    triggering = {"id": 42, "path": CALLER, "head_sha": HEAD, "event": "pull_request",
+                  "head_branch": "main", "pull_requests": [],
+                  "referenced_workflows": [{"path": GATE, "sha": PIN}]}  # fmt: skip
+    with github_api(answers) as api:
+        env = environment(tmp_path, api)
+        event = {"workflow_run": triggering, "repository": {"default_branch": "main"}}
+        Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(event))
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+        monkeypatch.setenv("WAIVER_BRANCHES", "main")
+        monkeypatch.setenv(
+            "GITHUB_WORKFLOW_REF", "owner/repo/.github/workflows/report.yml@refs/heads/main"
+        )
+        code = main(["provenance", f"--out={out}", f"--caller={CALLER}", "--pull-request=7",
+                     f"--history-workflow={WRITER}", "--waiver-repository=waiver/waiver",
+                     f"--waiver-ref={PIN}"])  # fmt: skip
+    assert code == 0
+    return json.loads(out.read_text()), read_github_output(output.read_text())
+
+
+def test_the_writer_s_newest_history_on_the_default_branch_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Newest first, as GitHub lists them: a fork's pull request whose branch is also named
+    # main uploads an artifact of the same name from its own edit of the writer's file; one
+    # on another branch, an expired one and one another workflow uploaded are passed over.
+    answers = Answers(
+        commit_pulls=[PULL],
+        artifacts=[artifact(95), artifact(90), artifact(80, branch="fix"),
+                   artifact(70, expired=True), artifact(60), artifact(50)],
+        runs=[writer_run(95, event="pull_request"),
+              writer_run(90, path=".github/workflows/other.yml"), writer_run(60),
+              writer_run(50)],
+        per_page=100,
+    )  # fmt: skip
+    document, outputs = provenance(tmp_path, monkeypatch, answers)
+
+    assert (document["run"]["id"], document["error"]) == (42, None)
+    assert "history_error" not in document
+    assert outputs == {"run-id": "42", "history-run-id": "60"}
+    assert "notice" not in capsys.readouterr().err
+    looked_up = [path for path, _ in answers.asked if "/actions/runs/" in path]
+    assert looked_up == [f"/repos/owner/repo/actions/runs/{n}" for n in (95, 90, 60)]
+
+
+def test_no_history_names_none_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = Answers(
+        commit_pulls=[PULL], artifacts=[artifact(95)],
+        runs=[writer_run(95, event="pull_request")], per_page=100,
+    )  # fmt: skip
+    document, outputs = provenance(tmp_path, monkeypatch, answers)
+
+    assert outputs == {"run-id": "42", "history-run-id": ""}
+    assert "history_error" not in document
+    assert capsys.readouterr().err == NONE_SHOWN.format("")
+
+
+def test_an_api_error_names_none_says_why_and_leaves_the_judged_run_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The writer's run of the newest artifact is not found.
+    answers = Answers(commit_pulls=[PULL], artifacts=[artifact(60)], per_page=100)
+    document, outputs = provenance(tmp_path, monkeypatch, answers)
+
+    error = "GET /repos/owner/repo/actions/runs/60 answered HTTP 404"
+    assert (document["run"]["id"], document["error"]) == (42, None)
+    assert document["history_error"] == error
+    assert outputs == {"run-id": "42", "history-run-id": ""}
+    assert capsys.readouterr().err == NONE_SHOWN.format(f" ({error})")
+
+
+def test_an_api_that_fails_names_neither_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document, outputs = provenance(tmp_path, monkeypatch, Answers(status=500))
+
+    assert document["run"] is None
+    assert document["history_error"] == "GET /repos/owner/repo/actions/artifacts answered HTTP 500"
+    assert outputs == {"run-id": "", "history-run-id": ""}
+
+
+def test_the_report_s_history_and_the_writer_s_are_not_named_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["provenance", "--out=p.json", f"--caller={CALLER}", "--default-branch",
+                 f"--history-workflow={WRITER}", "--waiver-repository=waiver/waiver",
+                 f"--waiver-ref={PIN}"])  # fmt: skip
+    assert code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
