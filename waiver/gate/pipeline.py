@@ -17,6 +17,7 @@ from itertools import compress, filterfalse
 from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.gate.context import fixture_facts
+from waiver.gate.edited import EditedFacts, edited_ahead
 from waiver.gate.evidence import build_cases, failed_property_cases
 from waiver.gate.history import history_evidence
 from waiver.gate.options import GateOptions
@@ -32,8 +33,7 @@ from waiver.gate.review import change_lists, read_review, review_facts
 from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.gate.weakened import read_weakened
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
-from waiver.read.definitions.diff import definition_diffs
-from waiver.read.definitions.findings import EditFinding, edit_findings
+from waiver.read.definitions.findings import EditFinding
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness.reach_in import reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
@@ -99,40 +99,45 @@ def classify_replays(
     failed_properties = properties.failed
     property_ok = not failed_properties
     skip = replays_not_needed(failed_properties, fixtures)
-    replays = read_assertion_replays(options, settings, rule, skip)
-    check_property_age(options.properties, properties, replays)
-    base = read_base_replays(options, settings, rule, skip)
-    registry = None
-    registered_properties: tuple[str, ...] = ()
-    if settings.registry is not None:
-        registry = match_registry(
-            protected.read(settings.registry, MAX_REGISTRY_BYTES),
-            settings.registry,
-            replays.tally.index,
-        )
-        # The registry lists property ids too: one that ran in the property report is
-        # accounted for; one that was skipped or is gone stays vanished and blocks.
-        registered_properties = tuple(filter(properties.ran.__contains__, registry.vanished))
-        vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
-        registry = Registry(registry.expected, vanished)
-    records: tuple[FreezeRecord, ...] = ()
-    if property_ok and settings.freezes is not None:
-        records = parse_freezes(protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes)
-    edited = {}
-    findings: dict[str, tuple[EditFinding, ...]] = {}
-    diffs: dict[str, tuple[str, ...]] = {}
     committed = protected.committed()
-    if registry is not None and committed is not None and skip is None:
-        listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
-        edited = runner_named(settings.policy.runner).edited(committed, listed)
-        findings = edit_findings(committed, edited)
-        diffs = definition_diffs(committed, edited)
-        # A registered property test the change edited proves nothing by passing, wherever
-        # it lives (a selected suite's modules are not locked): a row of its own, for review.
-        edited_properties = tuple(filter(edited.__contains__, registered_properties))
-        registry = Registry(registry.expected, registry.vanished + edited_properties)
+    runner = runner_named(settings.policy.runner)
+    compared = None if skip is not None else committed
+    # The edited tests are compared in a forked process while the replays are read.
+    with edited_ahead(runner, compared, protected, settings.registry) as ahead:
+        replays = read_assertion_replays(options, settings, rule, skip)
+        check_property_age(options.properties, properties, replays)
+        base = read_base_replays(options, settings, rule, skip)
+        registry = None
+        registered_properties: tuple[str, ...] = ()
+        if settings.registry is not None:
+            registry = match_registry(
+                protected.read(settings.registry, MAX_REGISTRY_BYTES),
+                settings.registry,
+                replays.tally.index,
+            )
+            # The registry lists property ids too: one that ran in the property report is
+            # accounted for; one that was skipped or is gone stays vanished and blocks.
+            registered_properties = tuple(filter(properties.ran.__contains__, registry.vanished))
+            vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
+            registry = Registry(registry.expected, vanished)
+        records: tuple[FreezeRecord, ...] = ()
+        if property_ok and settings.freezes is not None:
+            records = parse_freezes(
+                protected.read(settings.freezes, MAX_STORE_BYTES), settings.freezes
+            )
+        edits = EditedFacts({}, {}, {})
+        if registry is not None and ahead is not None:
+            listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
+            edits = ahead.facts(listed)
+            # A registered property test the change edited proves nothing by passing,
+            # wherever it lives (a selected suite's modules are not locked): a row of its
+            # own, for review.
+            edited_properties = tuple(filter(edits.edited.__contains__, registered_properties))
+            registry = Registry(registry.expected, registry.vanished + edited_properties)
     skipped: list[str] = []
-    cases = build_cases(replays, registry, property_ok, fixtures, skipped, base, frozenset(edited))
+    cases = build_cases(
+        replays, registry, property_ok, fixtures, skipped, base, frozenset(edits.edited)
+    )
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
     red_green = read_evidence(options.red_green, protected)
@@ -151,9 +156,9 @@ def classify_replays(
             else BaseReplays(options.base_reports, read_facts(base))
         ),
         replays_skipped=None if replays.replay_count else skip,
-        edited=edited,
-        findings=findings,
-        diffs=diffs,
+        edited=edits.edited,
+        findings=edits.findings,
+        diffs=edits.diffs,
     )
 
 

@@ -1,0 +1,146 @@
+"""The registered tests a change edited, with the kinds and the diff of each edit, worked
+out in a process forked before the replays are read, while this one reads them.
+
+Which ids to compare is known only once the replays are read (the registry's ids that
+some replay reported, and the property ids the registry lists). The forked process
+compares every id the registry lists instead, and the gate keeps the ids it compares:
+each id's answer depends on its own definition alone, so the answers for the registry,
+narrowed to some of its ids, are the answers for those ids. Whatever goes wrong in the
+forked process, the gate works the answers out itself, and meets the same error in the
+same place as without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from waiver.read.definitions.diff import definition_diffs
+from waiver.read.definitions.findings import EditFinding, edit_findings
+from waiver.read.junit.schedule import replay_workers
+from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
+from waiver.read.trusted.protected import Committed, ProtectedFiles
+from waiver.runners.base import Runner
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+
+@dataclass(frozen=True)
+class EditedFacts:
+    """Each edited test id with what changed, the named kinds of each edit, and the diff
+    of each edited Python test's definition."""
+
+    edited: dict[str, tuple[str, ...]]
+    findings: dict[str, tuple[EditFinding, ...]]
+    diffs: dict[str, tuple[str, ...]]
+
+    def only(self, test_ids: Iterable[str]) -> EditedFacts:
+        """The facts of `test_ids` alone."""
+        kept = [test_id for test_id in dict.fromkeys(test_ids) if test_id in self.edited]
+        return EditedFacts(
+            {test_id: self.edited[test_id] for test_id in kept},
+            {test_id: self.findings[test_id] for test_id in kept if test_id in self.findings},
+            {test_id: self.diffs[test_id] for test_id in kept if test_id in self.diffs},
+        )
+
+
+def edited_facts(runner: Runner, committed: Committed, test_ids: Iterable[str]) -> EditedFacts:
+    edited = runner.edited(committed, test_ids)
+    return EditedFacts(
+        edited, edit_findings(committed, edited), definition_diffs(committed, edited)
+    )
+
+
+def _compare_registry(
+    runner: Runner,
+    committed: Committed,
+    protected: ProtectedFiles,
+    registry: str,
+    sending: Connection,
+) -> None:
+    """In the forked process: the facts of every id the registry lists, or None."""
+    found = None
+    # Any error is met again by the gate itself, in its place: here it only means no answer.
+    with contextlib.suppress(Exception):
+        data = protected.read(registry, MAX_REGISTRY_BYTES)
+        ids = [test_id for block in registry_blocks(data, registry) for test_id in block]
+        found = edited_facts(runner, committed, ids)
+    sending.send(found)
+    sending.close()
+
+
+class EditedAhead:
+    """The edited tests of the ids the gate compares: from the forked process when it
+    started and answered, else worked out here."""
+
+    def __init__(self, runner: Runner, committed: Committed, process: Forked | None) -> None:
+        self.runner = runner
+        self.committed = committed
+        self.process = process
+
+    def facts(self, test_ids: Iterable[str]) -> EditedFacts:
+        ids = list(test_ids)
+        found = None if self.process is None else self.process.result()
+        if found is None:
+            return edited_facts(self.runner, self.committed, ids)
+        return found.only(ids)
+
+
+class Forked:
+    """`_compare_registry` in a plain forked process with a pipe, as the replay reader's
+    fresh reads are (`waiver.read.junit.schedule.FreshRead`)."""
+
+    def __init__(
+        self, runner: Runner, committed: Committed, protected: ProtectedFiles, registry: str
+    ) -> None:
+        import multiprocessing  # imported here, like the replay reader's
+
+        context = multiprocessing.get_context("fork")
+        self.receiving, sending = context.Pipe(duplex=False)
+        self.process: BaseProcess = context.Process(
+            target=_compare_registry,
+            args=(runner, committed, protected, registry, sending),
+            daemon=True,
+        )
+        self.process.start()
+        sending.close()
+
+    def result(self) -> EditedFacts | None:
+        try:
+            found: EditedFacts | None = self.receiving.recv()
+        except EOFError:  # the process ended without an answer (killed, out of memory)
+            found = None
+        self.stop()
+        return found
+
+    def stop(self) -> None:
+        """Ends the process, answered or not: a run that ended early needs no answer."""
+        self.receiving.close()
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+
+
+@contextlib.contextmanager
+def edited_ahead(
+    runner: Runner, committed: Committed | None, protected: ProtectedFiles, registry: str | None
+) -> Iterator[EditedAhead | None]:
+    """The edited tests, when there is a change's commit to compare (None otherwise):
+    compared ahead in a forked process when there is a registry to compare and another
+    core to do it on. The process ends with the block."""
+    if committed is None:
+        yield None
+        return
+    process = None
+    if registry is not None and replay_workers() > 1:
+        with contextlib.suppress(OSError):  # no process can be started here
+            process = Forked(runner, committed, protected, registry)
+    try:
+        yield EditedAhead(runner, committed, process)
+    finally:
+        if process is not None:
+            process.stop()
