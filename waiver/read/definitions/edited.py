@@ -20,9 +20,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from waiver.errors import InputError
-from waiver.read.definitions.reach import is_test_code, reached_modules
+from waiver.read.definitions.reach import Texts, is_test_code, reached_modules
 from waiver.read.definitions.scope import ModuleScope, dump, read_scope, used_names
-from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
@@ -37,6 +36,7 @@ class Parsed:
     scopes, so a node's id stays its own."""
 
     def __init__(self) -> None:
+        self.texts = Texts()
         self._scopes: dict[tuple[str, bytes], ModuleScope | None] = {}
         self.dumps: dict[int, str] = {}
         self.names: dict[int, tuple[set[str], set[tuple[str, str]]]] = {}
@@ -74,7 +74,7 @@ class Sources:
 
     def _read(self, path: str) -> ModuleScope | None:
         try:
-            data = self.tree.read(path, MAX_MODULE_BYTES)
+            data = self.parsed.texts.read(self.tree, path)
         except InputError:
             return None
         return None if data is None else self.parsed.scope(path, data)
@@ -456,9 +456,9 @@ def edited_tests(committed: Committed, test_ids: Iterable[str]) -> dict[str, tup
     if not any(path.endswith(".py") for path in changed):
         return edited
     modules = {test_id.partition("::")[0] for test_id in python_ids}
-    reached = reached_modules(committed.head, changed, modules)
-    reached |= reached_modules(committed.trusted, changed, modules)
     parsed = Parsed()
+    reached = reached_modules(committed.head, changed, modules, parsed.texts)
+    reached |= reached_modules(committed.trusted, changed, modules, parsed.texts)
     trusted, head = (
         Sources(committed.trusted, changed, parsed),
         Sources(committed.head, changed, parsed),

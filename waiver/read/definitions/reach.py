@@ -17,7 +17,7 @@ from fnmatch import fnmatchcase
 from waiver.errors import InputError
 from waiver.read.harness.listing import walk
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
-from waiver.read.trusted.trees import FileTree
+from waiver.read.trusted.trees import CommitTree, FileTree
 
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 # Test code by its file name: pytest's default test modules (resolve.TEST_MODULES) and
@@ -42,18 +42,40 @@ def module_stem(path: str) -> str:
     return folder.rpartition("/")[2] if name == "__init__.py" else name.removesuffix(".py")
 
 
-def _text(tree: FileTree, path: str) -> bytes:
+class Texts:
+    """Modules' bytes, each blob read once: a file the change left alone has the same blob
+    on both commits, and a commit's folder gives a file's blob id without reading it."""
+
+    def __init__(self) -> None:
+        self._blobs: dict[bytes, bytes | None] = {}
+
+    def read(self, tree: FileTree, path: str) -> bytes | None:
+        """`tree.read` of a module (an input error as it raises one)."""
+        blob = tree.blob_id(path) if isinstance(tree, CommitTree) else None
+        if blob is None:
+            return tree.read(path, MAX_MODULE_BYTES)
+        if blob not in self._blobs:
+            self._blobs[blob] = tree.read(path, MAX_MODULE_BYTES)
+        return self._blobs[blob]
+
+
+def _text(tree: FileTree, path: str, texts: Texts) -> bytes:
     try:
-        return tree.read(path, MAX_MODULE_BYTES) or b""
+        return texts.read(tree, path) or b""
     except InputError:
         return b""
 
 
 def reached_modules(
-    tree: FileTree, changed: Iterable[str], test_modules: Iterable[str]
+    tree: FileTree,
+    changed: Iterable[str],
+    test_modules: Iterable[str],
+    texts: Texts | None = None,
 ) -> set[str]:
     """The test modules (of `test_modules`) whose definitions a change of `changed` can
-    reach in the commit `tree`."""
+    reach in the commit `tree`; `texts` reads the modules, and may be shared by both
+    commits."""
+    texts = Texts() if texts is None else texts
     modules = set(test_modules)
     tops = {module.partition("/")[0] for module in modules if "/" in module}
     code = [
@@ -75,7 +97,7 @@ def reached_modules(
         stems = set()
         still = []
         for path in pending:
-            if pattern.search(_text(tree, path)):
+            if pattern.search(_text(tree, path, texts)):
                 affected.add(path)
                 stems.add(module_stem(path))
             else:

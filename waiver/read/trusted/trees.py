@@ -134,6 +134,17 @@ class CommitTree:
             for item in tree.iteritems()
         ]
 
+    def blob_id(self, path: str) -> ObjectID | None:
+        """The blob id of the regular file at `path`, from its folder's tree: the blob
+        itself is not read. None when there is no regular file there."""
+        parent, _, name = path.rpartition("/")
+        tree = self._folder(parent)
+        key = name.encode("utf-8", "surrogateescape")
+        if tree is None or key not in tree:
+            return None
+        mode, object_id = tree[key]
+        return object_id if GIT_KINDS.get(mode) == FILE else None
+
     def read(self, path: str, limit: int) -> bytes | None:
         parent, _, name = path.rpartition("/")
         tree = self._folder(parent)
