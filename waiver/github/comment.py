@@ -24,6 +24,7 @@ from waiver.write.review_evidence import edited_by_id, review_why
 from waiver.write.why import (
     class_label,
     expected_replays,
+    group_edited,
     group_rows,
     history_words,
     next_step,
@@ -124,7 +125,9 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
         ],
     )
     awaiting = {row["test_id"] for row in review}
-    left_out += diff_blocks(out, [test for test in edited.values() if test["test_id"] in awaiting])
+    left_out += diff_blocks(
+        out, group_edited([test for test in edited.values() if test["test_id"] in awaiting])
+    )
     left_out += table(
         out,
         f"Freeze proposals ({len(proposals)}): not a pass; accepting one needs a reviewed commit",

@@ -8,9 +8,13 @@ left out and counted, but a table's head never goes in without a row, and an ope
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 from waiver.write.escape import md_code
+
+Item = TypeVar("Item")
 
 # Ids a folded list (passes, skipped, every row of one cause) shows at most.
 LIST_CAP = 20
@@ -67,15 +71,38 @@ def _cost(lines: Sequence[str]) -> int:
     return sum(len(line.encode("utf-8")) + 1 for line in lines)
 
 
-def table(out: Budget, title: str, header: Sequence[str], cells: Sequence[Sequence[str]]) -> int:
+class Cells(Protocol):
+    """A table's rows of cells: a list of them, or `Rendered`."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Sequence[str]]: ...
+
+
+@dataclass(frozen=True)
+class Rendered(Generic[Item]):
+    """The cells of a row for each item, rendered as the table reaches the row: the rows
+    that the size limit leaves out are counted, never rendered."""
+
+    items: Sequence[Item]
+    render: Callable[[Item], Sequence[str]]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Sequence[str]]:
+        return map(self.render, self.items)
+
+
+def table(out: Budget, title: str, header: Sequence[str], cells: Cells) -> int:
     """Adds a table; returns how many of its rows did not fit."""
-    if not cells:
+    if not len(cells):
         return 0
-    lines = ["| " + " | ".join(row) + " |" for row in cells]
+    lines = ("| " + " | ".join(row) + " |" for row in cells)
     head = ["", f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    if not out.add_all([*head, lines[0]]):
+    if not out.add_all([*head, next(lines)]):
         return len(cells)
-    for number, line in enumerate(lines[1:], start=1):
+    for number, line in enumerate(lines, start=1):
         if not out.add(line):
             return len(cells) - number
     return 0

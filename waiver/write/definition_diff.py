@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from waiver.write.budget import Budget
 from waiver.write.escape import BACKTICK_RUN, log_line, md_code, visible_text
 from waiver.write.report_types import EditedTestJson
-from waiver.write.why import group_edited
 
 # Lines of one test's diff shown, and characters of each: the gate writes no more, and a
 # report read back is held to the same.
@@ -43,10 +42,10 @@ def fenced(lines: Sequence[str]) -> list[str]:
     return [f"{fence}diff", *lines, fence]
 
 
-def diff_blocks(out: Budget, edited: Sequence[EditedTestJson]) -> int:
+def diff_blocks(out: Budget, lines: Sequence[tuple[str, str, EditedTestJson]]) -> int:
     """A folded block of each edited test's diff, the ids of one parametrized function that
-    share it once; returns how many did not fit."""
-    groups = [group for group in group_edited(edited) if group[2].get("diff")]
+    share it once (the lines of `group_edited`); returns how many did not fit."""
+    groups = [group for group in lines if group[2].get("diff")]
     if not groups:
         return 0
     out.add("")

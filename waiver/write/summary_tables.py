@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from waiver.model import BASE_WORDS, CLOSED_CLASSES, BaseMeaning, TestClass
-from waiver.write.budget import Budget, table
+from waiver.write.budget import Budget, Rendered, table
 from waiver.write.definition_diff import diff_blocks
 from waiver.write.escape import md_code
 from waiver.write.report_types import (
     ApprovalsJson,
+    EditedTestJson,
     FixturesJson,
     RegistryJson,
     ReportJson,
@@ -139,7 +140,19 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
             history_words(row) or "",
         )
 
-    groups = group_rows(rows, shown)
+    def cells(group: Group) -> list[str]:
+        return [
+            _class_cell(group.first, expected),
+            _id_cell(group),
+            group.replays(),
+            *([_base_cell(group.first)] if with_base else []),
+            *([history_words(group.first) or "—"] if with_history else []),
+            *([str(group.first["retries"])] if retries else []),
+            _freeze_cell(group.first),
+            *([_message_cell(group.message())] if messages else []),
+            *([steps[id(group.first)] or "—"] if with_steps else []),
+        ]
+
     return table(
         out,
         f"Not a pass ({len(rows)})",
@@ -154,20 +167,7 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
             *(["first failure"] if messages else []),
             *(["what next"] if with_steps else []),
         ],
-        [
-            [
-                _class_cell(group.first, expected),
-                _id_cell(group),
-                group.replays(),
-                *([_base_cell(group.first)] if with_base else []),
-                *([history_words(group.first) or "—"] if with_history else []),
-                *([str(group.first["retries"])] if retries else []),
-                _freeze_cell(group.first),
-                *([_message_cell(group.message())] if messages else []),
-                *([steps[id(group.first)] or "—"] if with_steps else []),
-            ]
-            for group in groups
-        ],
+        Rendered(group_rows(rows, shown), cells),
     )
 
 
@@ -263,20 +263,23 @@ def edited_tests_table(out: Budget, registry: RegistryJson | None) -> int:
     """The registered tests the change edited, with what changed, then the diff of each
     one's definition: their replays are no evidence about the change."""
     edited = [] if registry is None else registry.get("edited", [])
+    lines = group_edited(edited)
+
+    def cells(line: tuple[str, str, EditedTestJson]) -> list[str]:
+        test_id, note, test = line
+        return [
+            md_code(test_id) + note,
+            "; ".join(md_code(change) for change in test["changes"]),
+            "; ".join(md_code(kind) for kind in edit_kinds(test)),
+        ]
+
     left_out = table(
         out,
         f"Tests this change edits ({len(edited)}): their replays say nothing about it",
         ["test id", "what changed", "kind of edit"],
-        [
-            [
-                md_code(test_id) + note,
-                "; ".join(md_code(change) for change in test["changes"]),
-                "; ".join(md_code(line) for line in edit_kinds(test)),
-            ]
-            for test_id, note, test in group_edited(edited)
-        ],
+        Rendered(lines, cells),
     )
-    return left_out + diff_blocks(out, edited)
+    return left_out + diff_blocks(out, lines)
 
 
 def approvals_lines(approvals: ApprovalsJson, admitted: int) -> list[str]:

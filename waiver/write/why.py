@@ -213,14 +213,14 @@ class Group:
 def group_rows(rows: Sequence[RowJson], shown: Callable[[RowJson], Hashable]) -> list[Group]:
     """The rows as lines: those of one parametrized function whose `shown` is the same
     make one group, placed where its first row was; every other row is a line of its own."""
-    groups: dict[Hashable, list[RowJson]] = {}
+    groups: dict[tuple[str | None, Hashable], list[RowJson]] = {}
     for number, row in enumerate(rows):
         function = parametrized_function(row["test_id"])
-        key = (function, shown(row)) if function is not None else number
+        key = (function, shown(row)) if function is not None else (None, number)
         groups.setdefault(key, []).append(row)
     return [
-        Group(members, None if len(members) == 1 else parametrized_function(members[0]["test_id"]))
-        for members in groups.values()
+        Group(members, None if len(members) == 1 else function)
+        for (function, _), members in groups.items()
     ]
 
 
@@ -268,25 +268,23 @@ def group_edited(edited: Sequence[EditedTestJson]) -> list[tuple[str, str, Edite
     """The edited tests as lines of (id shown, count note, the first test of the line): the
     ids of one parametrized function with the same changes, kinds of edit and diff on one
     line."""
-    groups: dict[Hashable, list[EditedTestJson]] = {}
+    groups: dict[tuple[str | None, Hashable], list[EditedTestJson]] = {}
     for number, test in enumerate(edited):
         function = parametrized_function(test["test_id"])
+        if function is None:
+            groups[None, number] = [test]
+            continue
         same = (
             tuple(test["changes"]),
             repr(test.get("findings", [])),
             tuple(test.get("diff", ())),
         )
-        key = (function, same) if function is not None else number
-        groups.setdefault(key, []).append(test)
+        groups.setdefault((function, same), []).append(test)
     return [
         (members[0]["test_id"], "", members[0])
         if len(members) == 1
-        else (
-            f"{parametrized_function(members[0]['test_id'])}[…]",
-            f" ({len(members)} ids)",
-            members[0],
-        )
-        for members in groups.values()
+        else (f"{function}[…]", f" ({len(members)} ids)", members[0])
+        for (function, _), members in groups.items()
     ]
 
 
