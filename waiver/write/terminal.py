@@ -25,8 +25,8 @@ from waiver.write.summary import RANK
 from waiver.write.why import (
     class_label,
     expected_replays,
+    first_groups,
     group_edited,
-    group_rows,
     history_words,
     next_step,
     row_blocks,
@@ -85,14 +85,14 @@ def _rows(
             history_words(row) or "",
         )
 
-    groups = group_rows(rows, shown)
+    groups, more = first_groups(rows, shown, MAX_LINES)
     cells = [
         [
             *([] if label is None else [label(group.first)]),
             group.replays(),
             f"{_inert(group.test_id)}{group.count_note}{_standing(group.first)}",
         ]
-        for group in groups[:MAX_LINES]
+        for group in groups
     ]
     header = [*([] if label is None else ["class"]), "replays passed", "test id"]
     widths = [
@@ -116,8 +116,8 @@ def _rows(
         step = next_step(group.first, report, _inert)
         if step is not None:
             lines.append(f"      {step}")
-    if len(groups) > MAX_LINES:
-        hidden = sum(len(group.rows) for group in groups[MAX_LINES:])
+    if more:
+        hidden = len(rows) - sum(len(group.rows) for group in groups)
         lines.append(f"  … and {hidden} more {what} in waiver.json")
     return lines
 

@@ -213,15 +213,35 @@ class Group:
 def group_rows(rows: Sequence[RowJson], shown: Callable[[RowJson], Hashable]) -> list[Group]:
     """The rows as lines: those of one parametrized function whose `shown` is the same
     make one group, placed where its first row was; every other row is a line of its own."""
+    return first_groups(rows, shown, len(rows))[0]
+
+
+def first_groups(
+    rows: Sequence[RowJson], shown: Callable[[RowJson], Hashable], count: int
+) -> tuple[list[Group], bool]:
+    """The first `count` lines of `group_rows`, and whether there are more. Past them, a
+    row is only shown when its function is one of theirs: no other row can join them."""
     groups: dict[tuple[str | None, Hashable], list[RowJson]] = {}
+    functions: set[str] = set()
+    more = False
     for number, row in enumerate(rows):
         function = parametrized_function(row["test_id"])
+        full = len(groups) >= count
+        if full and function not in functions:
+            more = True
+            continue
         key = (function, shown(row)) if function is not None else (None, number)
+        if full and key not in groups:
+            more = True
+            continue
         groups.setdefault(key, []).append(row)
-    return [
+        if function is not None:
+            functions.add(function)
+    lines = [
         Group(members, None if len(members) == 1 else function)
         for (function, _), members in groups.items()
     ]
+    return lines, more
 
 
 def review_step(row: RowJson, report: ReportJson, quote: Callable[[str], str]) -> str | None:
