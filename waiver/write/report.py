@@ -326,9 +326,26 @@ class ReportRows:
             map(is_, map(attrgetter("test_class"), rows.findings), repeat(TestClass.STABLE_PASS))
         )
         passes = list(compress(rows.test_ids, passing))
-        others = [
-            row_json(rows[number]) for number in compress(range(len(rows)), map(not_, passing))
-        ]
+        own = (
+            rows.freezes.keys()
+            | rows.active.keys()
+            | rows.messages.keys()
+            | rows.red_green.keys()
+            | rows.history.keys()
+        )
+        # A row with nothing of its own is its finding's row under its id: one `row_json`
+        # per finding, copied, and the nested parts shared, which no writer changes.
+        shared: dict[int, report_types.RowJson] = {}
+        others = []
+        for number in compress(range(len(rows)), map(not_, passing)):
+            if number in own:
+                others.append(row_json(rows[number]))
+                continue
+            finding = rows.findings[number]
+            found = shared.get(id(finding))
+            if found is None:
+                found = shared[id(finding)] = row_json(finding.row(""))
+            others.append({**found, "test_id": rows.test_ids[number]})
         return passes, others
 
 
