@@ -15,18 +15,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.findings import EditFinding, edit_findings
-from waiver.read.junit.schedule import replay_workers
+from waiver.read.forked import Forked, fork
 from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.protected import Committed, ProtectedFiles
 from waiver.runners.base import Runner
-
-if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-    from multiprocessing.process import BaseProcess
 
 
 @dataclass(frozen=True)
@@ -56,73 +51,37 @@ def edited_facts(runner: Runner, committed: Committed, test_ids: Iterable[str]) 
 
 
 def _compare_registry(
-    runner: Runner,
-    committed: Committed,
-    protected: ProtectedFiles,
-    registry: str,
-    sending: Connection,
-) -> None:
+    runner: Runner, committed: Committed, protected: ProtectedFiles, registry: str
+) -> EditedFacts | None:
     """In the forked process: the facts of every id the registry lists, or None."""
-    found = None
     # Any error is met again by the gate itself, in its place: here it only means no answer.
     with contextlib.suppress(Exception):
         data = protected.read(registry, MAX_REGISTRY_BYTES)
         ids = [test_id for block in registry_blocks(data, registry) for test_id in block]
-        found = edited_facts(runner, committed, ids)
-    sending.send(found)
-    sending.close()
+        return edited_facts(runner, committed, ids)
+    return None
 
 
 class EditedAhead:
     """The edited tests of the ids the gate compares: from the forked process when it
     started and answered, else worked out here."""
 
-    def __init__(self, runner: Runner, committed: Committed, process: Forked | None) -> None:
+    def __init__(
+        self, runner: Runner, committed: Committed, process: Forked[EditedFacts | None] | None
+    ) -> None:
         self.runner = runner
         self.committed = committed
         self.process = process
 
     def facts(self, test_ids: Iterable[str]) -> EditedFacts:
         ids = list(test_ids)
-        found = None if self.process is None else self.process.result()
+        found = None
+        if self.process is not None:
+            with contextlib.suppress(EOFError):
+                found = self.process.result()
         if found is None:
             return edited_facts(self.runner, self.committed, ids)
         return found.only(ids)
-
-
-class Forked:
-    """`_compare_registry` in a plain forked process with a pipe, as the replay reader's
-    fresh reads are (`waiver.read.junit.schedule.FreshRead`)."""
-
-    def __init__(
-        self, runner: Runner, committed: Committed, protected: ProtectedFiles, registry: str
-    ) -> None:
-        import multiprocessing  # imported here, like the replay reader's
-
-        context = multiprocessing.get_context("fork")
-        self.receiving, sending = context.Pipe(duplex=False)
-        self.process: BaseProcess = context.Process(
-            target=_compare_registry,
-            args=(runner, committed, protected, registry, sending),
-            daemon=True,
-        )
-        self.process.start()
-        sending.close()
-
-    def result(self) -> EditedFacts | None:
-        try:
-            found: EditedFacts | None = self.receiving.recv()
-        except EOFError:  # the process ended without an answer (killed, out of memory)
-            found = None
-        self.stop()
-        return found
-
-    def stop(self) -> None:
-        """Ends the process, answered or not: a run that ended early needs no answer."""
-        self.receiving.close()
-        if self.process.is_alive():
-            self.process.terminate()
-        self.process.join()
 
 
 @contextlib.contextmanager
@@ -130,15 +89,16 @@ def edited_ahead(
     runner: Runner, committed: Committed | None, protected: ProtectedFiles, registry: str | None
 ) -> Iterator[EditedAhead | None]:
     """The edited tests, when there is a change's commit to compare (None otherwise):
-    compared ahead in a forked process when there is a registry to compare and another
-    core to do it on. The process ends with the block."""
+    compared ahead in a forked process when there is a registry to compare. The process
+    ends with the block."""
     if committed is None:
         yield None
         return
-    process = None
-    if registry is not None and replay_workers() > 1:
-        with contextlib.suppress(OSError):  # no process can be started here
-            process = Forked(runner, committed, protected, registry)
+    process = (
+        None
+        if registry is None
+        else fork(_compare_registry, runner, committed, protected, registry)
+    )
     try:
         yield EditedAhead(runner, committed, process)
     finally:

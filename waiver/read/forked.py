@@ -1,0 +1,73 @@
+"""A function run in a forked process while this one goes on, its answer sent back
+through a pipe: what the gate does on another core besides reading replays.
+
+A plain forked process with a pipe, not an executor, as the replay reader's fresh reads
+are (`waiver.read.junit.schedule.FreshRead`): forking while an executor's threads run may
+copy a lock that one of them holds. Only where forking is the norm (Linux, with more
+than one core to run on); elsewhere the caller does the work itself.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from waiver.read.junit.schedule import replay_workers
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+Answer = TypeVar("Answer")
+
+
+class Forked(Generic[Answer]):
+    """`function(*args)` in a forked process; `result` waits for its answer."""
+
+    def __init__(self, function: Callable[..., Answer], *args: object) -> None:
+        import multiprocessing  # imported here, like the replay reader's
+
+        # What this process printed and holds in a buffer is not the fork's to print.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        context = multiprocessing.get_context("fork")
+        self.receiving, sending = context.Pipe(duplex=False)
+        self.process: BaseProcess = context.Process(
+            target=_call_and_send, args=(function, args, sending), daemon=True
+        )
+        self.process.start()
+        sending.close()
+
+    def result(self) -> Answer:
+        """The answer; EOFError when the process ended without one (killed, out of memory)."""
+        try:
+            answer: Answer = self.receiving.recv()
+        finally:
+            self.stop()
+        return answer
+
+    def stop(self) -> None:
+        """Ends the process, answered or not: a run that ended early needs no answer."""
+        self.receiving.close()
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+
+
+def _call_and_send(
+    function: Callable[..., object], args: tuple[object, ...], sending: Connection
+) -> None:
+    sending.send(function(*args))
+    sending.close()
+
+
+def fork(function: Callable[..., Answer], *args: object) -> Forked[Answer] | None:
+    """`function(*args)` started in a forked process, or None where none can start or there
+    is no other core to run it on."""
+    if replay_workers() < 2:
+        return None
+    try:
+        return Forked(function, *args)
+    except OSError:
+        return None
