@@ -10,33 +10,57 @@ from collections.abc import Iterable, Iterator
 
 def write_atomic(path: str, text: str | Iterable[str]) -> None:
     """Write `text` (one string, or chunks of it) to `path` through a renamed temporary file."""
-    with _replacing(path) as fd, os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+    put_in_place(write_temporary(path, text), path)
+
+
+def write_temporary(path: str, text: str | Iterable[str]) -> str:
+    """Write `text` to a new temporary file beside `path`, synced; its path, for
+    `put_in_place`. Nothing is left behind when the writing fails."""
+    with (
+        _temporary(path) as (fd, temporary),
+        os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream,
+    ):
         if isinstance(text, str):
             stream.write(text)
         else:
             stream.writelines(text)
         stream.flush()
         os.fsync(stream.fileno())
+    return temporary
 
 
 def write_atomic_bytes(path: str, data: bytes) -> None:
     """Write `data` to `path` through a renamed temporary file."""
-    with _replacing(path) as fd, os.fdopen(fd, "wb") as stream:
+    with _temporary(path) as (fd, temporary), os.fdopen(fd, "wb") as stream:
         stream.write(data)
         stream.flush()
         os.fsync(stream.fileno())
+    put_in_place(temporary, path)
+
+
+def put_in_place(temporary: str, path: str) -> None:
+    """Replace `path` with the temporary file written for it, which is removed if it cannot."""
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        discard(temporary)
+        raise
+
+
+def discard(temporary: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temporary)
 
 
 @contextlib.contextmanager
-def _replacing(path: str) -> Iterator[int]:
-    """A temporary file beside `path`, open for writing, that replaces it when the block ends."""
+def _temporary(path: str) -> Iterator[tuple[int, str]]:
+    """A temporary file beside `path`, open for writing, readable like the file it will
+    replace once the block ends, and removed if the block fails."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(prefix=".waiver-", suffix=".tmp", dir=folder)
     try:
-        yield fd
+        yield fd, temporary
         os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+        discard(temporary)
         raise

@@ -7,7 +7,8 @@ import contextlib
 import os
 
 from waiver.errors import InputError, UsageError
-from waiver.write.atomic import write_atomic
+from waiver.read.forked import Forked, fork
+from waiver.write.atomic import discard, put_in_place, write_atomic, write_temporary
 from waiver.write.report import Json, json_chunks
 from waiver.write.report_types import report_of
 from waiver.write.summary import render_summary
@@ -20,22 +21,75 @@ def write_report(
 
     The summary is written first so that one that cannot be written leaves no report
     behind. A `summary` file is replaced, so a second run does not double it, unless it
-    is the runner's step summary (`summary_appends`), which other steps share.
+    is the runner's step summary (`summary_appends`), which other steps share. Meanwhile a
+    forked process writes waiver.json to its temporary file, which is put in place once
+    the summary is written.
     """
-    if summary is not None:
-        text = render_summary(report_of(document))
-        try:
-            if summary_appends:
-                with open(summary, "a", encoding="utf-8") as stream:
-                    stream.write(text)
-            else:
-                write_atomic(summary, text)
-        except OSError as error:
-            raise InputError(summary, f"cannot write the summary: {error.strerror}") from None
+    if summary is None:
+        _write_json(out, document)
+        return
+    writing = fork(_write_temporary, out, document)
+    try:
+        _write_summary(summary, render_summary(report_of(document)), summary_appends)
+    except BaseException:
+        if writing is not None:
+            _discard(writing)
+        raise
+    written = None
+    if writing is not None:
+        with contextlib.suppress(EOFError):
+            written = writing.result()
+    if written is None:  # no process, or one that did not finish: written here
+        _write_json(out, document)
+        return
+    try:
+        if isinstance(written, OSError):
+            raise written
+        put_in_place(written, out)
+    except OSError as error:
+        raise _report_error(out, error) from None
+
+
+def _write_summary(summary: str, text: str, summary_appends: bool) -> None:
+    try:
+        if summary_appends:
+            with open(summary, "a", encoding="utf-8") as stream:
+                stream.write(text)
+        else:
+            write_atomic(summary, text)
+    except OSError as error:
+        raise InputError(summary, f"cannot write the summary: {error.strerror}") from None
+
+
+def _write_json(out: str, document: Json) -> None:
     try:
         write_atomic(out, json_chunks(document))
     except OSError as error:
-        raise InputError(out, f"cannot write the report: {error.strerror}") from None
+        raise _report_error(out, error) from None
+
+
+def _report_error(out: str, error: OSError) -> InputError:
+    return InputError(out, f"cannot write the report: {error.strerror}")
+
+
+def _write_temporary(out: str, document: Json) -> str | OSError | None:
+    """In the forked process: waiver.json written to its temporary file, that file's path;
+    the error when it could not be written; None when anything else went wrong, which the
+    gate then meets itself."""
+    try:
+        return write_temporary(out, json_chunks(document))
+    except OSError as error:
+        return error
+    except Exception:
+        return None
+
+
+def _discard(writing: Forked[str | OSError | None]) -> None:
+    """The report written meanwhile, removed: the summary could not be written."""
+    with contextlib.suppress(EOFError):
+        written = writing.result()
+        if isinstance(written, str):
+            discard(written)
 
 
 def remove_report(out: str) -> None:
