@@ -88,11 +88,14 @@ runs:
         git -C "$destination" -c advice.detachedHead=false checkout --quiet --detach "$ref"
 """
 
-SETUP_PYTHON_STAND_IN = """\
-name: setup-python stand-in
-description: Nothing to set up; the test command names its Python.
+
+def _setup_stand_in(tool: str, version_input: str, why: str) -> str:
+    """An action that sets up nothing: the tests' commands name their own tools."""
+    return f"""\
+name: setup-{tool} stand-in
+description: Nothing to set up; {why}.
 inputs:
-  python-version:
+  {version_input}:
     description: Ignored.
     default: ""
 runs:
@@ -102,19 +105,11 @@ runs:
       run: "true"
 """
 
-SETUP_NODE_STAND_IN = """\
-name: setup-node stand-in
-description: Nothing to set up; no test command here needs Node.js.
-inputs:
-  node-version:
-    description: Ignored.
-    default: ""
-runs:
-  using: composite
-  steps:
-    - shell: bash
-      run: "true"
-"""
+
+SETUP_PYTHON_STAND_IN = _setup_stand_in(
+    "python", "python-version", "the test command names its Python"
+)
+SETUP_NODE_STAND_IN = _setup_stand_in("node", "node-version", "no test command here needs Node.js")
 
 UPLOAD_STAND_IN = """\
 name: upload-artifact stand-in
