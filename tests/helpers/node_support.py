@@ -87,12 +87,6 @@ def replace_file(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def break_clamp(work: Path) -> None:
-    """A real bug in the JavaScript example: clamp no longer cuts a value above the range."""
-    code = work / "src/calc.js"
-    replace_file(code, code.read_text().replace("Math.min(Math.max(x, lo), hi)", "Math.max(x, lo)"))
-
-
 def write_files(work: Path, files: Mapping[str, str]) -> None:
     for name, text in files.items():
         replace_file(work / name, text)

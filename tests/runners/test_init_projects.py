@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-import test_jest_project
-import test_mocha_project
-import test_vitest_project
 import yaml
 
 from helpers.init_support import (
@@ -24,13 +21,8 @@ from helpers.init_support import (
     runner_part,
     workflow_inputs,
 )
-from helpers.node_support import (
-    IGNORED,
-    break_clamp,
-    link_install,
-    registry,
-    write_files,
-)
+from helpers.js_projects import JEST, MOCHA, VITEST, JsProject
+from helpers.node_support import IGNORED, link_install, registry, write_files
 from helpers.support import classes, git
 from waiver.cli import main
 
@@ -40,47 +32,18 @@ NODE = subprocess.run(["node", "--version"], capture_output=True, text=True, che
 NODE_MAJOR = NODE.stdout.strip().removeprefix("v").split(".")[0]
 
 
-def _named_by_package(files: dict[str, str], **keys: object) -> dict[str, str]:
+def _named_by_package(files: Mapping[str, str], **keys: object) -> dict[str, str]:
     """The project's files with its package.json naming its runner, as a real one does."""
     package = json.loads(files["package.json"])
     return {**files, "package.json": json.dumps({**package, **keys}, indent=2)}
 
 
-# Each project as its module builds it: jest named by its jest.config.js, mocha by the
-# `test` script, vitest by its dev dependencies.
-PROJECTS: dict[str, tuple[dict[str, str], Callable[[Path], None]]] = {
-    "jest": (test_jest_project.FILES, break_clamp),
-    "mocha": (_named_by_package(test_mocha_project.FILES, scripts={"test": "mocha"}), break_clamp),
-    "vitest": (
-        _named_by_package(test_vitest_project.FILES, devDependencies={"vitest": "^2.1.9"}),
-        test_vitest_project.break_clamp,
-    ),
-}
-REGISTRIES = {
-    "jest": [
-        "properties/add.test.js::add commutes",
-        "test/calc.test.js::add adds 1 and 2",
-        "test/calc.test.js::add adds 2 and 3",
-        test_jest_project.OPPOSITES,
-        test_jest_project.ABOVE,
-        test_jest_project.INSIDE,
-        test_jest_project.OTHER_INSIDE,
-    ],
-    "mocha": [
-        "properties/add.spec.js::add commutes",
-        "test/calc.spec.js::add adds 1 and 2",
-        "test/calc.spec.js::add adds 2 and 3",
-        test_mocha_project.ABOVE,
-        test_mocha_project.INSIDE,
-        test_mocha_project.OTHER_INSIDE,
-    ],
-    "vitest": [
-        "properties/add.test.ts::add commutes",
-        "test/calc.test.ts::clamp > cuts -5 to 0",
-        "test/calc.test.ts::clamp > cuts 20 to 10",
-        test_vitest_project.ABOVE,
-        test_vitest_project.INSIDE,
-    ],
+# Each project as tests/helpers/js_projects.py builds it: jest named by its jest.config.js,
+# mocha by the `test` script, vitest by its dev dependencies.
+PROJECTS: dict[str, tuple[JsProject, dict[str, str]]] = {
+    "jest": (JEST, dict(JEST.files)),
+    "mocha": (MOCHA, _named_by_package(MOCHA.files, scripts={"test": "mocha"})),
+    "vitest": (VITEST, _named_by_package(VITEST.files, devDependencies={"vitest": "^2.1.9"})),
 }
 
 
@@ -92,7 +55,7 @@ def initialised(
     runner = request.param
     root = tmp_path / "calc"
     root.mkdir()
-    write_files(root, {**PROJECTS[runner][0], ".gitignore": IGNORED})
+    write_files(root, {**PROJECTS[runner][1], ".gitignore": IGNORED})
     link_install(node_modules, root)
     git(root, "init", "--quiet")
     with pytest.MonkeyPatch.context() as patch:
@@ -107,13 +70,12 @@ def test_init_writes_the_runner_the_ids_the_lock_and_the_node_version(
     initialised: tuple[str, Path, str],
 ) -> None:
     runner, root, _ = initialised
-    assert registry(root) == REGISTRIES[runner]
+    assert registry(root) == list(PROJECTS[runner][0].registry)
     policy = yaml.safe_load((root / "waiver.yml").read_text())
     assert (policy["runner"], policy["registry"]) == (runner, "known-tests.txt")
     locked = [line.split("  ", 1)[1] for line in (root / "fixture.lock").read_text().splitlines()]
-    extension = REGISTRIES[runner][0].split("::")[0].rsplit("/", 1)[1]
     assert locked == sorted(
-        ["fixtures/cases.json", f"properties/{extension}"]
+        ["fixtures/cases.json", PROJECTS[runner][0].property_file]
         + (["jest.config.js", "test/setup.js"] if runner == "jest" else [])
     )
     inputs = workflow_inputs(root)
@@ -138,17 +100,17 @@ def test_the_first_gate_on_an_honest_change_is_clean(initialised: tuple[str, Pat
     code_, report = gate(root, base, runner_part)
     assert (code_, report["verdict"]) == (0, "clean"), report
     assert set(classes(report).values()) == {"stable_pass"}
-    assert sorted(classes(report)) == sorted(REGISTRIES[runner][1:])
+    assert sorted(classes(report)) == sorted(PROJECTS[runner][0].registry[1:])
 
 
 def test_a_real_bug_is_a_stable_failure(initialised: tuple[str, Path, str]) -> None:
     runner, root, base = initialised
-    PROJECTS[runner][1](root)
+    project = PROJECTS[runner][0]
+    project.break_clamp(root)
     git(root, "commit", "--quiet", "-am", "bug")
     code, report = gate(root, base, runner_part)
-    above = {"jest": test_jest_project, "mocha": test_mocha_project, "vitest": test_vitest_project}
     assert code == 1
-    assert classes(report)[above[runner].ABOVE] == "stable_assertion_fail"
+    assert classes(report)[project.above] == "stable_assertion_fail"
 
 
 def test_an_install_that_fails_is_named_with_its_output(
@@ -160,7 +122,7 @@ def test_an_install_that_fails_is_named_with_its_output(
     root.mkdir()
     lock = {"name": "calc", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
             "packages": {"": {"name": "calc", "version": "1.0.0"}}}  # fmt: skip
-    files = _named_by_package(test_jest_project.FILES, devDependencies={"jest": "29.7.0"})
+    files = _named_by_package(JEST.files, devDependencies={"jest": "29.7.0"})
     write_files(root, {**files, ".gitignore": IGNORED, "package-lock.json": json.dumps(lock)})
     link_install(node_modules, root)
     git(root, "init", "--quiet")
