@@ -4,20 +4,21 @@ and which of its own earlier runs holds the history it continues."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers.github_api import HEAD, Answers, environment, github_api
-from helpers.support import read_github_output
-from waiver.cli import main
-
-CALLER = ".github/workflows/waiver.yml"
-WRITER = ".github/workflows/waiver-history.yml"
-PIN = "1" * 40
-GATE = f"waiver/waiver/.github/workflows/waiver-gate.yml@{PIN}"
+from helpers.github_api import HEAD, Answers
+from helpers.provenance_support import (
+    CALLER,
+    GATE,
+    PIN,
+    WRITER,
+    artifact,
+    run_provenance,
+    writer_run,
+)
 
 
 def gate_run(event: str = "push", **more: Any) -> dict[str, Any]:
@@ -25,34 +26,14 @@ def gate_run(event: str = "push", **more: Any) -> dict[str, Any]:
             "pull_requests": [], "referenced_workflows": [{"path": GATE, "sha": PIN}], **more}  # fmt: skip
 
 
-def writer_run(run_id: int, **more: Any) -> dict[str, Any]:
-    return {"id": run_id, "path": WRITER, "event": "workflow_run", "head_branch": "main", **more}
-
-
-def artifact(run_id: int, branch: str = "main", expired: bool = False) -> dict[str, Any]:
-    return {"name": "waiver-history", "expired": expired,
-            "workflow_run": {"id": run_id, "head_branch": branch}}  # fmt: skip
-
-
 def provenance(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answers: Answers, triggering: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """`waiver provenance --default-branch` on a workflow_run event: its file and outputs."""
-    output = tmp_path / "output"
-    output.touch()
-    out = tmp_path / "provenance.json"
-    with github_api(answers) as api:
-        env = environment(tmp_path, api)
-        event = {"workflow_run": triggering, "repository": {"default_branch": "main"}}
-        Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(event))
-        for key, value in env.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.setenv("GITHUB_OUTPUT", str(output))
-        monkeypatch.setenv("GITHUB_WORKFLOW_REF", f"owner/repo/{WRITER}@refs/heads/main")
-        code = main(["provenance", f"--out={out}", f"--caller={CALLER}", "--default-branch",
-                     "--waiver-repository=waiver/waiver", f"--waiver-ref={PIN}"])  # fmt: skip
-    assert code == 0
-    return json.loads(out.read_text()), read_github_output(output.read_text())
+    return run_provenance(
+        tmp_path, monkeypatch, answers, triggering, ["--default-branch"],
+        workflow_ref=f"owner/repo/{WRITER}@refs/heads/main", default_branch="main", branches=None,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("event", ["push", "schedule"])

@@ -6,31 +6,25 @@ none, with a notice, and leaves the run whose reports are judged as it was."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers.github_api import HEAD, Answers, environment, github_api
-from helpers.support import read_github_output
+from helpers.github_api import HEAD, Answers
+from helpers.provenance_support import (
+    CALLER,
+    GATE,
+    PIN,
+    WRITER,
+    artifact,
+    run_provenance,
+    writer_run,
+)
 from waiver.cli import main
 
-CALLER = ".github/workflows/waiver.yml"
-WRITER = ".github/workflows/waiver-history.yml"
-PIN = "1" * 40
-GATE = f"waiver/waiver/.github/workflows/waiver-gate.yml@{PIN}"
 PULL = {"number": 7, "state": "open", "head": {"sha": HEAD}, "base": {"ref": "main"}}
 NONE_SHOWN = "waiver: notice: no history of the default branch{}: the rows show none\n"
-
-
-def writer_run(run_id: int, **more: Any) -> dict[str, Any]:
-    return {"id": run_id, "path": WRITER, "event": "workflow_run", "head_branch": "main", **more}
-
-
-def artifact(run_id: int, branch: str = "main", expired: bool = False) -> dict[str, Any]:
-    return {"name": "waiver-history", "expired": expired,
-            "workflow_run": {"id": run_id, "head_branch": branch}}  # fmt: skip
 
 
 def provenance(
@@ -38,28 +32,11 @@ def provenance(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """`waiver provenance --history-workflow` for pull request #7's gate run: its file and
     outputs."""
-    output = tmp_path / "output"
-    output.touch()
-    out = tmp_path / "provenance.json"
     triggering = {"id": 42, "path": CALLER, "head_sha": HEAD, "event": "pull_request",
                   "head_branch": "main", "pull_requests": [],
                   "referenced_workflows": [{"path": GATE, "sha": PIN}]}  # fmt: skip
-    with github_api(answers) as api:
-        env = environment(tmp_path, api)
-        event = {"workflow_run": triggering, "repository": {"default_branch": "main"}}
-        Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(event))
-        for key, value in env.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.setenv("GITHUB_OUTPUT", str(output))
-        monkeypatch.setenv("WAIVER_BRANCHES", "main")
-        monkeypatch.setenv(
-            "GITHUB_WORKFLOW_REF", "owner/repo/.github/workflows/report.yml@refs/heads/main"
-        )
-        code = main(["provenance", f"--out={out}", f"--caller={CALLER}", "--pull-request=7",
-                     f"--history-workflow={WRITER}", "--waiver-repository=waiver/waiver",
-                     f"--waiver-ref={PIN}"])  # fmt: skip
-    assert code == 0
-    return json.loads(out.read_text()), read_github_output(output.read_text())
+    flags = ["--pull-request=7", f"--history-workflow={WRITER}"]
+    return run_provenance(tmp_path, monkeypatch, answers, triggering, flags, default_branch="main")
 
 
 def test_the_writer_s_newest_history_on_the_default_branch_is_named(

@@ -3,20 +3,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers.github_api import HEAD, Answers, environment, github_api
-from helpers.support import read_github_output
+from helpers.github_api import HEAD, Answers
+from helpers.provenance_support import CALLER, GATE, PIN, run_provenance
 from waiver.cli import main
 from waiver.github.runs import workflow_path
-
-CALLER = ".github/workflows/waiver.yml"
-PIN = "1" * 40
-GATE = f"waiver/waiver/.github/workflows/waiver-gate.yml@{PIN}"
 
 
 def run(run_id: int, event: str = "pull_request", **more: Any) -> dict[str, Any]:
@@ -36,24 +31,8 @@ def provenance(
     pull_request: int | None = 7,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """`waiver provenance` on a workflow_run event of `triggering`: its file and outputs."""
-    output = tmp_path / "output"
-    output.touch()
-    out = tmp_path / "provenance.json"
-    with github_api(answers) as api:
-        env = environment(tmp_path, api)
-        Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps({"workflow_run": triggering}))
-        for key, value in env.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.setenv("GITHUB_OUTPUT", str(output))
-        monkeypatch.setenv("WAIVER_BRANCHES", "main")
-        monkeypatch.setenv(
-            "GITHUB_WORKFLOW_REF", "owner/repo/.github/workflows/report.yml@refs/heads/main"
-        )
-        number = [] if pull_request is None else [f"--pull-request={pull_request}"]
-        code = main(["provenance", f"--out={out}", f"--caller={CALLER}",
-                     "--waiver-repository=waiver/waiver", f"--waiver-ref={PIN}", *number])  # fmt: skip
-    assert code == 0
-    return json.loads(out.read_text()), read_github_output(output.read_text())
+    number = [] if pull_request is None else [f"--pull-request={pull_request}"]
+    return run_provenance(tmp_path, monkeypatch, answers, triggering, number)
 
 
 def test_a_pull_request_s_run_is_its_own_reports_run(
