@@ -20,20 +20,18 @@ from waiver.init.layout import Layout, default_branch, literal_glob
 from waiver.init.node_layout import NodeLayout, find_node_layout, other_lockfile
 from waiver.init.node_run import install, node_version, run_suites
 from waiver.init.plan import (
-    NO_FIXTURES,
     InitOptions,
     Planned,
     given_folders,
+    lock_plan,
     policy_text,
     registry_plan,
 )
 from waiver.init.problems import Problems
-from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.trusted.ignored import ignored_folders
-from waiver.runners import NODE_RUNNERS, policy_harness
+from waiver.runners import NODE_RUNNERS
 from waiver.write.setup_files import (
-    LOCK,
     POLICY,
     REGISTRY,
     REPORT_WORKFLOW,
@@ -224,30 +222,14 @@ def plan_node(
 
 def _planned_lock(layout: NodeLayout, setup: Setup, policy: str) -> Planned:
     """The lock: the fixtures and the runner's harness, with the property suite."""
-    suites = layout.property_folders
-    policy_file = parse_policy(policy.encode(), POLICY)
-    lock = lock_text(".", setup.fixtures, (), suites, policy_file, policy_harness)
-    refresh = " ".join(
-        [
-            f"waiver lock --fixtures {shlex.quote(setup.fixtures)} --config {POLICY}",
-            *(f"--property-suite {shlex.quote(suite)}" for suite in suites),
-            f"--out {LOCK}",
-        ]
-    )
     fixtures = layout.fixtures
-    held = [*fixtures.fixture_folders]
-    if fixtures.data_files:
-        held.append(
-            _count(len(fixtures.data_files), "data file", "data files") + " beside the tests"
-        )
-    return Planned(
-        LOCK,
-        lock,
-        (f"the fixtures ({', '.join(held)}) and " if setup.reads_fixtures else "")
-        + f"the test harness ({layout.runner}'s configuration and what it names, the property "
-        f"suite), {lock.count(chr(10))} files by digest",
-        refresh,
-        None if setup.reads_fixtures else NO_FIXTURES,
+    return lock_plan(
+        setup,
+        policy,
+        layout.property_folders,
+        fixtures.fixture_folders,
+        fixtures.data_files,
+        f"{layout.runner}'s configuration and what it names, the property suite",
     )
 
 

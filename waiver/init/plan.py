@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -248,6 +249,20 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
     """The lock: the fixtures and the harness, with a property suite's folders; a selected
     suite's modules are test modules, which the edited-test check covers instead."""
     suites = layout.property_suites
+    harness = "conftest.py, pytest configuration" + (", property suite" if suites else "")
+    return lock_plan(setup, policy, suites, layout.fixture_folders, layout.data_files, harness)
+
+
+def lock_plan(
+    setup: Setup,
+    policy: str,
+    suites: Sequence[str],
+    fixture_folders: Sequence[str],
+    data_files: Sequence[str],
+    harness: str,
+) -> Planned:
+    """The lock of the fixtures and of the harness the policy's runner names, with the
+    property suites' folders, whatever the runner; `harness` says in words what it holds."""
     policy_file = parse_policy(policy.encode(), POLICY)
     lock = lock_text(".", setup.fixtures, (), suites, policy_file, policy_harness)
     refresh = " ".join(
@@ -257,16 +272,13 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
             f"--out {LOCK}",
         ]
     )
-    held = [*layout.fixture_folders]
-    if layout.data_files:
-        count = len(layout.data_files)
-        held.append(f"{count} data file{'' if count == 1 else 's'} beside the tests")
-    fixtures = f"the fixtures ({', '.join(held)}) and "
-    harness = "conftest.py, pytest configuration" + (", property suite" if suites else "")
+    held = [*fixture_folders]
+    if data_files:
+        held.append(_count(len(data_files), "data file", "data files") + " beside the tests")
     return Planned(
         LOCK,
         lock,
-        (fixtures if setup.reads_fixtures else "")
+        (f"the fixtures ({', '.join(held)}) and " if setup.reads_fixtures else "")
         + f"the test harness ({harness}), {lock.count(chr(10))} files by digest",
         refresh,
         None if setup.reads_fixtures else NO_FIXTURES,
