@@ -181,15 +181,14 @@ def _registry_facts(
     classified: Classified,
 ) -> RegistryFacts:
     committed = protected.committed()
-    if protected.revision is None:
+    if committed is None:  # no trusted revision
         return RegistryFacts(settings.registry)
-    listed = (
-        None
-        if committed is None
-        else change_lists(committed, settings.registry, options.root, decision.rows)
-    )
     return RegistryFacts(
-        settings.registry, True, listed, classified.edited, classified.findings, classified.diffs
+        settings.registry,
+        classified.edited,
+        classified.findings,
+        classified.diffs,
+        change_lists(committed, settings.registry, options.root, decision.rows),
     )
 
 

@@ -9,7 +9,7 @@ section's `TypedDict`, so a key the schema does not know fails the type check he
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from waiver.model import Admission, TestClass
@@ -80,14 +80,13 @@ class ReplayFacts:
 @dataclass(frozen=True)
 class RegistryFacts:
     path: str | None  # None: no registry was used
-    # With a trusted revision: the registry the change's commit lists, and the registered
-    # tests it edited with what changed and the named kinds of each edit.
-    trusted: bool = False
-    change_lists: Sequence[str] | None = None
+    # Only with a trusted revision (`edited` None without one): the registered tests the
+    # change edited with what changed, the named kinds of each edit, the diff of each edited
+    # Python test's definition, and the registry the change's commit lists.
     edited: Mapping[str, tuple[str, ...]] | None = None
-    findings: Mapping[str, tuple[EditFinding, ...]] | None = None
-    # The diff of each edited Python test's definition, by id.
-    diffs: Mapping[str, tuple[str, ...]] | None = None
+    findings: Mapping[str, tuple[EditFinding, ...]] = field(default_factory=dict)
+    diffs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    change_lists: Sequence[str] | None = None
 
 
 def _errors_json(errors: Sequence[ReplayError]) -> list[ReplayErrorJson]:
@@ -225,13 +224,13 @@ def _drift_json(drift: Drift, part: Part) -> DriftJson:
 
 def registry_json(facts: RegistryFacts) -> RegistryJson:
     document: RegistryJson = {"used": facts.path is not None, "path": facts.path}
-    if facts.trusted:
+    if facts.edited is not None:
         if facts.change_lists is not None:
             document["change_lists"] = list(facts.change_lists)
-        edited, findings, diffs = facts.edited or {}, facts.findings or {}, facts.diffs or {}
+        findings, diffs = facts.findings, facts.diffs
         document["edited"] = [
             _edited_json(test_id, changes, findings.get(test_id, ()), diffs.get(test_id))
-            for test_id, changes in sorted(edited.items())
+            for test_id, changes in sorted(facts.edited.items())
         ]
     return document
 
