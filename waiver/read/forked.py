@@ -10,7 +10,7 @@ than one core to run on); elsewhere the caller does the work itself.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from waiver.read.junit.schedule import replay_workers
@@ -62,10 +62,39 @@ def _call_and_send(
     sending.close()
 
 
+class Claims:
+    """The parts of a piece of work, numbered from 0, shared by a forked process and this
+    one: one takes them from the first, the other from the last, until none is left, and
+    each part is taken exactly once. Made before the process is forked."""
+
+    def __init__(self, count: int) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self._lock = context.Lock()
+        self._ends = context.RawArray("i", [0, count])  # the first part left, one past the last
+
+    def taken(self, from_back: bool = False) -> Iterator[int]:
+        """The parts this process takes, one at a time, while any is left."""
+        while True:
+            with self._lock:
+                first, end = self._ends[0], self._ends[1]
+                if first >= end:
+                    return
+                part = end - 1 if from_back else first
+                self._ends[1 if from_back else 0] = part if from_back else first + 1
+            yield part
+
+
+def forking() -> bool:
+    """Whether work may be forked: where forking is the norm, with another core to run on."""
+    return replay_workers() >= 2
+
+
 def fork(function: Callable[..., Answer], *args: object) -> Forked[Answer] | None:
     """`function(*args)` started in a forked process, or None where none can start or there
     is no other core to run it on."""
-    if replay_workers() < 2:
+    if not forking():
         return None
     try:
         return Forked(function, *args)
