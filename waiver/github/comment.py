@@ -15,7 +15,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from waiver.write.budget import Budget, table
+from waiver.write.budget import Budget, Rendered, table
 from waiver.write.definition_diff import diff_blocks
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows
@@ -90,13 +90,16 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
         f"What blocks ({len(blocking)})",
         ["class", "test id", "replays passed, in order", "first failure",
          *(["on main"] if with_history else []), *(["what next"] if with_steps else [])],
-        [
-            [f"`{label[id(group.first)]}`", md_code(group.test_id) + group.count_note,
-             md_code(group.replays()), _message(group.message()),
-             *([on_main[id(group.first)]] if with_history else []),
-             *([steps[id(group.first)] or "—"] if with_steps else [])]
-            for group in groups
-        ],
+        Rendered(
+            groups,
+            lambda group: [
+                f"`{label[id(group.first)]}`", md_code(group.test_id) + group.count_note,
+                md_code(group.replays()), _message(group.message()),
+                *([on_main[id(group.first)]] if with_history else []),
+                *([steps[id(group.first)] or "—"] if with_steps else []),
+            ],
+            lambda group: len(group.rows),
+        ),
     )  # fmt: skip
     if review:
         approvers = report["policy"].get("approvers")
@@ -112,17 +115,16 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
         out,
         f"Awaits review ({len(review)})",
         ["test id", "why", "replays passed, in order", "what admits it"],
-        [
-            [
+        Rendered(
+            group_rows(review, lambda row: (review_why(row, edited), review_steps[id(row)])),
+            lambda group: [
                 md_code(group.test_id) + group.count_note,
                 md_code(review_why(group.first, edited)),
                 md_code(group.replays()),
                 review_steps[id(group.first)],
-            ]
-            for group in group_rows(
-                review, lambda row: (review_why(row, edited), review_steps[id(row)])
-            )
-        ],
+            ],
+            lambda group: len(group.rows),
+        ),
     )
     awaiting = {row["test_id"] for row in review}
     left_out += diff_blocks(

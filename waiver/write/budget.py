@@ -37,9 +37,13 @@ class Budget:
     def add(self, line: str) -> bool:
         return self.add_all([line])
 
+    def fits(self, lines: Sequence[str]) -> bool:
+        """Whether `lines` would fit now."""
+        return self.size + self.reserved + _cost(lines) <= self.limit
+
     def add_all(self, lines: Sequence[str]) -> bool:
         """Adds every line or none of them."""
-        if self.size + self.reserved + _cost(lines) > self.limit:
+        if not self.fits(lines):
             return False
         for line in lines:
             self.force(line)
@@ -86,6 +90,9 @@ class Rendered(Generic[Item]):
 
     items: Sequence[Item]
     render: Callable[[Item], Sequence[str]]
+    # How many rows of the report an item stands for (a line of a parametrized function's
+    # ids stands for each of them), counted when it is left out.
+    size: Callable[[Item], int] | None = None
 
     def __len__(self) -> int:
         return len(self.items)
@@ -94,18 +101,38 @@ class Rendered(Generic[Item]):
         return map(self.render, self.items)
 
 
+def _head(title: str, header: Sequence[str]) -> list[str]:
+    return ["", f"### {title}", "", _line(header), "|" + "---|" * len(header)]
+
+
+def _line(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def starts(out: Budget, title: str, header: Sequence[str], first: Sequence[str]) -> bool:
+    """Whether a table's head and its first row, `first`, would fit now."""
+    return out.fits([*_head(title, header), _line(first)])
+
+
 def table(out: Budget, title: str, header: Sequence[str], cells: Cells) -> int:
-    """Adds a table; returns how many of its rows did not fit."""
+    """Adds a table; returns how many of its rows did not fit (an item of `Rendered`
+    counts as the rows it stands for)."""
     if not len(cells):
         return 0
-    lines = ("| " + " | ".join(row) + " |" for row in cells)
-    head = ["", f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    if not out.add_all([*head, next(lines)]):
-        return len(cells)
+    lines = map(_line, cells)
+    if not out.add_all([*_head(title, header), next(lines)]):
+        return _left_out(cells, 0)
     for number, line in enumerate(lines, start=1):
         if not out.add(line):
-            return len(cells) - number
+            return _left_out(cells, number)
     return 0
+
+
+def _left_out(cells: Cells, shown: int) -> int:
+    """The rows of the items past the first `shown`."""
+    if isinstance(cells, Rendered) and cells.size is not None:
+        return sum(map(cells.size, cells.items[shown:]))
+    return len(cells) - shown
 
 
 def folded_list(out: Budget, title: str, ids: Sequence[str]) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from waiver.write.budget import Budget
 from waiver.write.escape import BACKTICK_RUN, log_line, md_code, visible_text
 from waiver.write.report_types import EditedTestJson
+from waiver.write.why import EditedLine
 
 # Lines of one test's diff shown, and characters of each: the gate writes no more, and a
 # report read back is held to the same.
@@ -42,19 +43,21 @@ def fenced(lines: Sequence[str]) -> list[str]:
     return [f"{fence}diff", *lines, fence]
 
 
-def diff_blocks(out: Budget, lines: Sequence[tuple[str, str, EditedTestJson]]) -> int:
+def diff_blocks(out: Budget, lines: Sequence[EditedLine]) -> int:
     """A folded block of each edited test's diff, the ids of one parametrized function that
-    share it once (the lines of `group_edited`); returns how many did not fit."""
-    groups = [group for group in lines if group[2].get("diff")]
+    share it once (the lines of `group_edited`); returns how many tests' diffs did not fit."""
+    groups = [line for line in lines if line.test.get("diff")]
     if not groups:
         return 0
     out.add("")
     if not out.open(f"<details><summary>{TITLE} ({len(groups)})</summary>", ["", "</details>"]):
-        return len(groups)
+        return sum(line.tests for line in groups)
     left_out = 0
-    for number, (test_id, note, test) in enumerate(groups):
-        if not out.add_all(["", md_code(test_id) + note, "", *fenced(shown_diff(test))]):
-            left_out = len(groups) - number
+    for number, line in enumerate(groups):
+        if not out.add_all(
+            ["", md_code(line.test_id) + line.note, "", *fenced(shown_diff(line.test))]
+        ):
+            left_out = sum(rest.tests for rest in groups[number:])
             break
     out.close()
     return left_out

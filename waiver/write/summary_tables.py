@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from waiver.model import BASE_WORDS, CLOSED_CLASSES, BaseMeaning, TestClass
-from waiver.write.budget import Budget, Rendered, table
+from waiver.write.budget import Budget, Rendered, starts, table
 from waiver.write.definition_diff import diff_blocks
 from waiver.write.escape import md_code
 from waiver.write.report_types import (
     ApprovalsJson,
-    EditedTestJson,
     FixturesJson,
     RegistryJson,
     ReportJson,
@@ -24,9 +23,11 @@ from waiver.write.report_types import (
 )
 from waiver.write.review_evidence import edit_kinds
 from waiver.write.why import (
+    EditedLine,
     Group,
     drift_name,
     expected_replays,
+    first_groups,
     group_edited,
     group_rows,
     history_words,
@@ -122,12 +123,20 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
     when base replays were given, the first failure's message only when some row has one
     (it is at most MAX_MESSAGE_CHARS long: the reader cut it), what next only when some
     row needs a step, the default branch's history only when some row has one."""
+    if not rows:
+        return 0
     expected = expected_replays(report)
     with_base = report.get("base") is not None
     retries = any(row["retries"] for row in rows)
     messages = any("message" in row for row in rows)
-    steps = {id(row): next_step(row, report, md_code) for row in rows}
-    with_steps = any(step is not None for step in steps.values())
+    steps: dict[int, str | None] = {}
+
+    def step(row: RowJson) -> str | None:
+        if id(row) not in steps:
+            steps[id(row)] = next_step(row, report, md_code)
+        return steps[id(row)]
+
+    with_steps = any(step(row) is not None for row in rows)
     with_history = any("history" in row for row in rows)
 
     def shown(row: RowJson) -> tuple[str, ...]:
@@ -136,7 +145,7 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
             _base_cell(row),
             str(row["retries"]),
             _freeze_cell(row),
-            steps[id(row)] or "",
+            step(row) or "",
             history_words(row) or "",
         )
 
@@ -150,24 +159,26 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
             *([str(group.first["retries"])] if retries else []),
             _freeze_cell(group.first),
             *([_message_cell(group.message())] if messages else []),
-            *([steps[id(group.first)] or "—"] if with_steps else []),
+            *([step(group.first) or "—"] if with_steps else []),
         ]
 
+    title = f"Not a pass ({len(rows)})"
+    header = [
+        "class",
+        "test id",
+        "replays passed, in order",
+        *(["base"] if with_base else []),
+        *(["on main"] if with_history else []),
+        *(["in-replay retries"] if retries else []),
+        "freeze",
+        *(["first failure"] if messages else []),
+        *(["what next"] if with_steps else []),
+    ]
+    # When not even the first line fits, the rest are not grouped only to be counted.
+    if not starts(out, title, header, cells(first_groups(rows, shown, 1)[0][0])):
+        return len(rows)
     return table(
-        out,
-        f"Not a pass ({len(rows)})",
-        [
-            "class",
-            "test id",
-            "replays passed, in order",
-            *(["base"] if with_base else []),
-            *(["on main"] if with_history else []),
-            *(["in-replay retries"] if retries else []),
-            "freeze",
-            *(["first failure"] if messages else []),
-            *(["what next"] if with_steps else []),
-        ],
-        Rendered(group_rows(rows, shown), cells),
+        out, title, header, Rendered(group_rows(rows, shown), cells, lambda group: len(group.rows))
     )
 
 
@@ -265,19 +276,18 @@ def edited_tests_table(out: Budget, registry: RegistryJson | None) -> int:
     edited = [] if registry is None else registry.get("edited", [])
     lines = group_edited(edited)
 
-    def cells(line: tuple[str, str, EditedTestJson]) -> list[str]:
-        test_id, note, test = line
+    def cells(line: EditedLine) -> list[str]:
         return [
-            md_code(test_id) + note,
-            "; ".join(md_code(change) for change in test["changes"]),
-            "; ".join(md_code(kind) for kind in edit_kinds(test)),
+            md_code(line.test_id) + line.note,
+            "; ".join(md_code(change) for change in line.test["changes"]),
+            "; ".join(md_code(kind) for kind in edit_kinds(line.test)),
         ]
 
     left_out = table(
         out,
         f"Tests this change edits ({len(edited)}): their replays say nothing about it",
         ["test id", "what changed", "kind of edit"],
-        Rendered(lines, cells),
+        Rendered(lines, cells, lambda line: line.tests),
     )
     return left_out + diff_blocks(out, lines)
 

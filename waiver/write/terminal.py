@@ -25,8 +25,8 @@ from waiver.write.summary import RANK
 from waiver.write.why import (
     class_label,
     expected_replays,
+    first_edited,
     first_groups,
-    group_edited,
     history_words,
     next_step,
     row_blocks,
@@ -180,17 +180,16 @@ def _review(report: ReportJson) -> list[str]:
     lines = []
     if edited:
         lines.append(f"tests this change edits ({len(edited)}), no evidence about it:")
-        groups = group_edited(edited)
-        for test_id, note, test in groups[:MAX_LINES]:
+        groups, more = first_edited(edited, MAX_LINES)
+        for group in groups:
             lines.append(
-                f"  {_inert(test_id)}{note}: {_inert('; '.join(test['changes']))}"
-                f" ({_inert('; '.join(edit_kinds(test)))})"
+                f"  {_inert(group.test_id)}{group.note}: {_inert('; '.join(group.test['changes']))}"
+                f" ({_inert('; '.join(edit_kinds(group.test)))})"
             )
-            lines += terminal_diff(test)
-        if len(groups) > MAX_LINES:
-            lines.append(
-                f"  … and {len(groups) - MAX_LINES} more lines of edited tests in waiver.json"
-            )
+            lines += terminal_diff(group.test)
+        if more:
+            hidden = len(edited) - sum(group.tests for group in groups)
+            lines.append(f"  … and {hidden} more edited tests in waiver.json")
     evidence = red_green_rows(split_rows(report["rows"])[1])
     if evidence:
         lines.append(f"red-green evidence ({len(evidence)}): does each fail without the change?")

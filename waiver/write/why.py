@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
 
 from waiver.model import BLOCKING_CLASSES, TestClass, UnknownReason
 from waiver.write.report_types import (
@@ -13,6 +14,9 @@ from waiver.write.report_types import (
     ReportJson,
     RowJson,
 )
+
+# What is grouped into lines: the rows of a report, or its edited tests.
+Keyed = TypeVar("Keyed", RowJson, EditedTestJson)
 
 
 def expected_replays(report: ReportJson) -> int:
@@ -219,26 +223,36 @@ def group_rows(rows: Sequence[RowJson], shown: Callable[[RowJson], Hashable]) ->
 def first_groups(
     rows: Sequence[RowJson], shown: Callable[[RowJson], Hashable], count: int
 ) -> tuple[list[Group], bool]:
-    """The first `count` lines of `group_rows`, and whether there are more. Past them, a
-    row is only shown when its function is one of theirs: no other row can join them."""
-    groups: dict[tuple[str | None, Hashable], list[RowJson]] = {}
+    """The first `count` lines of `group_rows`, and whether there are more."""
+    lines, more = _first_lines(rows, shown, count)
+    return [Group(members, function) for function, members in lines], more
+
+
+def _first_lines(
+    items: Sequence[Keyed], shown: Callable[[Keyed], Hashable], count: int
+) -> tuple[list[tuple[str | None, list[Keyed]]], bool]:
+    """The first `count` lines of items grouped by parametrized function and `shown`, each
+    with its function when it has more than one item, and whether there are more. Past
+    them, an item is only looked at when its function is one of theirs: no other item can
+    join them."""
+    groups: dict[tuple[str | None, Hashable], list[Keyed]] = {}
     functions: set[str] = set()
     more = False
-    for number, row in enumerate(rows):
-        function = parametrized_function(row["test_id"])
+    for number, item in enumerate(items):
+        function = parametrized_function(item["test_id"])
         full = len(groups) >= count
         if full and function not in functions:
             more = True
             continue
-        key = (function, shown(row)) if function is not None else (None, number)
+        key = (function, shown(item)) if function is not None else (None, number)
         if full and key not in groups:
             more = True
             continue
-        groups.setdefault(key, []).append(row)
+        groups.setdefault(key, []).append(item)
         if function is not None:
             functions.add(function)
     lines = [
-        Group(members, None if len(members) == 1 else function)
+        (None if len(members) == 1 else function, members)
         for (function, _), members in groups.items()
     ]
     return lines, more
@@ -284,28 +298,38 @@ def _registry_name(report: ReportJson, quote: Callable[[str], str]) -> str:
     return "the registry" if path is None else quote(path.rsplit("/", 1)[-1])
 
 
-def group_edited(edited: Sequence[EditedTestJson]) -> list[tuple[str, str, EditedTestJson]]:
-    """The edited tests as lines of (id shown, count note, the first test of the line): the
-    ids of one parametrized function with the same changes, kinds of edit and diff on one
-    line."""
-    groups: dict[tuple[str | None, Hashable], list[EditedTestJson]] = {}
-    for number, test in enumerate(edited):
-        function = parametrized_function(test["test_id"])
-        if function is None:
-            groups[None, number] = [test]
-            continue
-        same = (
-            tuple(test["changes"]),
-            repr(test.get("findings", [])),
-            tuple(test.get("diff", ())),
-        )
-        groups.setdefault((function, same), []).append(test)
+class EditedLine(NamedTuple):
+    """Edited tests shown as one line: one test, or the ids of one parametrized function
+    with the same changes, kinds of edit and diff."""
+
+    test_id: str  # the id the line shows
+    note: str  # " (61 ids)" after a group's id; nothing after a single test's
+    test: EditedTestJson  # the first test of the line
+    tests: int  # how many tests the line stands for
+
+
+def _same_edit(test: EditedTestJson) -> Hashable:
+    return tuple(test["changes"]), repr(test.get("findings", [])), tuple(test.get("diff", ()))
+
+
+def first_edited(edited: Sequence[EditedTestJson], count: int) -> tuple[list[EditedLine], bool]:
+    """The first `count` lines of `group_edited`, and whether there are more."""
+    lines, more = _first_lines(edited, _same_edit, count)
     return [
-        (members[0]["test_id"], "", members[0])
-        if len(members) == 1
-        else (f"{function}[…]", f" ({len(members)} ids)", members[0])
-        for (function, _), members in groups.items()
-    ]
+        EditedLine(
+            members[0]["test_id"] if function is None else f"{function}[…]",
+            "" if function is None else f" ({len(members)} ids)",
+            members[0],
+            len(members),
+        )
+        for function, members in lines
+    ], more
+
+
+def group_edited(edited: Sequence[EditedTestJson]) -> list[EditedLine]:
+    """The edited tests as lines: the ids of one parametrized function with the same
+    changes, kinds of edit and diff on one line, placed where its first test was."""
+    return first_edited(edited, len(edited))[0]
 
 
 def next_step(row: RowJson, report: ReportJson, quote: Callable[[str], str]) -> str | None:
