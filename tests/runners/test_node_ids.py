@@ -1,6 +1,6 @@
-"""Test ids of jest-junit and mocha-junit-reporter reports: `<file>::<describe path> <title>`,
-the file placed in the repository, so that two tests with one title in two files are two
-ids; the gate's rule for every other report is unchanged."""
+"""Test ids of jest-junit, mocha's `xunit` and mocha-junit-reporter reports:
+`<file>::<describe path> <title>`, the file placed in the repository, so that two tests with
+one title in two files are two ids; the gate's rule for every other report is unchanged."""
 
 from __future__ import annotations
 
@@ -41,6 +41,19 @@ MOCHA_REPORT = """\
   </testsuite>
 </testsuites>
 """
+# What mocha's `xunit` reporter writes: one suite, and on every testcase the describe path
+# (none at the root), the title and the file, absolute.
+MOCHA_XUNIT_REPORT = """\
+<testsuite name="Mocha Tests" tests="6">
+<testcase classname="" name="top" file="{root}/test/calc.spec.js"/>
+<testcase classname="" name="top" file="{root}/test/other.spec.js"/>
+<testcase classname="clamp inside" name="keeps" file="{root}/test/calc.spec.js"/>
+<testcase classname="x" name="fix x" file="/home/runner/work/calc/calc/test/other.spec.js"/>
+<testcase classname="x" name="fix x" file="/elsewhere/test/gone.spec.js"/>
+<testcase classname="" name="&#x22;before all&#x22; hook for &#x22;top&#x22;" file="undefined">
+<failure>boom</failure></testcase>
+</testsuite>
+"""
 
 
 def ids(rule: TestIdRule, report: Path) -> list[str]:
@@ -79,6 +92,27 @@ def test_mocha_ids_take_the_suites_file_placed_in_the_repository(tmp_path: Path)
         "clamp inside keeps::keeps",
         "keeps::clamp inside keeps",
         "top::top",
+    ]
+
+
+def test_mocha_xunit_ids_carry_each_testcases_own_file(tmp_path: Path) -> None:
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test/calc.spec.js").write_text("\n")
+    (tmp_path / "test/other.spec.js").write_text("\n")
+    report = tmp_path / "run-1.xml"
+    report.write_text(MOCHA_XUNIT_REPORT.format(root=tmp_path))
+    assert ids(MOCHA.test_ids(str(tmp_path)), report) == [
+        # A failed root-level hook: the reporter writes `undefined` as its file.
+        'Mocha Tests::"before all" hook for "top"',
+        # Inside a describe: the same id as mocha-junit-reporter's.
+        "test/calc.spec.js::clamp inside keeps",
+        # Outside any describe: one id per file.
+        "test/calc.spec.js::top",
+        "test/other.spec.js::top",
+        # A title that ends with its describe's name is not taken for a full title.
+        "test/other.spec.js::x fix x",
+        # A file that is not in the repository: read as any other report's.
+        "x::fix x",
     ]
 
 

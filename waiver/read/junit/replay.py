@@ -262,7 +262,7 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
 
     def sink(suite: str, classname: str, name: str, outcome: int, extra: int, message: str) -> None:
         if files is not None:
-            test_id = rule.with_file(suite, classname, name, files.path)
+            test_id = rule.with_file(suite, classname, name, files.path, files.own)
         else:
             prefix = prefixes.get(classname)  # the rule's own cache, without a call per case
             test_id = rule(suite, classname, name) if prefix is None else prefix + name
