@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from waiver.read.junit.producer import guess_producer
 from waiver.read.junit.replay import Limits, Tally, read_replay
 from waiver.read.junit.testid import TestIdRule
 from waiver.runners.jest import JEST
@@ -144,3 +145,13 @@ def test_each_runner_maps_an_id_to_its_file() -> None:
     assert MOCHA.test_file("top") is None
     assert PYTEST.test_file("tests/test_x.py::TestY::test_z[1]") == "tests/test_x.py"
     assert PYTEST.test_file("com.acme.FooTest::bar") is None
+
+
+def test_the_two_mocha_reporters_are_told_apart(tmp_path: Path) -> None:
+    xunit, junit = tmp_path / "xunit.xml", tmp_path / "junit.xml"
+    xunit.write_text(MOCHA_XUNIT_REPORT.format(root=tmp_path))
+    junit.write_text(MOCHA_REPORT.format(root=tmp_path))
+    assert (guess_producer(str(xunit)), guess_producer(str(junit))) == (
+        "mocha xunit",
+        "mocha-junit-reporter",
+    )
