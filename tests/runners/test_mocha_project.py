@@ -2,7 +2,7 @@
 replayed by real mocha with chai and its `xunit` reporter: a new `.mocharc.yml` whose
 `require` hook swallows chai's failures blocks, naming what changed, and is taken out
 before the base's harness replays; a report of mocha-junit-reporter reads as the registry
-written from `xunit`'s. The scenarios every runner shares are in
+written from `xunit`'s; two tests of one title in one file are named, with their file. The scenarios every runner shares are in
 test_js_project_scenarios.py."""
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from helpers.node_support import Project, drifted, registry, replace_file
 from helpers.support import classes
 from waiver.read.junit.replay import Limits, read_single
 from waiver.runners.mocha import MOCHA as MOCHA_RUNNER
+from waiver.write.report_types import report_of
+from waiver.write.summary import render_summary
 
 pytestmark = pytest.mark.slow
 
@@ -84,3 +86,21 @@ def test_a_mocha_junit_reporter_report_reads_as_the_registry_written_from_xunit(
     ids = read_single(str(report), MOCHA_RUNNER.test_ids(str(mocha.work)), Limits()).ids
     described = [i for i in registry(mocha.work) if i.startswith("test/") and "::loads" not in i]
     assert sorted(ids) == sorted([*described, "loads::loads"])
+
+
+def test_two_tests_of_one_title_in_one_file_are_named_with_their_file(
+    project: tuple[Project, str],
+) -> None:
+    mocha, base = project
+
+    def twice(work: Path) -> None:
+        test = work / MOCHA.test_file
+        replace_file(test, test.read_text() + "\nit('loads', () => {});\n")
+
+    mocha.commit_change(twice)
+    _, report = mocha.replay_and_gate(base)
+    assert report["replays"]["collapsed"] == [
+        {"test_id": "test/calc.spec.js::loads", "testcases": 2, "file": "test/calc.spec.js"}
+    ]
+    summary = render_summary(report_of(report))
+    assert "| `test/calc.spec.js::loads` | 2 | `test/calc.spec.js` |" in summary
