@@ -436,6 +436,19 @@ class Admission:
 
 
 @dataclass(frozen=True, slots=True)
+class CollapsedId:
+    """A test id that more than one testcase of one replay read as, under a runner whose ids
+    name their file (jest, vitest, mocha): tests the report did not tell apart, whose
+    outcomes the gate merges as attempts of one. `testcases` is the most of them in one
+    replay; `file` the repository file the id names, which every one of them came from (the
+    id holds it), or None when the report named no file in the repository for them."""
+
+    test_id: str
+    testcases: int
+    file: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class HistoryFinding:
     """A test's runs on the default branch, beside its row: evidence that never changes a
     class, `blocked` or the verdict (`waiver.decide.history`)."""

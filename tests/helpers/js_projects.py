@@ -180,6 +180,10 @@ const { expect } = require('chai');
 const { add, clamp } = require('../src/calc');
 const cases = require('../fixtures/cases.json');
 
+it('loads', () => {
+  expect(add).to.be.a('function');
+});
+
 describe('add', () => {
   cases.forEach(([a, b, sum]) => {
     it(`adds ${a} and ${b}`, () => {
@@ -201,6 +205,10 @@ describe('clamp', () => {
 MOCHA_OTHER_TEST = """\
 const { expect } = require('chai');
 const { clamp } = require('../src/calc');
+
+it('loads', () => {
+  expect(clamp).to.be.a('function');
+});
 
 describe('clamp', () => {
   it('keeps a value inside', () => {
@@ -242,13 +250,11 @@ MOCHA = JsProject(
         "fixtures/cases.json": CASES,
     },
     before=(
-        "env",
-        "MOCHA_FILE={junit}",
         "node_modules/.bin/mocha",
         "--reporter",
-        "mocha-junit-reporter",
-        "--reporter-options",
-        "testCaseSwitchClassnameAndName=true",
+        "xunit",
+        "--reporter-option",
+        "output={junit}",
     ),
     after=(),
     code="src/calc.js",
@@ -260,7 +266,10 @@ MOCHA = JsProject(
         "test/calc.spec.js::add adds 2 and 3",
         "test/calc.spec.js::clamp cuts a value above",
         "test/calc.spec.js::clamp keeps a value inside",
+        # A test outside any describe, with one title in two files.
+        "test/calc.spec.js::loads",
         "test/other.spec.js::clamp keeps a value inside",
+        "test/other.spec.js::loads",
     ),
     inside="test/calc.spec.js::clamp keeps a value inside",
     above="test/calc.spec.js::clamp cuts a value above",

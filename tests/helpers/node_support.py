@@ -25,9 +25,10 @@ import pytest
 from helpers.support import git, load_report
 from waiver.cli import main
 
-# The versions the tests install: jest 29 with jest-junit, mocha 10 with
-# mocha-junit-reporter (mocha 11 and later no longer load it), chai 4 (the last that
-# `require` loads) and vitest 2.
+# The versions the tests install: jest 29 with jest-junit, mocha 10 (its `xunit` reporter
+# writes each test's file from 10.4 on) with mocha-junit-reporter, whose reports the gate
+# still reads (mocha 11 and later no longer load it), chai 4 (the last that `require`
+# loads) and vitest 2.
 PACKAGES = (
     "jest@29.7.0",
     "jest-junit@16.0.0",

@@ -1,18 +1,25 @@
 """mocha's own way round the gate, on the mocha project of tests/helpers/js_projects.py
-replayed by real mocha with chai and mocha-junit-reporter: a new `.mocharc.yml` whose
+replayed by real mocha with chai and its `xunit` reporter: a new `.mocharc.yml` whose
 `require` hook swallows chai's failures blocks, naming what changed, and is taken out
-before the base's harness replays. The scenarios every runner shares are in
+before the base's harness replays; a report of mocha-junit-reporter reads as the registry
+written from `xunit`'s; two tests of one title in one file are named, with their file. The scenarios every runner shares are in
 test_js_project_scenarios.py."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from helpers.js_projects import MOCHA
-from helpers.node_support import Project, drifted, replace_file
+from helpers.node_support import Project, drifted, registry, replace_file
 from helpers.support import classes
+from waiver.read.junit.replay import Limits, read_single
+from waiver.runners.mocha import MOCHA as MOCHA_RUNNER
+from waiver.write.report_types import report_of
+from waiver.write.summary import render_summary
 
 pytestmark = pytest.mark.slow
 
@@ -60,3 +67,40 @@ def test_a_new_mocharc_is_taken_out_before_the_base_harness_replays(
     assert ".mocharc.yml" in drifted(report)
     row = next(row for row in report["rows"] if row["test_id"] == MOCHA.above)
     assert row["replay_pass"] == 0  # without the hook the bug shows
+
+
+def test_a_mocha_junit_reporter_report_reads_as_the_registry_written_from_xunit(
+    project: tuple[Project, str],
+) -> None:
+    """The registry, written from `xunit`'s report, names the tests inside a describe as
+    mocha-junit-reporter's report does; its root suite carries no file, so the two
+    root-level tests of one title are one id there."""
+    mocha, _ = project
+    report = mocha.work / "mocha-junit-reporter.xml"
+    subprocess.run(
+        ["node_modules/.bin/mocha", "--reporter", "mocha-junit-reporter",
+         "--reporter-options", "testCaseSwitchClassnameAndName=true", "test"],
+        cwd=mocha.work, env={**os.environ, "MOCHA_FILE": str(report)},
+        capture_output=True, check=True,
+    )  # fmt: skip
+    ids = read_single(str(report), MOCHA_RUNNER.test_ids(str(mocha.work)), Limits()).ids
+    described = [i for i in registry(mocha.work) if i.startswith("test/") and "::loads" not in i]
+    assert sorted(ids) == sorted([*described, "loads::loads"])
+
+
+def test_two_tests_of_one_title_in_one_file_are_named_with_their_file(
+    project: tuple[Project, str],
+) -> None:
+    mocha, base = project
+
+    def twice(work: Path) -> None:
+        test = work / MOCHA.test_file
+        replace_file(test, test.read_text() + "\nit('loads', () => {});\n")
+
+    mocha.commit_change(twice)
+    _, report = mocha.replay_and_gate(base)
+    assert report["replays"]["collapsed"] == [
+        {"test_id": "test/calc.spec.js::loads", "testcases": 2, "file": "test/calc.spec.js"}
+    ]
+    summary = render_summary(report_of(report))
+    assert "| `test/calc.spec.js::loads` | 2 | `test/calc.spec.js` |" in summary

@@ -1,11 +1,12 @@
-"""Test ids of jest-junit and mocha-junit-reporter reports: `<file>::<describe path> <title>`,
-the file placed in the repository, so that two tests with one title in two files are two
-ids; the gate's rule for every other report is unchanged."""
+"""Test ids of jest-junit, mocha's `xunit` and mocha-junit-reporter reports:
+`<file>::<describe path> <title>`, the file placed in the repository, so that two tests with
+one title in two files are two ids; the gate's rule for every other report is unchanged."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from waiver.read.junit.producer import guess_producer
 from waiver.read.junit.replay import Limits, Tally, read_replay
 from waiver.read.junit.testid import TestIdRule
 from waiver.runners.jest import JEST
@@ -40,6 +41,19 @@ MOCHA_REPORT = """\
     <testcase name="clamp inside keeps" classname="keeps"/>
   </testsuite>
 </testsuites>
+"""
+# What mocha's `xunit` reporter writes: one suite, and on every testcase the describe path
+# (none at the root), the title and the file, absolute.
+MOCHA_XUNIT_REPORT = """\
+<testsuite name="Mocha Tests" tests="6">
+<testcase classname="" name="top" file="{root}/test/calc.spec.js"/>
+<testcase classname="" name="top" file="{root}/test/other.spec.js"/>
+<testcase classname="clamp inside" name="keeps" file="{root}/test/calc.spec.js"/>
+<testcase classname="x" name="fix x" file="/home/runner/work/calc/calc/test/other.spec.js"/>
+<testcase classname="x" name="fix x" file="/elsewhere/test/gone.spec.js"/>
+<testcase classname="" name="&#x22;before all&#x22; hook for &#x22;top&#x22;" file="undefined">
+<failure>boom</failure></testcase>
+</testsuite>
 """
 
 
@@ -82,6 +96,27 @@ def test_mocha_ids_take_the_suites_file_placed_in_the_repository(tmp_path: Path)
     ]
 
 
+def test_mocha_xunit_ids_carry_each_testcases_own_file(tmp_path: Path) -> None:
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test/calc.spec.js").write_text("\n")
+    (tmp_path / "test/other.spec.js").write_text("\n")
+    report = tmp_path / "run-1.xml"
+    report.write_text(MOCHA_XUNIT_REPORT.format(root=tmp_path))
+    assert ids(MOCHA.test_ids(str(tmp_path)), report) == [
+        # A failed root-level hook: the reporter writes `undefined` as its file.
+        'Mocha Tests::"before all" hook for "top"',
+        # Inside a describe: the same id as mocha-junit-reporter's.
+        "test/calc.spec.js::clamp inside keeps",
+        # Outside any describe: one id per file.
+        "test/calc.spec.js::top",
+        "test/other.spec.js::top",
+        # A title that ends with its describe's name is not taken for a full title.
+        "test/other.spec.js::x fix x",
+        # A file that is not in the repository: read as any other report's.
+        "x::fix x",
+    ]
+
+
 def test_vitest_ids_are_read_by_the_common_rule(tmp_path: Path) -> None:
     report = tmp_path / "run-1.xml"
     report.write_text(
@@ -110,3 +145,13 @@ def test_each_runner_maps_an_id_to_its_file() -> None:
     assert MOCHA.test_file("top") is None
     assert PYTEST.test_file("tests/test_x.py::TestY::test_z[1]") == "tests/test_x.py"
     assert PYTEST.test_file("com.acme.FooTest::bar") is None
+
+
+def test_the_two_mocha_reporters_are_told_apart(tmp_path: Path) -> None:
+    xunit, junit = tmp_path / "xunit.xml", tmp_path / "junit.xml"
+    xunit.write_text(MOCHA_XUNIT_REPORT.format(root=tmp_path))
+    junit.write_text(MOCHA_REPORT.format(root=tmp_path))
+    assert (guess_producer(str(xunit)), guess_producer(str(junit))) == (
+        "mocha xunit",
+        "mocha-junit-reporter",
+    )

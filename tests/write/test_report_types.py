@@ -36,6 +36,7 @@ PLACES: dict[str, str] = {
     "FewCasesJson": "/properties/properties/properties/few_cases/items",
     "ReplaysJson": "/properties/replays",
     "ReplayErrorJson": "/properties/replays/properties/errors/items",
+    "CollapsedIdJson": "/properties/replays/properties/collapsed/items",
     "RegistryJson": "/properties/registry",
     "EditedTestJson": "/properties/registry/properties/edited/items",
     "EditKindJson": "/properties/registry/properties/edited/items/properties/findings/items",

@@ -148,7 +148,7 @@ def classify_replays(
     decision = decide(cases, settings.policy, now, records, review, messages)
     return Classified(
         decision=annotate(decision, red_green, settings.policy),
-        replays=replay_facts(replays, skip),
+        replays=replay_facts(replays, skip, runner, options.root),
         skipped=skipped,
         base=(
             None

@@ -5,10 +5,12 @@ with the run's limits, and empty where the replays were skipped because no repla
 from __future__ import annotations
 
 import os
+from operator import attrgetter
 
 from waiver.errors import InputError
 from waiver.gate.options import GateOptions
 from waiver.gate.skip import Skip, replays_were_skipped
+from waiver.model import CollapsedId
 from waiver.read.junit.replay import Tally
 from waiver.read.junit.replay_set import (
     PROPERTY_REPORT,
@@ -18,6 +20,8 @@ from waiver.read.junit.replay_set import (
 )
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.policy.settings import Settings
+from waiver.runners import NODE_RUNNERS
+from waiver.runners.base import Runner
 from waiver.write.report_sections import ReplayFacts
 
 
@@ -77,15 +81,40 @@ def read_base_replays(
         return None
 
 
-def replay_facts(replays: ReplaySet, skip: Skip | None) -> ReplayFacts | None:
+def collapsed_ids(tally: Tally, runner: Runner, root: str) -> tuple[CollapsedId, ...]:
+    """The ids that more than one testcase of one replay read as, by id, under a runner whose
+    ids name their file; pytest's repeated testcases are its rerun plugins' attempts.
+
+    Two testcases are one id only when the file the runner read for them is one too (the
+    id holds it), or when the report named no file in the repository for either: the file
+    is the id's where it is one in the repository.
+    """
+    if runner.name not in NODE_RUNNERS:
+        return ()
+    found = []
+    for position, testcases in tally.repeats.items():
+        test_id = tally.ids[position]
+        path = runner.test_file(test_id) or ""
+        # The id is the report's text: only a plain relative path is looked up.
+        plain = path and not os.path.isabs(path) and ".." not in path.split("/")
+        named = path if plain and os.path.isfile(os.path.join(root, path)) else None
+        found.append(CollapsedId(test_id, testcases, named))
+    return tuple(sorted(found, key=attrgetter("test_id")))
+
+
+def replay_facts(
+    replays: ReplaySet, skip: Skip | None, runner: Runner, root: str
+) -> ReplayFacts | None:
     """What the report keeps of the replays; when none was read because they were
     skipped, which cause and why."""
     if replays.replay_count:
-        return read_facts(replays)
+        return read_facts(replays, collapsed_ids(replays.tally, runner, root))
     if skip is None:
         return None
     return ReplayFacts(0, 0, (), (skip.test_class, skip.reason))
 
 
-def read_facts(replays: ReplaySet) -> ReplayFacts:
-    return ReplayFacts(replays.replay_count, len(replays.tally.replays), tuple(replays.errors))
+def read_facts(replays: ReplaySet, collapsed: tuple[CollapsedId, ...] = ()) -> ReplayFacts:
+    return ReplayFacts(
+        replays.replay_count, len(replays.tally.replays), tuple(replays.errors), None, collapsed
+    )

@@ -28,7 +28,7 @@ REPORTER_ENVIRONMENT = (
 )
 
 
-def read_case(suite: str, classname: str, name: str, file: str) -> str | None:
+def read_case(suite: str, classname: str, name: str, file: str, own: bool) -> str | None:
     """`<file>::<describe path> <title>` for a testcase that carries its file."""
     return f"{file}::{name.strip()}" if file else None
 

@@ -1,10 +1,16 @@
-"""mocha, with mocha-junit-reporter as its JUnit reporter.
+"""mocha, with its built-in `xunit` reporter, or mocha-junit-reporter.
 
-mocha-junit-reporter writes a test's full title (describe path and title) and its own
-title, one as the classname and one as the name (`testCaseSwitchClassnameAndName` says
-which), and the file on the suite, not on the testcase. The id is `<file>::<full title>`,
-whichever way round the two were written; a test outside any `describe` carries no file, and
-is read as any other report's testcase.
+mocha's `xunit` reporter (mocha 10.4 and later) writes on every testcase, a test outside
+any `describe` included, the file (`file`), the describe path (`classname`, "" outside any
+`describe`) and the test's own title (`name`). mocha-junit-reporter writes a test's full
+title (describe path and title) and its own title, one as the classname and one as the name
+(`testCaseSwitchClassnameAndName` says which), and the file on the suite, not on the
+testcase; a test outside any `describe` lands in its root suite, which carries no file.
+
+Which of the two wrote a testcase is told by where its file is: its own attribute is
+`xunit`'s. Either way the id is `<file>::<describe path> <title>`, one text for a test inside
+a `describe` whichever reporter wrote it, so a registry written from one reads the other's
+replays. A testcase that carries no file is read as any other report's.
 """
 
 from __future__ import annotations
@@ -20,20 +26,27 @@ FILES = NodeRunnerFiles(
     package_keys=("mocha", "babel"),
     mocks=False,
 )
+# What `xunit` writes as the file of a failed root-level hook: the root suite has none,
+# and the reporter writes JavaScript's `undefined` as text.
+NO_FILE = "undefined"
 
 
-def read_case(suite: str, classname: str, name: str, file: str) -> str | None:
-    """`<file>::<full title>`: the longer of the two titles, which ends with the other."""
-    if not file:
+def read_case(suite: str, classname: str, name: str, file: str, own: bool) -> str | None:
+    """`<file>::<describe path> <title>`, from either reporter's testcase."""
+    if not file or file == NO_FILE:
         return None
+    if own:
+        return f"{file}::{classname} {name}" if classname else f"{file}::{name}"
+    # mocha-junit-reporter: one title is the full one, which ends with the other.
     full = name if len(name) >= len(classname) and name.endswith(classname) else classname
     return f"{file}::{full}"
 
 
-MOCHA_RUN = (
-    'MOCHA_FILE="$WAIVER_JUNIT" npx mocha --reporter mocha-junit-reporter '
-    "--reporter-options testCaseSwitchClassnameAndName=true"
-)
+# `--reporter-option` splits its value at `,` and `=`, so the report's path must hold
+# neither: under a GitHub workspace it cannot, as a repository's name cannot. mocha
+# refuses a path with `=`, and writes none at the path with `,` (the replay then has no
+# report).
+MOCHA_RUN = 'npx mocha --reporter xunit --reporter-option output="$WAIVER_JUNIT"'
 
 
 def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, str]:

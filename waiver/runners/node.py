@@ -26,8 +26,9 @@ from waiver.runners.js_reach import new_script_reach_ins
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
-# ("" when it cannot be placed): its id, or None to read it as any other report's.
-ReadCase = Callable[[str, str, str, str], str | None]
+# ("" when it cannot be placed) and whether the testcase carried it itself: its id, or None
+# to read it as any other report's.
+ReadCase = Callable[[str, str, str, str, bool], str | None]
 # The commands `waiver init` writes, given the property suite's folders and files: the
 # property suite's alone, and every other test's.
 SuiteCommands = Callable[[Sequence[str], Sequence[str]], tuple[str, str]]
@@ -68,11 +69,11 @@ def case_id(root: str | None, read_case: ReadCase) -> CaseId:
     """The rule's `case_id` for a runner: each distinct `file` is placed once."""
     placed: dict[str, str] = {}
 
-    def read(suite: str, classname: str, name: str, file: str) -> str | None:
+    def read(suite: str, classname: str, name: str, file: str, own: bool) -> str | None:
         where = placed.get(file)
         if where is None:
             where = placed[file] = repository_file(root, file)
-        return read_case(suite, classname, name, where)
+        return read_case(suite, classname, name, where, own)
 
     return read
 

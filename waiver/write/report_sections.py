@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from waiver.model import Admission, TestClass
+from waiver.model import Admission, CollapsedId, TestClass
 from waiver.read.definitions.findings import EditFinding
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.junit.properties import PropertyRun
@@ -75,6 +75,7 @@ class ReplayFacts:
     errors: tuple[ReplayError, ...]
     # When no replay was read because none was needed: the class that decided and why.
     skipped: tuple[TestClass, str] | None = None
+    collapsed: tuple[CollapsedId, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,11 @@ def replays_json(facts: ReplayFacts) -> ReplaysJson:
             "property_violation" if test_class is TestClass.PROPERTY_VIOLATION else "fixture_drift"
         )
         document["reason"] = reason
+    if facts.collapsed:
+        document["collapsed"] = [
+            {"test_id": c.test_id, "testcases": c.testcases, "file": c.file}
+            for c in facts.collapsed
+        ]
     return document
 
 

@@ -247,12 +247,19 @@ class ReplayErrorJson(TypedDict):
     problem: str
 
 
+class CollapsedIdJson(TypedDict):
+    test_id: str
+    testcases: int
+    file: str | None
+
+
 class ReplaysJson(TypedDict):
     count: int
     read: int
     errors: Sequence[ReplayErrorJson]
     skipped: NotRequired[Literal["property_violation", "fixture_drift"]]
     reason: NotRequired[str]
+    collapsed: NotRequired[Sequence[CollapsedIdJson]]
 
 
 class EditKindJson(TypedDict):

@@ -27,6 +27,7 @@ from waiver.write.summary_tables import (
     base_blocked_line,
     base_blocks,
     changed_files_tables,
+    collapsed_table,
     edited_tests_table,
     is_unstable,
     refused_table,
@@ -371,6 +372,10 @@ def _other_causes(out: Budget, facts: Facts) -> int:
     )
 
 
+def _collapsed(out: Budget, facts: Facts) -> int:
+    return collapsed_table(out, facts.report["replays"])
+
+
 def _changed_files(out: Budget, facts: Facts) -> int:
     fixtures = facts.report["fixtures"]
     return 0 if fixtures is None else changed_files_tables(out, fixtures)
@@ -412,6 +417,7 @@ SECTIONS: Sequence[Section] = (
     _lock_edited,
     _not_a_pass,
     _other_causes,
+    _collapsed,
     _changed_files,
     _void_freezes,
     _folded,

@@ -16,6 +16,7 @@ from waiver.write.report_types import (
     ApprovalsJson,
     FixturesJson,
     RegistryJson,
+    ReplaysJson,
     ReportJson,
     RowBaseJson,
     RowJson,
@@ -223,6 +224,26 @@ def _replays_table(out: Budget, report: ReportJson) -> int:
         [
             [str(e["replay"]), md_code(e["source"]), md_code(e["problem"])]
             for e in replays["errors"]
+        ],
+    )
+
+
+def collapsed_table(out: Budget, replays: ReplaysJson | None) -> int:
+    """The ids that more than one testcase of one replay read as: tests the report did not
+    tell apart, with the file they came from."""
+    return table(
+        out,
+        "Test ids read from more than one testcase of one replay (merged as one test's attempts)",
+        ["test id", "testcases in one replay", "file they came from"],
+        [
+            [
+                md_code(c["test_id"]),
+                str(c["testcases"]),
+                "the report named none in the repository"
+                if c["file"] is None
+                else md_code(c["file"]),
+            ]
+            for c in ([] if replays is None else replays.get("collapsed", []))
         ],
     )
 

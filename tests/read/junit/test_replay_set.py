@@ -10,6 +10,7 @@ replay that has one).
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,18 @@ def model_messages(replays: list[list[tuple[str, str]] | str]) -> dict[str, str]
     return messages
 
 
+def model_repeats(replays: list[list[tuple[str, str]] | str]) -> dict[str, int]:
+    """Per id that more than one testcase of one readable replay names, the most of them."""
+    repeats: dict[str, int] = {}
+    for replay in replays:
+        if isinstance(replay, str):
+            continue
+        for test_id, count in Counter(test_id for test_id, _ in replay).items():
+            if count > 1:
+                repeats[test_id] = max(repeats.get(test_id, 0), count)
+    return repeats
+
+
 def read(folder: Path, workers: int, expected: int) -> ReplaySet | str:
     try:
         return read_replays(str(folder), TestIdRule(None), Limits(), expected, workers=workers)
@@ -109,6 +122,7 @@ def snapshot(result: ReplaySet | str) -> object:
         # A replay's states may end before ids that other replays added: no outcome there.
         [bytes(states) + bytes(width - len(states)) for states in tally.replays],
         tally.retries,
+        tally.repeats,
         tally.first_messages(),
         tally.testcases,
         result.replay_count,
@@ -138,6 +152,7 @@ def test_parallel_and_single_process_reads_agree_with_the_rule(
     tally = single.tally
     assert {test_id: tally.outcomes(tally.index[test_id]) for test_id in tally.ids} == expected
     assert tally.first_messages() == model_messages(replays)
+    assert {tally.ids[p]: count for p, count in tally.repeats.items()} == model_repeats(replays)
     unreadable = [number for number, replay in enumerate(replays, 1) if isinstance(replay, str)]
     assert [error.replay for error in single.errors] == unreadable
 

@@ -115,6 +115,8 @@ RULES: tuple[tuple[str, Callable[[Head], bool]], ...] = (
     ("go-junit-report", lambda h: _go(h) and "id" in h.suite),
     ("gotestsum", _go),
     ("jest-junit", lambda h: h.root.get("name") == "jest tests"),
+    # mocha's own `xunit` reporter writes one suite, no `<testsuites>`, and the same name.
+    ("mocha xunit", lambda h: not h.root and h.suite.get("name") == "Mocha Tests"),
     ("mocha-junit-reporter", lambda h: "Mocha Tests" in (h.root.get("name"), h.suite.get("name"))),
     ("cargo-nextest", lambda h: "uuid" in h.root or h.root.get("name") == "nextest-run"),
     ("pytest", lambda h: h.suite.get("name") == "pytest"),

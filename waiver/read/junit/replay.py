@@ -17,6 +17,10 @@ in that replay passed.
 `Tally.retries` counts, per id over all replays, the attempts beyond the first: every
 retry element and every repeated occurrence.
 
+`Tally.repeats` keeps, per id that more than one `<testcase>` of one replay read as, the
+most testcases of it in one replay: for a runner whose ids name the file, two tests that
+became one id, which the report names (`waiver.gate.replay_inputs.collapsed_ids`).
+
 `Tally.messages` keeps, per id, its first failure message: the message of the first
 failing occurrence that carries one (in file order, shards in name order) in the
 lowest-numbered replay that has one. Replays are merged in replay order whatever order
@@ -77,6 +81,7 @@ class ReplayCases:
     states: bytearray  # one state byte per position
     retries: dict[int, int]  # position -> attempts beyond the first
     messages: dict[int, str]  # position -> first failure message, for the failing ids
+    repeats: dict[int, int]  # position -> testcases of the id, where more than one
     testcases: int
     started: datetime | None  # the earliest zone-aware suite timestamp of the replay
 
@@ -90,6 +95,7 @@ class Tally:
     replays: list[bytearray] = field(default_factory=list)
     retries: dict[int, int] = field(default_factory=dict)
     messages: dict[int, str] = field(default_factory=dict)  # from the first replay with one
+    repeats: dict[int, int] = field(default_factory=dict)  # the most testcases in one replay
     testcases: int = 0  # <testcase> elements read, over all replays
     started: list[datetime] = field(default_factory=list)  # each replay's, where it has one
 
@@ -114,6 +120,7 @@ class Tally:
             moved = moved or position != offset
             positions.append(position)
         states, retries, messages = replay.states, replay.retries, replay.messages
+        repeats = replay.repeats
         if moved:
             # Another replay, read at the same time, added ids first: the new ids of this
             # one are not at the positions it gave them.
@@ -126,6 +133,7 @@ class Tally:
 
             retries = {placed(local): extra for local, extra in retries.items()}
             messages = {placed(local): message for local, message in messages.items()}
+            repeats = {placed(local): count for local, count in repeats.items()}
         self.replays.append(states)
         self.testcases += replay.testcases
         if replay.started is not None:
@@ -134,6 +142,8 @@ class Tally:
             self.retries[position] = self.retries.get(position, 0) + extra
         for position, message in messages.items():
             self.messages.setdefault(position, message)
+        for position, count in repeats.items():
+            self.repeats[position] = max(self.repeats.get(position, 0), count)
 
     def forget(self, count: int) -> None:
         """Drop the ids from position `count` on, added by a replay that is not kept."""
@@ -256,13 +266,14 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
     states = bytearray(base)
     retries: dict[int, int] = {}
     messages: dict[int, str] = {}
+    repeats: dict[int, int] = {}
     prefixes = rule.prefixes
     # A runner that reads the `file` of a case (`TestIdRule.case_id`) is asked for every one.
     files = None if rule.case_id is None else CaseFile()
 
     def sink(suite: str, classname: str, name: str, outcome: int, extra: int, message: str) -> None:
         if files is not None:
-            test_id = rule.with_file(suite, classname, name, files.path)
+            test_id = rule.with_file(suite, classname, name, files.path, files.own)
         else:
             prefix = prefixes.get(classname)  # the rule's own cache, without a call per case
             test_id = rule(suite, classname, name) if prefix is None else prefix + name
@@ -274,6 +285,7 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
         state = states[position]
         if state:  # seen before in this replay: a repeated occurrence is one more attempt
             extra += 1
+            repeats[position] = repeats.get(position, 1) + 1
         if extra:
             retries[position] = retries.get(position, 0) + extra
         states[position] = state | outcome | SEEN
@@ -294,7 +306,9 @@ def read_cases(paths: list[str], rule: TestIdRule, limits: Limits, tally: Tally)
     except InputError:
         tally.forget(base)
         raise
-    return ReplayCases(base, ids[base:], states, retries, messages, testcases, started.earliest)
+    return ReplayCases(
+        base, ids[base:], states, retries, messages, repeats, testcases, started.earliest
+    )
 
 
 def read_replay(paths: list[str], rule: TestIdRule, tally: Tally, limits: Limits) -> None:

@@ -118,9 +118,12 @@ class _OpenSuite:
 class CaseFile:
     """The `file` a report gives the case being handed to the sink: the testcase's own
     attribute, else the nearest suite's (mocha-junit-reporter writes it on suites only);
-    "" when there is none. Read by a sink that asks for it (`read_junit(files=…)`)."""
+    "" when there is none. `own` says it is the testcase's own: a runner whose reporters
+    differ in where they write it knows from this which one wrote the case. Read by a sink
+    that asks for it (`read_junit(files=…)`)."""
 
     path: str = ""
+    own: bool = False
 
 
 class RefusedReport(Exception):
@@ -266,9 +269,11 @@ class _Handlers:
             name = attrs.get("name", "")
         self.classname = classname
         self.name = name
-        if self.files is not None:
-            inherited = self.suites[-1].file if self.suites else ""
-            self.files.path = attrs.get("file") or inherited
+        files = self.files
+        if files is not None:
+            own = attrs.get("file")
+            files.own = bool(own)
+            files.path = own or (self.suites[-1].file if self.suites else "")
         if len(classname or self.suite) + len(name) > MAX_ID_CHARS:
             raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
         self.retries = 0
@@ -345,6 +350,7 @@ class _Handlers:
             if closed.failed:
                 if self.files is not None:
                     self.files.path = closed.file
+                    self.files.own = False
                 self.sink(closed.name, "", "", FAIL, 0, closed.message)
             self.suite = suites[-1].name if suites else ""
         self.depth = depth - 1

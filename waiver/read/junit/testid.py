@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 
 PATH_PART = re.compile(r"[\w-]+\Z")
 # A runner's own reading of a testcase (`waiver.runners`): the id made from the innermost
-# suite's name, the classname, the name and the `file` the report gives the case (its
-# own, else the nearest suite's; "" when none); None where the case is read by the rule
-# above, as any other report's.
-CaseId = Callable[[str, str, str, str], str | None]
+# suite's name, the classname, the name, the `file` the report gives the case (its own,
+# else the nearest suite's; "" when none) and whether that file is the case's own; None
+# where the case is read by the rule above, as any other report's.
+CaseId = Callable[[str, str, str, str, bool], str | None]
 
 
 @dataclass
@@ -149,11 +149,11 @@ class TestIdRule:
                     os.close(top)
         return self._top
 
-    def with_file(self, suite: str, classname: str, name: str, file: str) -> str:
-        """The id of a testcase whose report gives it `file`: the runner's reading where it
-        has one, else the rule's."""
+    def with_file(self, suite: str, classname: str, name: str, file: str, own: bool) -> str:
+        """The id of a testcase whose report gives it `file` (its own attribute when `own`):
+        the runner's reading where it has one, else the rule's."""
         if self.case_id is not None:
-            found = self.case_id(suite, classname, name, file)
+            found = self.case_id(suite, classname, name, file, own)
             if found is not None:
                 return found
         return self(suite, classname, name)
