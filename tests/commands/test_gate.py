@@ -219,19 +219,30 @@ def test_a_command_line_with_out_equals_that_does_not_parse_removes_the_report(
     assert not out.exists()
 
 
-def test_an_internal_error_after_the_report_was_written_removes_it(
-    example: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    "where",
+    [
+        # The terminal's table is rendered while waiver.json is written.
+        "waiver.gate.pipeline.render_terminal",
+        # The verdict line is printed once it is in place.
+        "waiver.commands.support.log_line",
+    ],
+    ids=["while-writing", "after-writing"],
+)
+def test_an_internal_error_while_or_after_the_report_is_written_removes_it(
+    example: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], where: str
 ) -> None:
     def broken(report: object) -> str:
         raise RuntimeError("a bug in the terminal renderer")
 
     # The one stand-in in this file: an internal error is a bug, which no real input makes.
-    monkeypatch.setattr("waiver.commands.support.render_terminal", broken)
+    monkeypatch.setattr(where, broken)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     out = example / "waiver.json"
     assert main(gate_args(example)) == 3
     assert "internal error: RuntimeError: a bug in the terminal renderer" in capsys.readouterr().err
     assert not out.exists()
+    assert not list(out.parent.glob(".waiver-*.tmp"))
 
 
 def test_classify_checks_its_output_paths_and_replaces_its_summary(tmp_path: Path) -> None:

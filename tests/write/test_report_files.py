@@ -52,3 +52,19 @@ def test_a_report_that_cannot_be_written_after_the_summary(tmp_path: Path, where
     with pytest.raises(InputError, match="cannot write the report"):
         write_report(str(out), str(summary), document())
     assert os.listdir(tmp_path) == ["summary.md"]
+
+
+def test_what_runs_while_the_report_is_written(tmp_path: Path, where: str) -> None:
+    out, summary = tmp_path / "waiver.json", tmp_path / "summary.md"
+    assert write_report(str(out), str(summary), document(), meanwhile=lambda: "table") == "table"
+    assert sorted(os.listdir(tmp_path)) == ["summary.md", "waiver.json"]
+
+
+def test_an_error_while_the_report_is_written_leaves_none(tmp_path: Path, where: str) -> None:
+    def broken() -> str:
+        raise RuntimeError("a bug")
+
+    out, summary = tmp_path / "waiver.json", tmp_path / "summary.md"
+    with pytest.raises(RuntimeError):
+        write_report(str(out), str(summary), document(), meanwhile=broken)
+    assert os.listdir(tmp_path) == ["summary.md"]

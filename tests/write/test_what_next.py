@@ -6,6 +6,7 @@ rendered to the terminal, the summary and the comment."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,8 @@ from helpers.support import case_json, gate_args, git, load_report, run_gate
 from waiver.cli import main
 from waiver.github.comment import render_comment
 from waiver.write.report_types import report_of
-from waiver.write.summary import render_summary
+from waiver.write.summary import RESERVE, render_summary
+from waiver.write.terminal import MAX_LINES, render_terminal
 
 PARAMS = [f"tests/test_p.py::test_f[{n}-x]" for n in range(12)]
 LONE = "tests/test_p.py::test_g[a]"
@@ -171,3 +173,49 @@ def test_a_new_test_row_says_whether_the_registry_must_list_it_first(
     )
     comment = render_comment(report_of(report), None)
     assert f"| `{NEW}` | `new` | `5/5 ✔✔✔✔✔` | {approval} |" in comment.splitlines()
+
+
+def _ids_shown(lines: list[str], table: str) -> int:
+    """The ids the lines of a Markdown table stand for: a line of `(12 ids)` for twelve."""
+    start = lines.index(table) + 4
+    end = next((n for n in range(start, len(lines)) if not lines[n].startswith("| ")), len(lines))
+    found = [re.search(r"\((\d+) ids\)", line) for line in lines[start:end]]
+    return sum(int(match[1]) if match else 1 for match in found)
+
+
+def test_what_a_cut_summary_leaves_out_is_counted_in_ids(classified: tuple[str, Path]) -> None:
+    report = report_of(load_report(classified[1]))
+    full = render_summary(report)
+    assert "left out" not in full
+    table = "### Not a pass (14)"
+    cut_at = len(full[: full.index(table)].encode("utf-8"))
+    seen = set()
+    # From no room for the table to room for all but its last line.
+    for limit in range(cut_at + RESERVE - 200, len(full.encode("utf-8")) + RESERVE - 40, 20):
+        lines = render_summary(report, limit).splitlines()
+        left = re.fullmatch(r"_(\d+) rows left out to stay under 1 MiB; .*_", lines[-1])
+        assert left is not None, limit
+        shown = _ids_shown(lines, table) if table in lines else 0
+        assert int(left[1]) + shown == 14, limit
+        seen.add(shown)
+    # Cut before the table, past the twelve ids of its first line, and past the second.
+    assert {0, 12, 13} <= seen
+
+
+def test_the_terminal_counts_the_edited_tests_it_does_not_show(
+    classified: tuple[str, Path],
+) -> None:
+    document = load_report(classified[1])
+    # Twenty-five functions of two ids each, and one more id alone: 26 lines, 20 shown.
+    edited = [
+        {"test_id": f"tests/test_e.py::test_{n:02}[{p}]", "changes": ["its body"], "findings": []}
+        for n in range(25)
+        for p in "ab"
+    ]
+    edited.append({"test_id": "tests/test_e.py::test_z", "changes": ["its body"], "findings": []})
+    document["registry"] = {"used": True, "path": "known-tests.txt", "edited": edited}
+    lines = render_terminal(document).splitlines()
+    shown = [line for line in lines if line.startswith("  tests/test_e.py::")]
+    assert len(shown) == MAX_LINES
+    assert shown[0] == "  tests/test_e.py::test_00[…] (2 ids): its body (edited)"
+    assert lines[lines.index(shown[-1]) + 1] == "  … and 11 more edited tests in waiver.json"

@@ -52,6 +52,7 @@ def _run(args: argparse.Namespace) -> int:
         history=args.history,
         red_green=tuple(args.red_green),
         environment=os.environ,
+        terminal=not on_github(os.environ),
     )
     protected: ProtectedFiles = (
         FromWorkingTree() if args.trusted_ref is None else GitRevision(args.root, args.trusted_ref)
@@ -62,7 +63,7 @@ def _run(args: argparse.Namespace) -> int:
         _publish(options, gated.document)
     if gated.error is not None:
         raise gated.error
-    return print_verdict(options.out, gated.document)
+    return print_verdict(options.out, gated.document, gated.terminal)
 
 
 def _publish(options: GateOptions, document: dict[str, object]) -> None:

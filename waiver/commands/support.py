@@ -65,8 +65,9 @@ def now_of(given: datetime | None) -> datetime:
     return given if given is not None else datetime.now(UTC).replace(microsecond=0)
 
 
-def print_verdict(out: str, document: dict[str, Any]) -> int:
-    """The verdict line (and off a runner, the table), for the report written to `out`."""
+def print_verdict(out: str, document: dict[str, Any], table: str | None = None) -> int:
+    """The verdict line (and off a runner, the table: `table` when it was rendered
+    already), for the report written to `out`."""
     blocked = bool(document["blocked"])
     print(log_line(f"waiver: {document['verdict']}; report written to {out}"))
     base = document.get("base")
@@ -79,7 +80,7 @@ def print_verdict(out: str, document: dict[str, Any]) -> int:
         nothing = "no row introduced, broken, already flaky or already failing"
         print(f"waiver: base replays: {', '.join(said) or nothing}")
     if not on_github(os.environ):  # on a runner, the annotations and the log list the rows
-        print(render_terminal(document), end="")
+        print(render_terminal(document) if table is None else table, end="")
     return EXIT_BLOCKED if blocked else EXIT_CLEAR
 
 

@@ -33,3 +33,6 @@ class GateOptions:
     red_green: tuple[str, ...] = ()
     # The environment `--approvals github` reads GitHub's API, token and event from.
     environment: Mapping[str, str] = field(default_factory=dict)
+    # Whether the run's table is printed in the terminal (off a runner): it is rendered
+    # while waiver.json is written.
+    terminal: bool = False

@@ -12,6 +12,7 @@ import gc
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from itertools import compress, filterfalse
 
 from waiver.decide.decision import check_policy, decide
@@ -57,6 +58,7 @@ from waiver.write.report_sections import (
     registry_json,
     replays_json,
 )
+from waiver.write.terminal import render_terminal
 
 NO_REGISTRY_BLOCKS = (
     "no known-tests registry: new and vanished tests are not detected "
@@ -278,6 +280,8 @@ class Gated:
 
     document: Json
     error: InputError | UsageError | None = None
+    # The terminal's table of the report, when `GateOptions.terminal` asked for it.
+    terminal: str | None = None
 
 
 def _failed(
@@ -330,9 +334,13 @@ def run_gate(options: GateOptions, protected: ProtectedFiles, now: datetime) -> 
         settings = read_settings(protected, options.config, options.flags, options.root)
         with collector_paused():
             document = _gate(options, settings, protected, now)
-            write_report(
-                options.out, options.summary, document, summary_appends=options.summary_appends
+            terminal = write_report(
+                options.out,
+                options.summary,
+                document,
+                summary_appends=options.summary_appends,
+                meanwhile=partial(render_terminal, document) if options.terminal else None,
             )
     except (InputError, UsageError) as error:
         return _failed(options, settings, protected, error, now)
-    return Gated(document)
+    return Gated(document, terminal=terminal)

@@ -23,7 +23,7 @@ from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson, report_of
-from waiver.write.summary import RANK, render_summary
+from waiver.write.summary import listed_order, render_summary
 from waiver.write.why import class_label, expected_replays
 
 MAX_PER_KIND = 10  # the runner shows at most 10 error and 10 warning annotations per step
@@ -147,7 +147,7 @@ def render_annotations(report: ReportJson, root: str, workspace: str) -> str:
     if report["error"] is not None:
         return command("error", {"title": "waiver: input error"}, error_line(report)) + "\n"
     rows = split_rows(report["rows"])[1]
-    rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
+    rows.sort(key=listed_order)
     lines: list[str] = []
     shown = {"error": 0, "warning": 0}
     more = {"error": 0, "warning": 0}
@@ -179,7 +179,7 @@ def render_annotations(report: ReportJson, root: str, workspace: str) -> str:
 def render_log(report: ReportJson) -> str:
     """The rows that are not a pass, one line each, as plain text for the job log."""
     rows = split_rows(report["rows"])[1]
-    rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
+    rows.sort(key=listed_order)
     expected = expected_replays(report)
     lines = [
         f"{class_label(row, expected):<22} {row['replay_pass']}/{row['replay_total']}  "

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from waiver.errors import InputError, UsageError
 from waiver.read.forked import Forked, fork
@@ -13,24 +15,32 @@ from waiver.write.report import Json, json_chunks
 from waiver.write.report_types import report_of
 from waiver.write.summary import render_summary
 
+Answer = TypeVar("Answer")
+
 
 def write_report(
-    out: str, summary: str | None, document: Json, *, summary_appends: bool = False
-) -> None:
-    """The Markdown summary, then waiver.json atomically.
+    out: str,
+    summary: str | None,
+    document: Json,
+    *,
+    summary_appends: bool = False,
+    meanwhile: Callable[[], Answer] | None = None,
+) -> Answer | None:
+    """The Markdown summary, then waiver.json atomically; returns what `meanwhile` gave.
 
     The summary is written first so that one that cannot be written leaves no report
     behind. A `summary` file is replaced, so a second run does not double it, unless it
     is the runner's step summary (`summary_appends`), which other steps share. Meanwhile a
     forked process writes waiver.json to its temporary file, which is put in place once
-    the summary is written.
+    the summary is written and `meanwhile` (the terminal's table) has run.
     """
     if summary is None:
         _write_json(out, document)
-        return
+        return None if meanwhile is None else meanwhile()
     writing = fork(_write_temporary, out, document)
     try:
         _write_summary(summary, render_summary(report_of(document)), summary_appends)
+        answer = None if meanwhile is None else meanwhile()
     except BaseException:
         if writing is not None:
             _discard(writing)
@@ -41,13 +51,14 @@ def write_report(
             written = writing.result()
     if written is None:  # no process, or one that did not finish: written here
         _write_json(out, document)
-        return
+        return answer
     try:
         if isinstance(written, OSError):
             raise written
         put_in_place(written, out)
     except OSError as error:
         raise _report_error(out, error) from None
+    return answer
 
 
 def _write_summary(summary: str, text: str, summary_appends: bool) -> None:

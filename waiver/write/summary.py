@@ -61,7 +61,13 @@ ORDER = [
     TestClass.UNSTABLE_ASSERTION,
 ]
 # Where a class's rows stand in the summary, the terminal and the annotations: closed first.
-RANK = {test_class: number for number, test_class in enumerate(ORDER)}
+RANK: dict[str, int] = {test_class: number for number, test_class in enumerate(ORDER)}
+
+
+def listed_order(row: RowJson) -> tuple[int, str]:
+    """A row's place in the summary, the terminal and the annotations: by RANK, then by id.
+    The class is looked up as the report spells it (a class is its own name)."""
+    return RANK[row["class"]], row["test_id"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,7 @@ class Facts:
         return cls(
             report=report,
             passes=passes,
-            rows=sorted(rows, key=lambda row: (RANK[TestClass(row["class"])], row["test_id"])),
+            rows=sorted(rows, key=listed_order),
             strict=[row for row in rows if row["strict"] and is_unstable(row)],
             introduced=[
                 row for row in rows if base_blocks(row) and not row["strict"] and is_unstable(row)

@@ -21,7 +21,7 @@ from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson, report_of
 from waiver.write.review_evidence import edit_kinds, red_green_rows, red_green_words
-from waiver.write.summary import RANK
+from waiver.write.summary import listed_order
 from waiver.write.why import (
     class_label,
     expected_replays,
@@ -134,7 +134,7 @@ def _why_blocked(report: ReportJson) -> list[str]:
             ),
         ]
     blocking = [row for row in split_rows(report["rows"])[1] if row_blocks(row)]
-    blocking.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
+    blocking.sort(key=listed_order)
     expected = expected_replays(report)
 
     def label(row: RowJson) -> str:
@@ -148,7 +148,7 @@ def _why_blocked(report: ReportJson) -> list[str]:
 def _not_a_pass(report: ReportJson) -> list[str]:
     """The rows behind a `review` verdict: each test that is not a pass, and why."""
     rows = split_rows(report["rows"])[1]
-    rows.sort(key=lambda row: (RANK[TestClass(row["class"])], row["test_id"]))
+    rows.sort(key=listed_order)
     expected = expected_replays(report)
     return _rows(report, rows, "not a pass", "tests", lambda row: class_label(row, expected))
 

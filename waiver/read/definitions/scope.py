@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 # A name a test module binds at module level: the statements that bind it, in order.
 Bindings = dict[str, list[ast.stmt]]
@@ -39,6 +40,10 @@ class ModuleScope:
     around: dict[str, tuple[str, ast.stmt]] = field(default_factory=dict)
     # The module-level imports, star imports too: each module they load runs its top level.
     imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
+    # Each test's definition, by the parts of its id, once looked up.
+    definitions: dict[tuple[str, ...], tuple[list[ast.ClassDef], Definition] | None] = field(
+        default_factory=dict
+    )
 
     def import_time(self, names_in: NamesIn | None = None) -> list[ast.stmt]:
         """What the module does at import besides defining names: the code that cannot be
@@ -58,7 +63,15 @@ class ModuleScope:
         return [*self.opaque, *writes]
 
     def definition(self, names: list[str]) -> tuple[list[ast.ClassDef], Definition] | None:
-        """The classes on the way to a test and its function, by the parts of its id."""
+        """The classes on the way to a test and its function, by the parts of its id. A
+        module the change left as it was is one scope for both commits: each test is
+        looked up once."""
+        key = tuple(names)
+        if key not in self.definitions:
+            self.definitions[key] = self._definition(names)
+        return self.definitions[key]
+
+    def _definition(self, names: list[str]) -> tuple[list[ast.ClassDef], Definition] | None:
         found: list[ast.stmt] = self.body
         classes: list[ast.ClassDef] = []
         for depth, name in enumerate(names):
@@ -154,33 +167,53 @@ def read_scope(module: ast.Module, path: str) -> ModuleScope:
     return scope
 
 
+# The fields of each kind of node that a walk reads: all but `ctx`, whose node (`Load`,
+# `Store`) has nothing to read, on one of every attribute, subscript and name.
+_WALKED: dict[type, tuple[str, ...]] = {}
+
+
 def used_names(node: ast.AST) -> tuple[set[str], set[tuple[str, str]]]:
     """The names `node` reads, and the attributes it reads of a name (`helpers.same`).
 
-    A walk of its own rather than `ast.walk`: a name's context node has nothing to read,
-    and skipping it halves the nodes visited in a suite of thousands of tests. Each node's
-    fields are read directly, as `ast.iter_child_nodes` reads them, without its generators."""
+    A walk of its own rather than `ast.walk`, the cost of edited-test detection in a suite
+    of thousands of tests: nodes are told apart by their exact type (the syntax tree's
+    node classes are never subclassed), and each kind's fields are listed once
+    (`_WALKED`), as `ast.iter_child_nodes` reads them, without its generators. A list
+    field's items go on the stack as they are; one that is not a node (a `global`
+    statement's names, a `None` key of a dict display) has no fields to read."""
     names: set[str] = set()
     attributes: set[tuple[str, str]] = set()
-    pending = [node]
-    node_type, name_type = ast.AST, ast.Name
+    # Any: a node's fields are read by its exact type, which the checker cannot follow.
+    pending: list[Any] = [node]
+    pop, push, extend = pending.pop, pending.append, pending.extend
+    name_type, attribute_type, node_type = ast.Name, ast.Attribute, ast.AST
     while pending:
-        inner = pending.pop()
-        if isinstance(inner, name_type):
+        inner = pop()
+        kind = type(inner)
+        if kind is name_type:
             names.add(inner.id)
             continue
-        if isinstance(inner, ast.Attribute) and isinstance(inner.value, name_type):
-            attributes.add((inner.value.id, inner.attr))
-        elif isinstance(inner, ast.arg):
-            names.add(inner.arg)  # a test's argument names the fixture it gets
-        elif isinstance(inner, ast.NamedExpr):
+        if kind is attribute_type:
+            value = inner.value
+            if type(value) is name_type:
+                attributes.add((value.id, inner.attr))
+            push(value)
+            continue
+        if kind is ast.arg:
+            names.add(inner.arg)  # a test's argument names its fixture
+        elif kind is ast.NamedExpr:
             names.add(WALRUS)
-        for field_name in inner._fields:
+        fields = _WALKED.get(kind)
+        if fields is None:
+            fields = _WALKED[kind] = tuple(
+                name for name in getattr(kind, "_fields", ()) if name != "ctx"
+            )
+        for field_name in fields:
             value = getattr(inner, field_name, None)
-            if isinstance(value, node_type):
-                pending.append(value)
-            elif isinstance(value, list):
-                pending.extend(item for item in value if isinstance(item, node_type))
+            if type(value) is list:
+                extend(value)
+            elif isinstance(value, node_type):
+                push(value)
     return names, attributes
 
 
