@@ -457,8 +457,8 @@ def edited_tests(committed: Committed, test_ids: Iterable[str]) -> dict[str, tup
         return edited
     modules = {test_id.partition("::")[0] for test_id in python_ids}
     parsed = Parsed()
-    reached = reached_modules(committed.head, changed, modules, parsed.texts)
-    reached |= reached_modules(committed.trusted, changed, modules, parsed.texts)
+    reached = reached_modules(committed.head, changed, modules)
+    reached |= reached_modules(committed.trusted, changed, modules)
     trusted, head = (
         Sources(committed.trusted, changed, parsed),
         Sources(committed.head, changed, parsed),

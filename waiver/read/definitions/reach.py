@@ -10,6 +10,7 @@ needs no parsing: a change that edits no test code costs a listing of the tree a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
@@ -67,17 +68,22 @@ def _text(tree: FileTree, path: str, texts: Texts) -> bytes:
 
 
 def reached_modules(
-    tree: FileTree,
-    changed: Iterable[str],
-    test_modules: Iterable[str],
-    texts: Texts | None = None,
+    tree: FileTree, changed: Iterable[str], test_modules: Iterable[str]
 ) -> set[str]:
     """The test modules (of `test_modules`) whose definitions a change of `changed` can
-    reach in the commit `tree`; `texts` reads the modules, and may be shared by both
-    commits."""
-    texts = Texts() if texts is None else texts
+    reach in the commit `tree`."""
     modules = set(test_modules)
-    tops = {module.partition("/")[0] for module in modules if "/" in module}
+    tops = frozenset(module.partition("/")[0] for module in modules if "/" in module)
+    return modules & _affected(tree, frozenset(changed), tops)
+
+
+# The registry is compared in parts (`waiver.gate.edited`), each asking of the same two
+# trees: what a change reaches is worked out once for each.
+@functools.lru_cache(maxsize=4)
+def _affected(tree: FileTree, changed: frozenset[str], tops: frozenset[str]) -> frozenset[str]:
+    """The test code (and the code under the test modules' top folders) a change of
+    `changed` can reach in `tree`: what it changes, and what names it, followed."""
+    texts = Texts()
     code = [
         path
         for path in walk(tree).paths()
@@ -103,4 +109,4 @@ def reached_modules(
             else:
                 still.append(path)
         pending = still
-    return modules & affected
+    return frozenset(affected)

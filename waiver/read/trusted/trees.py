@@ -37,6 +37,9 @@ class FileTree(Protocol):
     def read(self, path: str, limit: int) -> bytes | None:
         """A regular file's bytes, or None when it is absent."""
 
+    def __hash__(self) -> int:
+        """A tree is itself alone: what is worked out of it may be kept by it."""
+
 
 def escaped(path: str) -> str:
     """A path whose name was not UTF-8, with the offending bytes spelled `\\xNN`."""
