@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers.commit_support import committed_change
+from waiver.read.definitions import edited as edited_module
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.definitions.reach import module_stem, reached_modules
 from waiver.read.definitions.scope import read_scope
@@ -365,3 +366,85 @@ def test_code_a_package_gains_edits_its_modules_that_never_name_it(tmp_path: Pat
             "import-time code of tests/unit/__init__.py (added)",
         )
     }
+
+
+ALIKE_BASE = {
+    "tests/helpers.py": "def a(x):\n    assert x\n\n\ndef b(x):\n    assert x\n\n\nC = 1\n",
+    "tests/test_alike.py": """\
+import pytest
+
+from tests import helpers
+from tests.helpers import C, a, b
+
+LOCAL = 2
+
+
+def test_a():
+    a(1)
+
+
+def test_a_with_locals():
+    value = 3
+    a(value)
+
+
+def test_b():
+    b(len([1]))
+
+
+def test_helpers_a():
+    helpers.a(1)
+
+
+def test_c():
+    assert C == 1
+
+
+def test_local():
+    assert LOCAL == 2
+
+
+@pytest.mark.parametrize("x", [C])
+def test_marked(x):
+    a(x)
+
+
+class TestGroup:
+    factor = C
+
+    def test_in_class(self):
+        b(self.factor)
+""",
+}
+ALIKE_IDS = [
+    f"tests/test_alike.py::{name}"
+    for name in (
+        "test_a", "test_a_with_locals", "test_b", "test_helpers_a", "test_c", "test_local",
+        "test_marked[1]", "TestGroup::test_in_class",
+    )
+]  # fmt: skip
+ALIKE_CHANGES = {
+    "a": ("def a(x):\n    assert x", "def a(x):\n    pass"),
+    "b": ("def b(x):\n    assert x", "def b(x):\n    pass"),
+    "C": ("C = 1", "C = 2"),
+    "none": ("C = 1", "C = 1  # a comment"),
+}
+
+
+@pytest.mark.parametrize("edit", ALIKE_CHANGES)
+def test_tests_that_use_the_same_names_compare_as_each_compares_alone(
+    tmp_path: Path, edit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, new = ALIKE_CHANGES[edit]
+    helpers = ALIKE_BASE["tests/helpers.py"].replace(old, new)
+    change = committed_change(tmp_path, ALIKE_BASE, {**ALIKE_BASE, "tests/helpers.py": helpers})
+    found = edited_tests(change, ALIKE_IDS)
+    monkeypatch.setattr(edited_module, "names_key", lambda *args: None)
+    assert found == edited_tests(change, ALIKE_IDS)
+    expected = {
+        "a": {"test_a", "test_a_with_locals", "test_helpers_a", "test_marked[1]"},
+        "b": {"test_b", "TestGroup::test_in_class"},
+        "C": {"test_c", "test_marked[1]", "TestGroup::test_in_class"},
+        "none": set(),
+    }[edit]
+    assert {test_id.partition("::")[2] for test_id in found} == expected

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 from waiver.errors import InputError
 from waiver.read.definitions.reach import Texts, is_test_code, reached_modules
@@ -465,14 +465,57 @@ def edited_tests(committed: Committed, test_ids: Iterable[str]) -> dict[str, tup
     )
     # Parametrized ids share one definition: each is compared once.
     compared: dict[str, tuple[str, ...]] = {}
+    alike: dict[Hashable, tuple[str, ...]] = {}
     for test_id in python_ids:
-        if test_id.partition("::")[0] not in reached:
+        path = test_id.partition("::")[0]
+        if path not in reached:
             continue
         definition = PARAMETERS.sub("", test_id)
         if definition not in compared:
-            compared[definition] = differences(
-                trusted, fingerprint(trusted, definition), head, fingerprint(head, definition)
-            )
+            compared[definition] = _compared(trusted, head, definition, path in changed, alike)
         if compared[definition]:
             edited[test_id] = compared[definition]
     return edited
+
+
+def _compared(
+    trusted: Sources,
+    head: Sources,
+    definition: str,
+    module_changed: bool,
+    alike: dict[Hashable, tuple[str, ...]],
+) -> tuple[str, ...]:
+    """What changed in a test, or what changed in a test of the same module that uses the
+    same module-level names (`names_key`, kept in `alike`)."""
+    key = None if module_changed else names_key(head, definition)
+    if key is not None and key in alike:
+        return alike[key]
+    found = differences(
+        trusted, fingerprint(trusted, definition), head, fingerprint(head, definition)
+    )
+    if key is not None:
+        alike[key] = found
+    return found
+
+
+def names_key(sources: Sources, definition: str) -> Hashable | None:
+    """What the comparison of a test in a module the change left as it was depends on: the
+    module, and the names its function and classes use that the module binds. Its own
+    code is the same on both commits, so only what those names lead to elsewhere can
+    differ, and a name the module does not bind leads nowhere (`Follow.follow`): tests of
+    one module that use the same module-level names compare the same. None when the
+    definition cannot be found."""
+    path, _, rest = definition.partition("::")
+    scope = sources.scope(path)
+    found = None if scope is None else scope.definition(rest.split("::"))
+    if scope is None or found is None:
+        return None
+    classes, function = found
+    bound = scope.bindings
+    names: set[str] = set()
+    attributes: set[tuple[str, str]] = set()
+    for node in [function, *(part for cls in classes for part in class_parts(cls))]:
+        used, read = sources.names_in(node)
+        names.update(name for name in used if name in bound)
+        attributes.update(pair for pair in read if pair[0] in bound)
+    return path, frozenset(names), frozenset(attributes)
