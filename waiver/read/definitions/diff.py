@@ -16,14 +16,8 @@ import copy
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 
-from waiver.read.definitions.edited import (
-    BINDING_KEY,
-    PARAMETERS,
-    Parsed,
-    Sources,
-    bound_name,
-    class_parts,
-)
+from waiver.read.definitions.edited import BINDING_KEY, bound_name
+from waiver.read.definitions.sources import PARAMETERS, Parsed, Sources, class_parts
 from waiver.read.trusted.protected import Committed
 
 MAX_DIFF_LINES = 40  # lines of one test's diff, over all its parts

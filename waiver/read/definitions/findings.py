@@ -33,8 +33,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from waiver.read.definitions.edited import PARAMETERS, Parsed, Sources
 from waiver.read.definitions.scope import Definition, ModuleScope, dump
+from waiver.read.definitions.sources import PARAMETERS, Parsed, Sources
 from waiver.read.trusted.protected import Committed
 
 # Every kind of finding, as waiver.json names it.
