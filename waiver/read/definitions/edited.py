@@ -295,12 +295,10 @@ def names_key(sources: Sources, definition: str) -> Hashable | None:
     differ, and a name the module does not bind leads nowhere (`Follow.follow`): tests of
     one module that use the same module-level names compare the same. None when the
     definition cannot be found."""
-    path, _, rest = definition.partition("::")
-    scope = sources.scope(path)
-    found = None if scope is None else scope.definition(rest.split("::"))
-    if scope is None or found is None:
+    found = sources.definition(definition)
+    if found is None:
         return None
-    classes, function = found
+    scope, classes, function = found
     bound = scope.bindings
     names: set[str] = set()
     attributes: set[tuple[str, str]] = set()
@@ -308,4 +306,4 @@ def names_key(sources: Sources, definition: str) -> Hashable | None:
         used, read = sources.names_in(node)
         names.update(name for name in used if name in bound)
         attributes.update(pair for pair in read if pair[0] in bound)
-    return path, frozenset(names), frozenset(attributes)
+    return scope.path, frozenset(names), frozenset(attributes)

@@ -435,12 +435,10 @@ def name_edits(
 
 
 def _definition(sources: Sources, definition_id: str) -> tuple[Definition, Around] | None:
-    path, _, rest = definition_id.partition("::")
-    scope = sources.scope(path)
-    found = None if scope is None else scope.definition(rest.split("::"))
-    if scope is None or found is None:
+    found = sources.definition(definition_id)
+    if found is None:
         return None
-    classes, function = found
+    scope, classes, function = found
     return function, around(scope, classes)
 
 

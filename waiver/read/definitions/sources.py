@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable
 
 from waiver.errors import InputError
 from waiver.read.definitions.reach import Texts, is_test_code
-from waiver.read.definitions.scope import ModuleScope, dump, read_scope, used_names
+from waiver.read.definitions.scope import Definition, ModuleScope, dump, read_scope, used_names
 from waiver.read.trusted.trees import FileTree
 
 PARAMETERS = re.compile(r"\[.*\Z", re.DOTALL)
@@ -62,6 +62,18 @@ class Sources:
         if path not in self._scopes:
             self._scopes[path] = self._read(path)
         return self._scopes[path]
+
+    def definition(
+        self, definition_id: str
+    ) -> tuple[ModuleScope, list[ast.ClassDef], Definition] | None:
+        """The module of a test (`path::Class::test`, without parameters), the classes on
+        the way to it and its function; None when either cannot be found."""
+        path, _, rest = definition_id.partition("::")
+        scope = self.scope(path)
+        found = None if scope is None else scope.definition(rest.split("::"))
+        if scope is None or found is None:
+            return None
+        return scope, *found
 
     def _read(self, path: str) -> ModuleScope | None:
         try:
