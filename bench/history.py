@@ -32,7 +32,7 @@ from run import BENCH, Run, ensure_set, gate_command, measure, ratio_table, warm
 from sections import HISTORY, write_section
 
 from waiver.decide.history import History, HistoryRun, RecordedRun, TestHistory, fold
-from waiver.model import Policy
+from waiver.decide.policy import Policy
 from waiver.read.history import read_history
 from waiver.write.history_file import history_bytes
 

@@ -1,4 +1,4 @@
-"""Each policy key is declared once, as a field of `waiver.model.Policy`: both shipped
+"""Each policy key is declared once, as a field of `waiver.decide.policy.Policy`: both shipped
 schemas follow from the declaration, and the reader, the effective settings and the report
 carry every key.
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from helpers.support import REPO
-from waiver.model import SECTIONS, Policy, policy_key
+from waiver.decide.policy import SECTIONS, Policy, policy_key
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.write.report import policy_json

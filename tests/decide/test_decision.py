@@ -17,6 +17,7 @@ from waiver.decide.decision import (
     propose_freeze,
     void_reason,
 )
+from waiver.decide.policy import Policy
 from waiver.errors import UsageError
 from waiver.model import (
     BaseEvidence,
@@ -25,7 +26,6 @@ from waiver.model import (
     Case,
     Evidence,
     FreezeRecord,
-    Policy,
     Row,
     TestClass,
     Verdict,

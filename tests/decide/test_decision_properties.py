@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from waiver.decide.approval import ReviewFacts
 from waiver.decide.decision import classify, decide
+from waiver.decide.policy import Policy
 from waiver.model import (
     BLOCKING_CLASSES,
     CLOSED_CLASSES,
@@ -19,7 +20,6 @@ from waiver.model import (
     Case,
     Evidence,
     FreezeRecord,
-    Policy,
     TestClass,
     UnknownReason,
     Verdict,

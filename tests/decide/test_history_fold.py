@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from waiver.decide.decision import decide
 from waiver.decide.history import History, RecordedRun, failure_counts, fold
 from waiver.decide.history_rates import ranked, transitions_ewma, with_history
-from waiver.model import Case, Evidence, Policy
+from waiver.decide.policy import Policy
+from waiver.model import Case, Evidence
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
 OTHERS = tuple(f"t{number}" for number in range(9))

@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 from helpers.support import report_document
 from waiver.decide.approval import ReviewFacts
 from waiver.decide.decision import decide
+from waiver.decide.policy import Policy
 from waiver.decide.red_green import BaseRun, RedGreenEvidence
 from waiver.errors import InputError
 from waiver.gate.red_green import annotate, read_evidence, with_red_green
 from waiver.github.comment import render_comment
-from waiver.model import Admission, Case, Decision, Evidence, Policy, RedGreenOutcome
+from waiver.model import Admission, Case, Decision, Evidence, RedGreenOutcome
 from waiver.read.red_green import parse_red_green
 from waiver.read.trusted.protected import FromWorkingTree
 from waiver.write.escape import md_code

@@ -23,9 +23,10 @@ from waiver.commands.support import moment, now_of
 from waiver.decide.decision import ACCOUNTABLE, DUPLICATE, check_policy, record_void_reason
 from waiver.decide.history import History
 from waiver.decide.history_rates import stable_runs
+from waiver.decide.policy import Policy
 from waiver.decide.renewals import FreezeTally, renewal_refusal
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
-from waiver.model import BaseMeaning, FreezeRecord, Policy, TestClass
+from waiver.model import BaseMeaning, FreezeRecord, TestClass
 from waiver.read.files import read_small
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.history import read_history

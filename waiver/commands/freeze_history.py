@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 from dulwich.repo import Repo
 
 from waiver.commands.support import now_of
+from waiver.decide.policy import Policy
 from waiver.decide.renewals import FreezeTally, tally
 from waiver.errors import InputError
-from waiver.model import Policy
 from waiver.read.trusted.git import UNREADABLE, GitRevision, head_commit
 from waiver.read.trusted.store_history import StoreHistory, read_store_history
 from waiver.write.escape import visible_text

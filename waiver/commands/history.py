@@ -19,8 +19,8 @@ from waiver.commands.support import moment, now_of
 from waiver.decide.decision import check_policy
 from waiver.decide.history import History, fold
 from waiver.decide.history_rates import ranked
+from waiver.decide.policy import Policy
 from waiver.errors import EXIT_CLEAR, InputError
-from waiver.model import Policy
 from waiver.read.history import read_history, recorded_run
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective

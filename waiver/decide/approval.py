@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from waiver.decide.policy import Policy
 from waiver.decide.red_green import RedGreenEvidence, no_evidence
-from waiver.model import Admission, Evidence, Policy, RedGreenOutcome, TestClass, UnknownReason
+from waiver.model import Admission, Evidence, RedGreenOutcome, TestClass, UnknownReason
 
 DECIDING_STATES = frozenset({"APPROVED", "CHANGES_REQUESTED", "DISMISSED"})
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})

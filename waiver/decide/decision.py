@@ -14,6 +14,7 @@ from itertools import repeat
 from operator import itemgetter
 
 from waiver.decide.approval import ReviewFacts, admits
+from waiver.decide.policy import Policy
 from waiver.errors import UsageError
 from waiver.model import (
     BLOCKING_CLASSES,
@@ -26,7 +27,6 @@ from waiver.model import (
     Finding,
     FreezeProposal,
     FreezeRecord,
-    Policy,
     Row,
     Rows,
     TestClass,

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from waiver.model import BaseMeaning, Policy, TestClass
+from waiver.decide.policy import Policy
+from waiver.model import BaseMeaning, TestClass
 
 TOKENS = {
     TestClass.STABLE_PASS: "P",

@@ -20,7 +20,8 @@ from waiver.decide.history import (
     failure_counts,
     without_storms,
 )
-from waiver.model import Decision, HistoryFinding, Policy, TestClass
+from waiver.decide.policy import Policy
+from waiver.model import Decision, HistoryFinding, TestClass
 
 
 @dataclass(frozen=True)

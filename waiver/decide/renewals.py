@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from waiver.decide.decision import aware_time
-from waiver.model import Policy
+from waiver.decide.policy import Policy
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from waiver.decide.approval import ReviewFacts
+from waiver.decide.policy import Policy
 from waiver.decide.red_green import RedGreenEvidence, no_evidence, requires_red_green
-from waiver.model import Decision, Policy, RedGreenFinding, RedGreenOutcome, UnknownReason
+from waiver.model import Decision, RedGreenFinding, RedGreenOutcome, UnknownReason
 from waiver.read.red_green import read_shards
 from waiver.read.trusted.protected import ProtectedFiles
 

@@ -4,7 +4,7 @@ runner (`runner:`, default pytest)."""
 
 from __future__ import annotations
 
-from waiver.model import Policy
+from waiver.decide.policy import Policy
 from waiver.read.harness.named import Harness
 from waiver.runners.base import Runner
 from waiver.runners.jest import JEST

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from waiver.decide.history import History
 from waiver.decide.history_rates import TestRates
-from waiver.model import Policy
+from waiver.decide.policy import Policy
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code, visible_text
 from waiver.write.history_file import run_json

@@ -13,6 +13,7 @@ from operator import attrgetter, is_, not_
 from typing import cast
 
 from waiver import __version__
+from waiver.decide.policy import Policy, policy_key
 from waiver.errors import InputError, UsageError
 from waiver.model import (
     BaseFinding,
@@ -22,13 +23,11 @@ from waiver.model import (
     FreezeProposal,
     FreezeRecord,
     HistoryFinding,
-    Policy,
     RedGreenFinding,
     Row,
     Rows,
     TestClass,
     Verdict,
-    policy_key,
 )
 from waiver.read.policy.settings import Settings
 from waiver.write import report_types

@@ -15,7 +15,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from waiver.model import BASE_WORDS, BLOCKING_CLASSES, NO_REGISTRY, BaseMeaning, TestClass
+from waiver.decide.policy import NO_REGISTRY
+from waiver.model import BASE_WORDS, BLOCKING_CLASSES, BaseMeaning, TestClass
 from waiver.write.budget import Budget, folded_list
 from waiver.write.escape import md_code
 from waiver.write.report import split_rows

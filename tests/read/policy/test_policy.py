@@ -19,7 +19,7 @@ import pytest
 from helpers.junit_support import case, junit
 from helpers.support import REPO, gate_args, git, load_report, rows
 from waiver.cli import main
-from waiver.model import Policy, policy_key
+from waiver.decide.policy import Policy, policy_key
 
 AUTH = "tests/auth/test_login.py::test_token"
 PARSE = "tests/parse/test_parse.py::test_round_trip"
@@ -40,7 +40,7 @@ RENDER_BINDING = """\
   - tests: ["tests/render/*"]
     fixtures: ["fixtures/render/*"]
 """
-# The top-level keys of waiver.yml, as the declaration (`waiver.model.Policy`) has them.
+# The top-level keys of waiver.yml, as the declaration (`waiver.decide.policy.Policy`) has them.
 KEYS = ", ".join(sorted({policy_key(f).section or f.name for f in fields(Policy)}))
 
 # The history keys (docs/history.md) at their defaults.

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 
+from waiver.decide.policy import Policy
 from waiver.errors import InputError
-from waiver.model import Policy
 from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit.started import Started
 from waiver.read.junit.stream import FAIL, PASS, CaseFile, read_junit
@@ -54,7 +54,7 @@ SEEN = 8  # any occurrence of the id in this replay, so a state is never 0 once 
 
 @dataclass(frozen=True)
 class Limits:
-    """The caps of reading replays; the policy's `limits` (`waiver.model.Policy`) sets them."""
+    """The caps of reading replays; the policy's `limits` (`waiver.decide.policy.Policy`) sets them."""
 
     max_report_bytes: int = DEFAULT_POLICY.max_report_bytes
     max_files_per_replay: int = DEFAULT_POLICY.max_files_per_replay

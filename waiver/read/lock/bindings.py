@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fnmatch import translate
 
+from waiver.decide.policy import Binding
 from waiver.errors import InputError
-from waiver.model import Binding
 from waiver.read.lock.lock_file import LockEntry, lock_digest
 from waiver.read.policy.globs import path_glob
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from waiver.model import Policy
+from waiver.decide.policy import Policy
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.named import Harness, suite_modules
 from waiver.read.harness.resolve import harness_in_tree

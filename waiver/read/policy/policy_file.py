@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import Any, cast
 
+from waiver.decide.policy import NO_REGISTRY, Key, Policy, policy_key
 from waiver.errors import InputError
-from waiver.model import NO_REGISTRY, Key, Policy, policy_key
 from waiver.read.files import split_relative
 from waiver.read.policy.globs import check_glob
 from waiver.read.policy.schema_problems import problem_lines, validator

@@ -1,7 +1,7 @@
 """The effective policy of one run: command-line flags over the policy file over the defaults,
 with where each value came from.
 
-Every key is a field of `waiver.model.Policy`; nothing here names one but the few that
+Every key is a field of `waiver.decide.policy.Policy`; nothing here names one but the few that
 mean more than their value (the fixture set, the registry that is none on purpose, the
 caps of reading replays).
 """
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-from waiver.model import NO_REGISTRY, Policy, policy_key
+from waiver.decide.policy import NO_REGISTRY, Policy, policy_key
 from waiver.read.junit.replay import Limits
 from waiver.read.policy.globs import check_glob
 
