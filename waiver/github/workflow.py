@@ -23,7 +23,8 @@ from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson, report_of
-from waiver.write.summary import listed_order, render_summary
+from waiver.write.summary import render_summary
+from waiver.write.summary_facts import listed_order
 from waiver.write.why import class_label, expected_replays
 
 MAX_PER_KIND = 10  # the runner shows at most 10 error and 10 warning annotations per step

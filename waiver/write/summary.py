@@ -12,33 +12,35 @@ lines to the budget and returns how many rows the size limit left out of it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from waiver.decide.policy import NO_REGISTRY
 from waiver.model import BASE_WORDS, BLOCKING_CLASSES, BaseMeaning, TestClass
 from waiver.write.budget import Budget, folded_list
 from waiver.write.escape import md_code
-from waiver.write.report import split_rows
-from waiver.write.report_types import ReportJson, RowJson
+from waiver.write.report_types import ReportJson
 from waiver.write.review_evidence import red_green_table
+from waiver.write.summary_facts import ORDER, Facts, Section, paragraph
+from waiver.write.summary_notices import (
+    harness_note,
+    lock_edited_note,
+    reach_admitted_note,
+    registry_note,
+    trusted_revision_note,
+    working_tree_note,
+)
 from waiver.write.summary_tables import (
     CAUSE_TABLES,
     approvals_lines,
     base_blocked_line,
-    base_blocks,
     changed_files_tables,
     collapsed_table,
     edited_tests_table,
-    is_unstable,
     refused_table,
     rows_table,
     void_freezes_table,
 )
-from waiver.write.why import RunCause, locked_name, run_cause
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
-NAMED = 3  # harness files the harness paragraph names; the drift table lists every one
 RESERVE = 4_000  # room kept for the closing line
 
 ADMISSION = {
@@ -54,52 +56,6 @@ HEADLINES = {
     "review": "## ⚠️ waiver: review — not blocked, but some tests are not a pass",
     "clean": "## ✅ waiver: clean — every test passed every replay",
 }
-ORDER = [
-    TestClass.PROPERTY_VIOLATION,
-    TestClass.FIXTURE_DRIFT,
-    TestClass.STABLE_ASSERTION_FAIL,
-    TestClass.UNKNOWN_TEST,
-    TestClass.UNSTABLE_ASSERTION,
-]
-# Where a class's rows stand in the summary, the terminal and the annotations: closed first.
-RANK: dict[str, int] = {test_class: number for number, test_class in enumerate(ORDER)}
-
-
-def listed_order(row: RowJson) -> tuple[int, str]:
-    """A row's place in the summary, the terminal and the annotations: by RANK, then by id.
-    The class is looked up as the report spells it (a class is its own name)."""
-    return RANK[row["class"]], row["test_id"]
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What more than one section needs, worked out once from the report."""
-
-    report: ReportJson
-    passes: Sequence[str]  # the ids of the stable passes, in the report's order
-    rows: Sequence[RowJson]  # every other row, closed classes first, then by id
-    strict: Sequence[RowJson]  # the unstable rows under a strict pattern, in the report's order
-    # The unstable rows the policy blocks as not flipping on the base. A strict row blocks
-    # whatever its base says, so it is counted once, as strict.
-    introduced: Sequence[RowJson]
-    cause: RunCause | None  # the run-level cause behind every row, if there is one
-
-    @classmethod
-    def of(cls, report: ReportJson) -> Facts:
-        passes, rows = split_rows(report["rows"])
-        return cls(
-            report=report,
-            passes=passes,
-            rows=sorted(rows, key=listed_order),
-            strict=[row for row in rows if row["strict"] and is_unstable(row)],
-            introduced=[
-                row for row in rows if base_blocks(row) and not row["strict"] and is_unstable(row)
-            ],
-            cause=run_cause(report),
-        )
-
-
-Section = Callable[[Budget, Facts], int]
 
 
 def _blockers(facts: Facts) -> str:
@@ -121,14 +77,6 @@ def _blockers(facts: Facts) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _paragraph(out: Budget, *lines: str) -> int:
-    """A paragraph after a blank line; for the notes that are a line or two of prose."""
-    out.add("")
-    for line in lines:
-        out.add(line)
-    return 0
-
-
 # --- the sections, in the order the summary shows them --------------------------------
 
 
@@ -148,7 +96,7 @@ def _input_error(out: Budget, facts: Facts) -> int:
     out.add("")
     out.add("Nothing was classified; the gate fails closed.")
     if revision is not None:
-        _paragraph(out, f"Trusted revision given: {md_code(revision)}.")
+        paragraph(out, f"Trusted revision given: {md_code(revision)}.")
     return 0
 
 
@@ -211,7 +159,7 @@ def _counts(out: Budget, facts: Facts) -> int:
 def _strict(out: Budget, facts: Facts) -> int:
     if not facts.strict:
         return 0
-    return _paragraph(
+    return paragraph(
         out,
         f"**{len(facts.strict)} unstable test(s) match a `strict` pattern of the policy:** a "
         "strict test gets no freeze proposal, and an unstable one blocks admission.",
@@ -227,7 +175,7 @@ def _base_replays(out: Budget, facts: Facts) -> int:
         for meaning, number in base["meanings"].items()
         if number and BASE_WORDS[BaseMeaning(meaning)]
     )
-    return _paragraph(
+    return paragraph(
         out,
         f"Base replays ({base['read']} of {base['count']} read): "
         f"{meanings or 'no test introduced, broken, already flaky or already failing'}. "
@@ -240,12 +188,12 @@ def _history(out: Budget, facts: Facts) -> int:
     if history is None:
         return 0
     if history["problem"] is not None:
-        return _paragraph(
+        return paragraph(
             out,
             f"History of the default branch not used: {md_code(history['problem'])}. "
             "The rows show no history; nothing else changes.",
         )
-    return _paragraph(
+    return paragraph(
         out,
         f"History of the default branch ({history['runs']} runs) beside each unstable or "
         "failing row, under `on main`. It never changes a class.",
@@ -276,90 +224,8 @@ def _review(out: Budget, facts: Facts) -> int:
     if approvals is None:
         return left_out
     admitted = sum(1 for row in facts.rows if "admitted_by" in row)
-    _paragraph(out, *approvals_lines(approvals, admitted))
+    paragraph(out, *approvals_lines(approvals, admitted))
     return left_out + refused_table(out, approvals)
-
-
-def _registry(out: Budget, facts: Facts) -> int:
-    registry = facts.report["registry"]
-    if registry is None or registry["used"]:
-        return 0
-    if facts.report["policy"]["registry"] == NO_REGISTRY:
-        return _paragraph(
-            out,
-            "**The policy file says `registry: none`: new and vanished tests are not detected.**",
-        )
-    return _paragraph(
-        out, "**No known-tests registry was given: new and vanished tests are not detected.**"
-    )
-
-
-def _working_tree(out: Budget, facts: Facts) -> int:
-    fixtures = facts.report["fixtures"]
-    if fixtures is None or fixtures["lock_source"] != "working tree":
-        return 0
-    return _paragraph(
-        out,
-        "**The lock, registry and freeze store were read from the working tree, which the "
-        "change itself can edit.** Pass a trusted revision to read them from the base commit.",
-    )
-
-
-def _trusted_revision(out: Budget, facts: Facts) -> int:
-    revision = facts.report["trusted_revision"]
-    if revision is None:
-        return 0
-    return _paragraph(
-        out,
-        "The protected files (lock, registry, freeze store, policy file) were read from "
-        f"trusted revision {md_code(revision)}, not from this change.",
-    )
-
-
-def _harness(out: Budget, facts: Facts) -> int:
-    fixtures = facts.report["fixtures"]
-    harness = [d for d in fixtures["drift"] if d["part"] == "harness"] if fixtures else []
-    if not harness:
-        return 0
-    named = ", ".join(md_code(locked_name(d["path"], d.get("table"))) for d in harness[:NAMED])
-    more = f" and {len(harness) - NAMED} more" if len(harness) > NAMED else ""
-    return _paragraph(
-        out,
-        f"**The change edits the test harness** ({named}{more}), so its replays cannot be "
-        "trusted and every test is `fixture_drift`. Updating the harness is a separate, "
-        "reviewed change.",
-    )
-
-
-def _reach_admitted(out: Budget, facts: Facts) -> int:
-    fixtures = facts.report["fixtures"]
-    admitted = fixtures.get("runner_reach_admitted_by") if fixtures else None
-    if fixtures is None or admitted is None:
-        return 0
-    reach = fixtures.get("runner_reach", [])
-    named = "; ".join(
-        f"{md_code(r['path'])} line {r['line']} {md_code(r['what'])}" for r in reach[:NAMED]
-    )
-    more = f"; and {len(reach) - NAMED} more" if len(reach) > NAMED else ""
-    hypothesis = any("hypothesis" in r["what"].lower() for r in reach)
-    note = " The lines that name Hypothesis can weaken the property suite's run." * hypothesis
-    return _paragraph(
-        out,
-        f"**The change's source reaches into the test runner** ({named}{more}); the approval "
-        f"by {md_code(admitted['login'])} of {md_code(admitted['commit'])} admits it, so the "
-        f"verdict is not `clean`.{note}",
-    )
-
-
-def _lock_edited(out: Budget, facts: Facts) -> int:
-    fixtures = facts.report["fixtures"]
-    if fixtures is None or not fixtures.get("working_tree_lock_differs"):
-        return 0
-    return _paragraph(
-        out,
-        "**This change edits the fixture lock.** The trusted lock was used; updating it is "
-        "a separate human edit with its own review.",
-    )
 
 
 def _not_a_pass(out: Budget, facts: Facts) -> int:
@@ -416,12 +282,12 @@ SECTIONS: Sequence[Section] = (
     _history,
     _introduced,
     _review,
-    _registry,
-    _working_tree,
-    _trusted_revision,
-    _harness,
-    _reach_admitted,
-    _lock_edited,
+    registry_note,
+    working_tree_note,
+    trusted_revision_note,
+    harness_note,
+    reach_admitted_note,
+    lock_edited_note,
     _not_a_pass,
     _other_causes,
     _collapsed,

@@ -21,7 +21,7 @@ from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson, report_of
 from waiver.write.review_evidence import edit_kinds, red_green_rows, red_green_words
-from waiver.write.summary import listed_order
+from waiver.write.summary_facts import listed_order
 from waiver.write.why import (
     class_label,
     expected_replays,
