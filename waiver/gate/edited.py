@@ -21,7 +21,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from waiver.read.definitions.diff import definition_diffs
-from waiver.read.definitions.findings import EditFinding, edit_findings
+from waiver.read.definitions.edit_kinds import EditFinding
+from waiver.read.definitions.findings import edit_findings
 from waiver.read.forked import Claims, Forked, fork, forking
 from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.protected import Committed, ProtectedFiles

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from waiver.model import Admission, CollapsedId, TestClass
-from waiver.read.definitions.findings import EditFinding
+from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.junit.properties import PropertyRun
 from waiver.read.junit.replay import ReplayError

@@ -19,7 +19,7 @@ a stored freeze record) stay mappings: the renderers look them up by enum member
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NotRequired, TypedDict, cast
 
-from waiver.read.definitions.findings import EditKind
+from waiver.read.definitions.edit_kinds import EditKind
 from waiver.read.lock.committed import ChangeKind
 from waiver.read.lock.drift import Part
 from waiver.read.lock.lock_file import DriftKind

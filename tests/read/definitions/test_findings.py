@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from helpers.commit_support import committed_change
+from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.definitions.edited import edited_tests
-from waiver.read.definitions.findings import EditFinding, around, edit_findings, name_edits
+from waiver.read.definitions.findings import around, edit_findings, name_edits
 from waiver.read.definitions.scope import read_scope
 from waiver.read.trusted.protected import Committed
 
