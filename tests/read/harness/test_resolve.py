@@ -12,10 +12,10 @@ from helpers.support import git, resolved, write_tree
 from waiver.errors import InputError
 from waiver.read.harness.listing import is_module_file
 from waiver.read.harness.named import Harness
-from waiver.read.harness.plugin_names import (
+from waiver.read.harness.plugin_names import module_plugins
+from waiver.read.harness.plugin_options import (
     entry_point_modules,
     ini_values,
-    module_plugins,
     plugin_options,
     split_options,
     toml_values,

@@ -23,7 +23,7 @@ from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.harness.listing import Listing, name_of
-from waiver.read.harness.plugin_names import split_options
+from waiver.read.harness.plugin_options import split_options
 from waiver.read.harness.resolve import TEST_MODULES
 from waiver.read.trusted.trees import FileTree
 

@@ -32,17 +32,15 @@ from posixpath import normpath
 from waiver.errors import InputError
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import CONFIG_FILES, PYPROJECT, Harness
-from waiver.read.harness.plugin_names import (
+from waiver.read.harness.plugin_names import PluginList, module_plugins, star_exports
+from waiver.read.harness.plugin_options import (
     MODULE_NAME,
-    PluginList,
     entry_modules,
     entry_point_modules,
     ini_values,
     metadata_entry_modules,
-    module_plugins,
     plugin_options,
     split_options,
-    star_exports,
     toml_values,
 )
 from waiver.read.harness.shadows import (
