@@ -108,13 +108,26 @@ def test_a_forked_process_and_this_one_take_every_part_once() -> None:
     if process is None:
         pytest.skip("no second core to fork onto")
     mine = []
-    for part in claims.taken(from_back=True):
+    for part in claims.taken():
         mine.append(part)
         time.sleep(0.01)
     theirs = process.result()
+    claims.close()
     assert sorted([*theirs, *mine]) == list(range(40))
-    assert theirs == sorted(theirs) and mine == sorted(mine, reverse=True)
+    assert theirs == sorted(theirs) and mine == sorted(mine)
     assert theirs and mine
+
+
+def test_a_process_killed_while_taking_parts_leaves_the_rest_to_this_one() -> None:
+    claims = Claims(40)
+    process = fork(_take_slowly, claims)
+    if process is None:
+        pytest.skip("no second core to fork onto")
+    time.sleep(0.1)
+    process.stop()  # killed between two parts, or while taking one: it holds nothing
+    mine = list(claims.taken())
+    claims.close()
+    assert mine == list(range(mine[0], 40))  # the rest, from where it was killed
 
 
 def test_when_this_process_fails_at_its_parts_it_compares_the_ids_itself(
@@ -125,7 +138,7 @@ def test_when_this_process_fails_at_its_parts_it_compares_the_ids_itself(
     class FailingHere(Pytest):
         def edited(self, change: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
             ids = list(test_ids)
-            if os.getpid() != parent:  # the forked process is slow: the last parts are ours
+            if os.getpid() != parent:  # the forked process is slow: most parts are ours
                 time.sleep(0.05)
             elif len(ids) == 1 and not failed:
                 failed.append(ids)

@@ -7,8 +7,8 @@ compares every id the registry lists instead, and the gate keeps the ids it comp
 each id's answer depends on its own definition alone, so the answers for the registry,
 narrowed to some of its ids, are the answers for those ids.
 
-The registry's ids are compared in parts. The forked process takes them from the first,
-and the gate, once its replays are read, from the last, until none is left: when every
+The registry's ids are compared in parts. The forked process takes the next part left,
+and so does the gate once its replays are read, until none is left: when every
 test module has to be parsed, the gate's core does half of it rather than wait. Whatever
 goes wrong in either, the gate works the answers out itself, and meets the same error in
 the same place as without the forked process.
@@ -80,14 +80,14 @@ def _read_parts(runner: Runner, protected: ProtectedFiles, registry: str) -> lis
     return registry_parts(runner, protected.read(registry, MAX_REGISTRY_BYTES), registry)
 
 
-def _compare_front(
+def _compare_parts(
     runner: Runner,
     committed: Committed,
     protected: ProtectedFiles,
     registry: str,
     claims: Claims,
 ) -> list[EditedFacts] | None:
-    """In the forked process: the facts of each part it takes from the front, or None."""
+    """In the forked process: the facts of each part it takes, or None."""
     # Any error is met again by the gate itself, in its place: here it only means no answer.
     with contextlib.suppress(Exception):
         parts = _read_parts(runner, protected, registry)
@@ -138,7 +138,7 @@ class EditedAhead:
         with contextlib.suppress(Exception):
             found, parts = [], None
             # The registry is read again only when a part is left to compare here.
-            for part in shared.claims.taken(from_back=True):
+            for part in shared.claims.taken():
                 parts = parts or _read_parts(self.runner, shared.protected, shared.registry)
                 found.append(edited_facts(self.runner, self.committed, parts[part]))
             mine = found
@@ -163,11 +163,14 @@ def edited_ahead(
     shared = None
     if registry is not None and forking():
         claims = Claims(PARTS)
-        process = fork(_compare_front, runner, committed, protected, registry, claims)
-        if process is not None:
+        process = fork(_compare_parts, runner, committed, protected, registry, claims)
+        if process is None:
+            claims.close()
+        else:
             shared = Shared(process, claims, protected, registry)
     try:
         yield EditedAhead(runner, committed, shared)
     finally:
         if shared is not None:
             shared.process.stop()
+            shared.claims.close()

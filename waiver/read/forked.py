@@ -9,6 +9,7 @@ than one core to run on); elsewhere the caller does the work itself.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -64,26 +65,29 @@ def _call_and_send(
 
 class Claims:
     """The parts of a piece of work, numbered from 0, shared by a forked process and this
-    one: one takes them from the first, the other from the last, until none is left, and
-    each part is taken exactly once. Made before the process is forked."""
+    one: each takes the next part left until none is, and each part is taken once. Made
+    before the process is forked.
+
+    A pipe holds the parts, a byte each, its writing end closed: reading one byte of a pipe
+    is atomic, an empty one reads as its end, and a process killed while it takes a part
+    holds nothing the other would wait for (a lock would be held for ever)."""
 
     def __init__(self, count: int) -> None:
-        import multiprocessing
+        if not 0 <= count <= 255:
+            raise ValueError(f"{count} parts: a part is one byte")
+        self._parts, writing = os.pipe()
+        try:
+            os.write(writing, bytes(range(count)))  # within PIPE_BUF: written whole
+        finally:
+            os.close(writing)
 
-        context = multiprocessing.get_context("fork")
-        self._lock = context.Lock()
-        self._ends = context.RawArray("i", [0, count])  # the first part left, one past the last
-
-    def taken(self, from_back: bool = False) -> Iterator[int]:
+    def taken(self) -> Iterator[int]:
         """The parts this process takes, one at a time, while any is left."""
-        while True:
-            with self._lock:
-                first, end = self._ends[0], self._ends[1]
-                if first >= end:
-                    return
-                part = end - 1 if from_back else first
-                self._ends[1 if from_back else 0] = part if from_back else first + 1
-            yield part
+        while part := os.read(self._parts, 1):
+            yield part[0]
+
+    def close(self) -> None:
+        os.close(self._parts)
 
 
 def forking() -> bool:
