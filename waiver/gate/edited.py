@@ -20,7 +20,6 @@ import contextlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.definitions.findings import edit_findings
 from waiver.read.forked import Claims, Forked, fork, forking
@@ -37,7 +36,7 @@ PARTS = 16
 @dataclass(frozen=True)
 class EditedFacts:
     """Each edited test id with what changed, the named kinds of each edit, and the diff
-    of each edited Python test's definition."""
+    of each edited test's definition."""
 
     edited: dict[str, tuple[str, ...]]
     findings: dict[str, tuple[EditFinding, ...]]
@@ -55,9 +54,7 @@ class EditedFacts:
 
 def edited_facts(runner: Runner, committed: Committed, test_ids: Iterable[str]) -> EditedFacts:
     edited = runner.edited(committed, test_ids)
-    return EditedFacts(
-        edited, edit_findings(committed, edited), definition_diffs(committed, edited)
-    )
+    return EditedFacts(edited, edit_findings(committed, edited), runner.diffs(committed, edited))
 
 
 def registry_parts(runner: Runner, data: bytes, source: str) -> list[list[str]]:

@@ -8,7 +8,7 @@ writes to run it. Each runner answers these in a module of its own (`waiver.runn
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from waiver.read.harness.named import Harness
@@ -44,6 +44,13 @@ class Runner(Protocol):
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Each of `test_ids` whose definition the change's commit edited, with what changed."""
+
+    def diffs(
+        self, committed: Committed, edited: Mapping[str, Sequence[str]]
+    ) -> dict[str, tuple[str, ...]]:
+        """A short diff of each test in `edited` (as `edited` found them), by test id: each
+        changed part on the trusted revision against the change's; none where no part has
+        lines to show."""
 
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         """What the change's code under test newly does that reaches into this runner."""

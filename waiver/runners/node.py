@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
@@ -121,6 +122,12 @@ class NodeRunner:
             **edited_tests(committed, others),
             **edited_scripts(committed, scripts, self.title_separator),
         }
+
+    def diffs(
+        self, committed: Committed, edited: Mapping[str, Sequence[str]]
+    ) -> dict[str, tuple[str, ...]]:
+        """Python tests' diffs as pytest's; a JavaScript or TypeScript test has none yet."""
+        return definition_diffs(committed, edited)
 
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         """Python sources' reach-ins as pytest's, and the JavaScript and TypeScript

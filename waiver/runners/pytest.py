@@ -3,14 +3,16 @@
 Its harness is built into `waiver.read.harness` (conftests, configuration files, plugin
 modules, shadowing modules: [the harness](../../docs/harness.md)), its ids are the rule of
 `waiver.read.junit.testid`, its edited tests are compared by Python's syntax tree
-(`waiver.read.definitions.edited`), and `waiver init` writes its commands
+(`waiver.read.definitions.edited`) and shown as a diff
+(`waiver.read.definitions.diff`), and `waiver init` writes its commands
 (`waiver.init.suite_commands`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
@@ -40,6 +42,11 @@ class Pytest:
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         return edited_tests(committed, test_ids)
+
+    def diffs(
+        self, committed: Committed, edited: Mapping[str, Sequence[str]]
+    ) -> dict[str, tuple[str, ...]]:
+        return definition_diffs(committed, edited)
 
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         return new_reach_ins(committed)

@@ -133,7 +133,9 @@ def diff_lines(part: str, old: str, new: str) -> list[str]:
     return [f"@@ {part} @@", *(f"-{line}" for line in removed), *(f"+{line}" for line in added)]
 
 
-def _capped(lines: Sequence[str]) -> tuple[str, ...]:
+def capped(lines: Sequence[str]) -> tuple[str, ...]:
+    """One test's diff lines, at most MAX_DIFF_LINES of at most MAX_DIFF_LINE characters;
+    the last says how many more there were."""
     if len(lines) <= MAX_DIFF_LINES:
         return tuple(map(_line, lines))
     shown = [_line(line) for line in lines[: MAX_DIFF_LINES - 1]]
@@ -169,7 +171,7 @@ def definition_diffs(
                     new = part_source(head, definition, part) or ""
                     parts_seen[key] = diff_lines(part, old, new) if old != new else []
                 lines += parts_seen[key]
-            by_definition[definition] = _capped(lines)
+            by_definition[definition] = capped(lines)
         if by_definition[definition]:
             found[test_id] = by_definition[definition]
     return found
