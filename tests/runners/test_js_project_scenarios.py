@@ -75,10 +75,17 @@ def test_a_loosened_assertion_beside_the_bug_is_edited(started: Started) -> None
     assert gated == 1
     row = next(row for row in report["rows"] if row["test_id"] == spec.above)
     assert (row["class"], row["unknown"], row["replay_pass"]) == ("unknown_test", "edited", 3)
-    # No named kind of edit: those are read from Python syntax trees alone.
-    assert report["registry"]["edited"] == [
-        {"test_id": spec.above, "changes": ["its body"], "findings": []}
-    ]
+    # No named kind of edit: those are read from Python syntax trees alone. The diff shows
+    # the test's call as written on both commits.
+    [edited] = report["registry"]["edited"]
+    assert {key: edited[key] for key in ("test_id", "changes", "findings")} == {
+        "test_id": spec.above,
+        "changes": ["its body"],
+        "findings": [],
+    }
+    assert edited["diff"][0] == "@@ its body @@"
+    assert f"-  {spec.assertion}" in edited["diff"]
+    assert f"+  {spec.loosened}" in edited["diff"]
     # Its untouched neighbour in the same file is judged by its replays.
     assert classes(report)[spec.inside] == "stable_pass"
     # The same title in another file is another test, judged by its own replays.

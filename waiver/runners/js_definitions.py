@@ -51,6 +51,9 @@ from waiver.runners.syntax import parse, walk
 
 FILE_CHANGED = "its file changed"
 MODULE_KEY = "the module "
+BODY = "its body"
+DESCRIBE = "its describe "
+MODULE_CODE = "module code of "
 
 
 @dataclass
@@ -115,14 +118,14 @@ class Module:
 
     def prints(self, definition: Definition) -> dict[str, str]:
         """What the test's outcome depends on in its module, each part as text."""
-        prints = {"its body": dump(definition.statement)}
+        prints = {BODY: dump(definition.statement)}
         used = names_used([definition.statement])
         for suite in definition.suites:
             parts = [dump(part) for part in suite_parts(suite)]
             used |= names_used(suite_parts(suite))
-            prints[f"its describe {display(suite)}"] = "\n".join(parts)
+            prints[DESCRIBE + display(suite)] = "\n".join(parts)
         if self.unbound:
-            prints[f"module code of {self.path}"] = "\n".join(dump(s) for s in self.unbound)
+            prints[MODULE_CODE + self.path] = "\n".join(dump(s) for s in self.unbound)
             used |= names_used(self.unbound)
         seen: set[str] = set()
         pending = sorted(used)
@@ -165,12 +168,19 @@ class Module:
             return dump(parse(data, path))
         return hashlib.sha256(data).hexdigest()
 
+    def bound(self, key: str) -> list[Node] | None:
+        """The statements that bind the name a part `` `name` in path `` of this module
+        names; None when it names another part, or a name this module does not bind."""
+        if key.startswith("`") and key.endswith(f"` in {self.path}"):
+            return self.bindings.get(key[1 : -len(f"` in {self.path}")])
+        return None
+
     def lookup(self, key: str) -> str | None:
         """A part the other side's test reaches and this side's does not, as this side
         has it: a name's binding, or a module; None when it has none."""
-        if key.startswith("`") and key.endswith(f"` in {self.path}"):
-            statements = self.bindings.get(key[1 : -len(f"` in {self.path}")])
-            return None if statements is None else "\n".join(dump(s) for s in statements)
+        statements = self.bound(key)
+        if statements is not None:
+            return "\n".join(dump(s) for s in statements)
         if key.startswith(MODULE_KEY):
             return self.module_print(key[len(MODULE_KEY) :])
         return None

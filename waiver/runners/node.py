@@ -23,6 +23,7 @@ from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.base import Pair
 from waiver.runners.js_definitions import edited_scripts, script_ids
+from waiver.runners.js_diff import script_diffs
 from waiver.runners.js_reach import new_script_reach_ins
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 
@@ -126,8 +127,12 @@ class NodeRunner:
     def diffs(
         self, committed: Committed, edited: Mapping[str, Sequence[str]]
     ) -> dict[str, tuple[str, ...]]:
-        """Python tests' diffs as pytest's; a JavaScript or TypeScript test has none yet."""
-        return definition_diffs(committed, edited)
+        """Python tests' diffs as pytest's, and JavaScript and TypeScript tests' from their
+        source (`waiver.runners.js_diff`)."""
+        return {
+            **definition_diffs(committed, edited),
+            **script_diffs(committed, edited, self.title_separator),
+        }
 
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         """Python sources' reach-ins as pytest's, and the JavaScript and TypeScript
