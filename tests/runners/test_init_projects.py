@@ -83,6 +83,11 @@ def test_init_writes_the_runner_the_ids_the_lock_and_the_node_version(
     # The history records the pushes to the branch the repository has, whatever its name.
     caller = yaml.safe_load((root / ".github/workflows/waiver.yml").read_text())
     assert caller[True]["push"]["branches"] == [git(root, "symbolic-ref", "--short", "HEAD")]
+    # ...and the writer that records them, which the report workflow names, is written too.
+    report = yaml.safe_load((root / ".github/workflows/waiver-report.yml").read_text())
+    history = report["jobs"]["report"]["with"]["history-workflow"]
+    writer = yaml.safe_load((root / history).read_text())
+    assert writer["name"] == "waiver history"
     assert inputs["fixtures"] == "fixtures"
     assert inputs["property-command"].startswith("npm install && ")
 

@@ -26,6 +26,7 @@ from waiver.init.plan import (
     lock_plan,
     policy_text,
     registry_plan,
+    workflow_plans,
 )
 from waiver.init.problems import Problems
 from waiver.read.policy.policy_file import parse_policy
@@ -34,11 +35,7 @@ from waiver.runners import NODE_RUNNERS
 from waiver.write.setup_files import (
     POLICY,
     REGISTRY,
-    REPORT_WORKFLOW,
-    WORKFLOW,
     Setup,
-    render_report_workflow,
-    render_workflow,
 )
 
 NO_SUITE = (
@@ -202,20 +199,8 @@ def plan_node(
             + ", replays, freeze lifetimes",
             "edit it by hand, in a change of its own",
         ),
-        Planned(
-            WORKFLOW,
-            render_workflow(setup),
-            f"the gate on every pull request, through {repository}'s reusable workflow at "
-            f"{ref}, with Node {version}",
-            "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
-            "waiver-ref",
-        ),
-        Planned(
-            REPORT_WORKFLOW,
-            render_report_workflow(setup),
-            "after every run of the gate, the commit status `waiver` (require it in the branch "
-            "rule) and the pull-request comment, for forks too",
-            "edit it by hand with the gate's workflow: the same inputs and the same commit",
+        *workflow_plans(
+            setup, f"through {repository}'s reusable workflow at {ref}, with Node {version}"
         ),
     ]
 

@@ -220,13 +220,22 @@ def plan(
             + ", replays, freeze lifetimes",
             "edit it by hand, in a change of its own",
         ),
+        *workflow_plans(setup, f"through {repository}'s reusable workflow at {ref}", python_note),
+    ]
+
+
+def workflow_plans(setup: Setup, through: str, note: str | None = None) -> list[Planned]:
+    """The three workflows init writes, for every runner: the gate's caller (`through` says
+    where it runs the gate), the report workflow that posts the status and the comment, and
+    the history writer both of them name."""
+    return [
         Planned(
             WORKFLOW,
             render_workflow(setup),
-            f"the gate on every pull request, through {repository}'s reusable workflow at {ref}",
+            f"the gate on every pull request, {through}",
             "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
             "waiver-ref",
-            python_note,
+            note,
         ),
         Planned(
             REPORT_WORKFLOW,
