@@ -305,6 +305,17 @@ class Rows(Sequence[Row]):
             self.history.get(number),
         )
 
+    def own(self) -> set[int]:
+        """The numbers of the rows that hold a value of their own beside their finding: a
+        freeze proposal or record, a message, red-green evidence, a history."""
+        return (
+            self.freezes.keys()
+            | self.active.keys()
+            | self.messages.keys()
+            | self.red_green.keys()
+            | self.history.keys()
+        )
+
     def number(self, test_id: str) -> int | None:
         """The row number of `test_id`, found by bisection in the sorted ids."""
         number = bisect.bisect_left(self.test_ids, test_id)

@@ -289,13 +289,7 @@ class ReportRows:
         distinct = dict(zip(map(id, findings), findings, strict=True))
         rests = {key: _rest(finding) for key, finding in distinct.items()}
         start = 0
-        own = (
-            rows.freezes.keys()
-            | rows.active.keys()
-            | rows.messages.keys()
-            | rows.red_green.keys()
-            | rows.history.keys()
-        )
+        own = rows.own()
         for number in [*sorted(own), len(rows)]:
             # Up to the next row with a freeze or a message, each line is the escaped id
             # and its rest.
@@ -325,13 +319,7 @@ class ReportRows:
             map(is_, map(attrgetter("test_class"), rows.findings), repeat(TestClass.STABLE_PASS))
         )
         passes = list(compress(rows.test_ids, passing))
-        own = (
-            rows.freezes.keys()
-            | rows.active.keys()
-            | rows.messages.keys()
-            | rows.red_green.keys()
-            | rows.history.keys()
-        )
+        own = rows.own()
         # A row with nothing of its own is its finding's row under its id: one `row_json`
         # per finding, copied, and the nested parts shared, which no writer changes.
         shared: dict[int, report_types.RowJson] = {}
