@@ -137,24 +137,28 @@ class CommitTree:
             for item in tree.iteritems()
         ]
 
+    def _entry(self, path: str) -> tuple[int, ObjectID] | None:
+        """The mode and object id of the entry at `path`, from its folder's tree; None
+        when there is none."""
+        parent, _, name = path.rpartition("/")
+        tree = self._folder(parent)
+        key = name.encode("utf-8", "surrogateescape")
+        if tree is None or key not in tree:
+            return None
+        mode, object_id = tree[key]
+        return mode, object_id
+
     def blob_id(self, path: str) -> ObjectID | None:
         """The blob id of the regular file at `path`, from its folder's tree: the blob
         itself is not read. None when there is no regular file there."""
-        parent, _, name = path.rpartition("/")
-        tree = self._folder(parent)
-        key = name.encode("utf-8", "surrogateescape")
-        if tree is None or key not in tree:
-            return None
-        mode, object_id = tree[key]
-        return object_id if GIT_KINDS.get(mode) == FILE else None
+        entry = self._entry(path)
+        return entry[1] if entry is not None and GIT_KINDS.get(entry[0]) == FILE else None
 
     def read(self, path: str, limit: int) -> bytes | None:
-        parent, _, name = path.rpartition("/")
-        tree = self._folder(parent)
-        key = name.encode("utf-8", "surrogateescape")
-        if tree is None or key not in tree:
+        entry = self._entry(path)
+        if entry is None:
             return None
-        mode, object_id = tree[key]
+        mode, object_id = entry
         if GIT_KINDS.get(mode) != FILE:
             raise InputError(path, "not a regular file in the commit")
         blob = self._store[object_id]
