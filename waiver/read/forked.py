@@ -1,10 +1,11 @@
 """A function run in a forked process while this one goes on, its answer sent back
-through a pipe: what the gate does on another core besides reading replays.
+through a pipe: what the gate does on another core (a replay read before any id is known,
+the edited tests, waiver.json written while the summary renders).
 
-A plain forked process with a pipe, not an executor, as the replay reader's fresh reads
-are (`waiver.read.junit.schedule.FreshRead`): forking while an executor's threads run may
-copy a lock that one of them holds. Only where forking is the norm (Linux, with more
-than one core to run on); elsewhere the caller does the work itself.
+A plain forked process with a pipe, not an executor: the replay reader forks its
+executor later, and forking while an executor's threads run may copy a lock that one of
+them holds. Only where forking is the norm (Linux, with more than one core to run on);
+elsewhere the caller does the work itself.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
-
-from waiver.read.junit.schedule import replay_workers
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -88,6 +87,17 @@ class Claims:
 
     def close(self) -> None:
         os.close(self._parts)
+
+
+def replay_workers() -> int:
+    """The cores this process may run on, which the reading of replays is planned for.
+
+    Workers are forked, so only where forking is the norm (Linux, which also says which
+    cores are ours); elsewhere replays are read one after another.
+    """
+    if not hasattr(os, "sched_getaffinity"):
+        return 1
+    return len(os.sched_getaffinity(0))
 
 
 def forking() -> bool:

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from waiver.errors import InputError
+from waiver.read.forked import replay_workers
 from waiver.read.junit.replay import Limits, ReplayCases, ReplayError, ReplayReader, Tally
-from waiver.read.junit.schedule import FreshRead, read_in, replay_workers, worker_pool
+from waiver.read.junit.schedule import fresh_read, fresh_result, read_in, worker_pool
 from waiver.read.junit.stream import FAIL, PASS
 from waiver.read.junit.testid import TestIdRule
 
@@ -155,7 +156,7 @@ def read_replays(
     found = sorted(sources.items())
     # One fresh read per other core, but never of the only replay or of the first.
     last = len(found) - max(0, min(cores - 1, len(found) - 1))
-    fresh = [FreshRead(reader, replay) for replay in found[last:]]
+    fresh = [fresh_read(reader, replay) for replay in found[last:]]
     first = iter(found[:last])
     # Replays are read here until one holds a test, the ids the middle workers start with.
     for replay in first:
@@ -165,7 +166,7 @@ def read_replays(
     middle = list(first)
     with worker_pool(reader, min(len(middle), 2 * cores) if cores > 1 else 0) as pool:
         results = read_in(pool, reader, middle)
-        late = [read.result() for read in fresh]
+        late = [fresh_result(read) for read in fresh]
         for result in itertools.chain(results, late):
             merge(result)
     errors.sort(key=attrgetter("replay"))

@@ -6,16 +6,14 @@ whatever the number of workers.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from waiver.read.forked import Forked
 from waiver.read.junit.replay import ReplayCases, ReplayError, ReplayReader
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
-    from multiprocessing.connection import Connection
-    from multiprocessing.process import BaseProcess
 
 # The reader of a worker process, inherited when it is forked rather than sent with every
 # replay: its tally holds every id of a replay already read.
@@ -40,52 +38,25 @@ def _read_in_worker(replay: tuple[int, str]) -> ReplayCases | ReplayError:
         tally.forget(known)
 
 
-def replay_workers() -> int:
-    """The cores this process may run on, which the reading of replays is planned for.
-
-    Workers are forked, so only where forking is the norm (Linux, which also says which
-    cores are ours); elsewhere replays are read one after another.
-    """
-    if not hasattr(os, "sched_getaffinity"):
-        return 1
-    return len(os.sched_getaffinity(0))
-
-
-class FreshRead:
+def fresh_read(reader: ReplayReader, replay: tuple[int, str]) -> Forked[ReplayCases | ReplayError]:
     """One replay read in a process forked before any id is known, while this one reads.
 
-    A plain forked process with a pipe, not an executor: the executor for the other
-    replays is forked later, and forking while an executor's threads run may copy a lock
-    that one of them holds.
+    A plain forked process with a pipe (`waiver.read.forked`), not an executor: the
+    executor for the other replays is forked later, and forking while an executor's
+    threads run may copy a lock that one of them holds.
     """
-
-    def __init__(self, reader: ReplayReader, replay: tuple[int, str]) -> None:
-        import multiprocessing  # imported here, like the executor's
-
-        context = multiprocessing.get_context("fork")
-        self.receiving, sending = context.Pipe(duplex=False)
-        self.process: BaseProcess = context.Process(
-            target=_read_and_send, args=(reader, replay, sending), daemon=True
-        )
-        self.process.start()
-        sending.close()
-
-    def result(self) -> ReplayCases | ReplayError:
-        from concurrent.futures.process import BrokenProcessPool
-
-        try:
-            result: ReplayCases | ReplayError = self.receiving.recv()
-        except EOFError:
-            raise BrokenProcessPool("a replay worker ended without a result") from None
-        finally:
-            self.receiving.close()
-            self.process.join()
-        return result
+    return Forked(reader, replay)
 
 
-def _read_and_send(reader: ReplayReader, replay: tuple[int, str], sending: Connection) -> None:
-    sending.send(reader(replay))
-    sending.close()
+def fresh_result(read: Forked[ReplayCases | ReplayError]) -> ReplayCases | ReplayError:
+    """What a fresh read found; a process that ended without it breaks the read, as a dead
+    worker of the executor does."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return read.result()
+    except EOFError:
+        raise BrokenProcessPool("a replay worker ended without a result") from None
 
 
 @contextlib.contextmanager
