@@ -316,6 +316,13 @@ class WorkflowRun:
     outputs: dict[str, str]
     artifacts: Path
 
+    def job_log(self, job: str) -> str:
+        """The lines act printed for `job` of the reusable workflow (all its matrix runs)."""
+        prefix = f"[waiver/waiver gate/{job}"
+        return "".join(
+            line for line in self.log.splitlines(keepends=True) if line.startswith(prefix)
+        )
+
     def artifact_names(self, prefix: str) -> list[str]:
         return sorted(p.name for p in self.artifacts.iterdir() if p.name.startswith(prefix))
 
