@@ -14,9 +14,8 @@ from waiver.decide.decision import (
     classify,
     decide,
     is_strict,
-    propose_freeze,
-    void_reason,
 )
+from waiver.decide.freezes import propose_freeze, void_reason
 from waiver.decide.policy import Policy
 from waiver.errors import UsageError
 from waiver.model import (

@@ -20,7 +20,8 @@ from typing import Any
 
 from waiver.commands.freeze_history import TRUSTED_REF_HELP, renewal_counts, run_history
 from waiver.commands.support import moment, now_of
-from waiver.decide.decision import ACCOUNTABLE, DUPLICATE, check_policy, record_void_reason
+from waiver.decide.decision import check_policy
+from waiver.decide.freezes import ACCOUNTABLE, DUPLICATE, record_void_reason
 from waiver.decide.history import History
 from waiver.decide.history_rates import stable_runs
 from waiver.decide.policy import Policy

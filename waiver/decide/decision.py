@@ -6,14 +6,15 @@ same classes, and the tests can drive every rule directly.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from fnmatch import fnmatchcase
 from itertools import repeat
 from operator import itemgetter
 
 from waiver.decide.approval import ReviewFacts, admits
+from waiver.decide.freezes import check_freezes, propose_freeze
 from waiver.decide.policy import Policy
 from waiver.errors import UsageError
 from waiver.model import (
@@ -27,7 +28,6 @@ from waiver.model import (
     Finding,
     FreezeProposal,
     FreezeRecord,
-    Row,
     Rows,
     TestClass,
     UnknownReason,
@@ -35,22 +35,6 @@ from waiver.model import (
     VoidFreeze,
 )
 
-FREEZE_FIELDS = (
-    "test_id",
-    "class",
-    "fixture_hash",
-    "replay_pass",
-    "replay_total",
-    "counts_as_pass",
-    "scope",
-    "issued_at",
-    "expires_at",
-)
-
-
-DUPLICATE = "another record for this test id is already active"
-# Who answers for a freeze, why, and where it is followed up: optional, unless required.
-ACCOUNTABLE = ("owner", "reason", "tracking")
 # The classes a counted approval can admit a row of (see `waiver.decide.approval.admits`).
 REVIEWABLE = frozenset({TestClass.UNKNOWN_TEST, TestClass.FIXTURE_DRIFT})
 
@@ -158,108 +142,6 @@ def base_finding(evidence: Evidence, test_class: TestClass, policy: Policy) -> B
 
 def is_strict(test_id: str, policy: Policy) -> bool:
     return bool(policy.strict) and any(fnmatchcase(test_id, pattern) for pattern in policy.strict)
-
-
-def propose_freeze(
-    test_id: str,
-    evidence: Evidence,
-    policy: Policy,
-    now: datetime,
-    base: BaseFinding | None = None,
-) -> FreezeProposal:
-    return FreezeProposal(
-        test_id=test_id,
-        fixture_hash=evidence.fixture_hash,
-        replay_pass=sum(evidence.outcomes),
-        replay_total=len(evidence.outcomes),
-        issued_at=now,
-        expires_at=now + timedelta(hours=policy.freeze_hours),
-        base=base,
-    )
-
-
-def aware_time(value: object) -> datetime | None:
-    """An ISO 8601 time with its zone, or None for anything else (no zone, not a time)."""
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return moment if moment.utcoffset() is not None else None
-
-
-def record_void_reason(record: FreezeRecord, policy: Policy, now: datetime) -> str | None:
-    """Why a stored record may not apply whatever the rows, or None when it could."""
-    fields = record.fields
-    if "expires_at" not in fields:
-        return "missing field expires_at"
-    missing = [name for name in FREEZE_FIELDS if name not in fields]
-    if missing:
-        return "missing field " + ", ".join(missing)
-    if fields["counts_as_pass"] is not False:
-        return "counts_as_pass is not false"
-    if fields["scope"] != "single_test_id":
-        return "scope is not single_test_id"
-    if fields["class"] != TestClass.UNSTABLE_ASSERTION.value:
-        return "class is not unstable_assertion"
-    issued_at = aware_time(fields["issued_at"])
-    expires_at = aware_time(fields["expires_at"])
-    if issued_at is None or expires_at is None:
-        return "issued_at and expires_at must be timezone-aware ISO 8601 times"
-    if expires_at <= now:
-        return "expired"
-    if issued_at > now:
-        return "issued in the future"
-    if expires_at - issued_at > timedelta(hours=policy.max_freeze_hours):
-        return f"lifetime exceeds the policy maximum of {policy.max_freeze_hours} h"
-    for name in ACCOUNTABLE:
-        value = fields.get(name)
-        if value is not None and not (isinstance(value, str) and value.strip()):
-            return f"{name} is not a non-empty string"
-        if value is None and name in policy.freeze_requires:
-            return f"missing field {name}, which the policy requires (freeze_requires)"
-    return None
-
-
-def void_reason(
-    record: FreezeRecord, find_row: Callable[[str], Row | None], policy: Policy, now: datetime
-) -> str | None:
-    """Why a stored record may not apply, or None when it is active for its row."""
-    reason = record_void_reason(record, policy, now)
-    if reason is not None:
-        return reason
-    fields = record.fields
-    test_id = fields["test_id"]
-    row = find_row(test_id) if isinstance(test_id, str) else None
-    if row is None:
-        return "no test with exactly this test id in this run"
-    if row.test_class is not TestClass.UNSTABLE_ASSERTION:
-        return f"the test is {row.test_class.value}, not unstable_assertion"
-    if fields["fixture_hash"] != row.fixture_hash:
-        return "fixture_hash differs from the test's current fixture binding"
-    return None
-
-
-def check_freezes(
-    records: Iterable[FreezeRecord],
-    find_row: Callable[[str], Row | None],
-    policy: Policy,
-    now: datetime,
-) -> tuple[dict[str, FreezeRecord], list[VoidFreeze]]:
-    active: dict[str, FreezeRecord] = {}
-    void: list[VoidFreeze] = []
-    for record in records:
-        reason = void_reason(record, find_row, policy, now)
-        if reason is None:
-            test_id = str(record.fields["test_id"])
-            if test_id in active:
-                reason = DUPLICATE
-            else:
-                active[test_id] = record
-                continue
-        void.append(VoidFreeze(record, reason))
-    return active, void
 
 
 def _reviewed(

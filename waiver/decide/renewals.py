@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from waiver.decide.decision import aware_time
+from waiver.decide.freezes import aware_time
 from waiver.decide.policy import Policy
 
 

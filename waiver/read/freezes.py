@@ -1,7 +1,7 @@
 """The freeze store: a JSON list of records that humans accepted.
 
 Only the store's shape is checked here; whether a record applies to a row is a decision
-(`waiver.decide.decision.void_reason`), made against this run's rows and `now`.
+(`waiver.decide.freezes.void_reason`), made against this run's rows and `now`.
 """
 
 from __future__ import annotations
