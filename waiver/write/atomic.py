@@ -6,36 +6,32 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from typing import IO, Any
 
 
-def write_atomic(path: str, text: str | Iterable[str]) -> None:
-    """Write `text` (one string, or chunks of it) to `path` through a renamed temporary file."""
-    put_in_place(write_temporary(path, text), path)
+def write_atomic(path: str, content: str | bytes | Iterable[str]) -> None:
+    """Write `content` (bytes, one string, or chunks of it) to `path` through a renamed
+    temporary file."""
+    put_in_place(write_temporary(path, content), path)
 
 
-def write_temporary(path: str, text: str | Iterable[str]) -> str:
-    """Write `text` to a new temporary file beside `path`, synced; its path, for
+def write_temporary(path: str, content: str | bytes | Iterable[str]) -> str:
+    """Write `content` to a new temporary file beside `path`, synced; its path, for
     `put_in_place`. Nothing is left behind when the writing fails."""
-    with (
-        _temporary(path) as (fd, temporary),
-        os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream,
-    ):
-        if isinstance(text, str):
-            stream.write(text)
-        else:
-            stream.writelines(text)
-        stream.flush()
-        os.fsync(stream.fileno())
+    with _temporary(path) as (fd, temporary):
+        stream: IO[Any] = (
+            os.fdopen(fd, "wb")
+            if isinstance(content, bytes)
+            else os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        )
+        with stream:
+            if isinstance(content, str | bytes):
+                stream.write(content)
+            else:
+                stream.writelines(content)
+            stream.flush()
+            os.fsync(stream.fileno())
     return temporary
-
-
-def write_atomic_bytes(path: str, data: bytes) -> None:
-    """Write `data` to `path` through a renamed temporary file."""
-    with _temporary(path) as (fd, temporary), os.fdopen(fd, "wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-    put_in_place(temporary, path)
 
 
 def put_in_place(temporary: str, path: str) -> None:

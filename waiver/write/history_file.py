@@ -9,7 +9,7 @@ import re
 
 from waiver.decide.history import History, HistoryRun, TestHistory
 from waiver.read.history import FORMAT, VERSION
-from waiver.write.atomic import write_atomic_bytes
+from waiver.write.atomic import write_atomic
 from waiver.write.report import timestamp
 
 _REPEATS = re.compile(r"(.)\1*")
@@ -65,4 +65,4 @@ def history_bytes(history: History) -> bytes:
 
 
 def write_history(path: str, history: History) -> None:
-    write_atomic_bytes(path, history_bytes(history))
+    write_atomic(path, history_bytes(history))
