@@ -36,7 +36,7 @@ HOSTILE = {
     "a count that is no count": (packed({}, runs=[{**RUN, "ran": -1}]), "runs/0/ran"),
     "a time without zone": (
         packed({}, runs=[{**RUN, "time": "2026-11-01T00:00:00"}]),
-        "the time has no timezone",
+        "expected an ISO 8601 time with its timezone",
     ),
     "runs out of order": (
         packed({}, runs=[{**RUN, "time": "2026-11-02T00:00:00Z"}, RUN]),

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from waiver.decide.freezes import aware_time
 from waiver.decide.history import (
     DETAILED,
     TOKENS,
@@ -75,14 +76,9 @@ def _problem(path: str, where: str, what: str) -> InputError:
 
 
 def _time(value: object, path: str, where: str) -> datetime:
-    if not isinstance(value, str):
-        raise _problem(path, where, "expected an ISO 8601 time")
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise _problem(path, where, "expected an ISO 8601 time") from None
-    if moment.utcoffset() is None:
-        raise _problem(path, where, "the time has no timezone")
+    moment = aware_time(value)
+    if moment is None:
+        raise _problem(path, where, "expected an ISO 8601 time with its timezone")
     return moment
 
 
