@@ -388,11 +388,11 @@ def test_hypothesis_tests_among_other_tests_are_the_property_suite_by_their_mark
     assert init(root) == 0
     assert "1 property in the tests that -m hypothesis selects" in capsys.readouterr().out
     inputs = workflow_inputs(root)
-    assert inputs["property-command"].endswith(
-        ' && python -m pytest --rootdir=. tests -m hypothesis --junitxml="$WAIVER_JUNIT"'
+    assert inputs["property-command"] == (
+        'python -m pytest --rootdir=. tests -m hypothesis --junitxml="$WAIVER_JUNIT"'
     )
-    assert inputs["test-command"].endswith(
-        " && python -m pytest --rootdir=. tests -m 'not hypothesis' --junitxml=\"$WAIVER_JUNIT\""
+    assert inputs["test-command"] == (
+        "python -m pytest --rootdir=. tests -m 'not hypothesis' --junitxml=\"$WAIVER_JUNIT\""
     )
     assert "tests/test_props.py::test_add_commutes" in (root / "known-tests.txt").read_text()
     assert "tests/test_props.py" not in (root / "fixture.lock").read_text()
@@ -555,8 +555,8 @@ def test_the_install_step_takes_the_test_extra_and_a_group_that_includes_another
     )
     assert init(root, "--dry-run") == 0
     assert (
-        "python -m pip install 'pip>=25.1' && "
-        "python -m pip install -e '.[test]' pytest hypothesis --group dev && "
+        "      setup-command: \"python -m pip install 'pip>=25.1' && "
+        "python -m pip install -e '.[test]' pytest hypothesis --group dev\"\n"
     ) in capsys.readouterr().out
 
 
@@ -733,8 +733,8 @@ def test_the_install_step_takes_the_requirements_files_of_the_test_dependencies(
     })  # fmt: skip
     assert init(root, "--dry-run") == 0
     assert (
-        "python -m pip install -e . -r requirements-dev.txt -r requirements/tests.txt pytest "
-        "hypothesis && python -m pytest"
+        '      setup-command: "python -m pip install -e . -r requirements-dev.txt '
+        '-r requirements/tests.txt pytest hypothesis"\n'
     ) in capsys.readouterr().out
 
 

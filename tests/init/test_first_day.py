@@ -105,12 +105,15 @@ def commit(root: Path, files: dict[str, str]) -> None:
 @pytest.mark.slow
 def test_init_selects_the_hypothesis_tests_and_locks_the_harness_alone(first_day: Path) -> None:
     inputs = workflow_inputs(first_day)
-    assert inputs["property-command"] == (
+    assert inputs["setup-command"] == (
         "python -m pip install 'pip>=25.1' && python -m pip install -e . pytest hypothesis "
-        '--group tests && python -m pytest --rootdir=. tests -m hypothesis --junitxml="$WAIVER_JUNIT"'
+        "--group tests"
     )
-    assert inputs["test-command"].endswith(
-        " && python -m pytest --rootdir=. tests -m 'not hypothesis' --junitxml=\"$WAIVER_JUNIT\""
+    assert inputs["property-command"] == (
+        'python -m pytest --rootdir=. tests -m hypothesis --junitxml="$WAIVER_JUNIT"'
+    )
+    assert inputs["test-command"] == (
+        "python -m pytest --rootdir=. tests -m 'not hypothesis' --junitxml=\"$WAIVER_JUNIT\""
     )
     assert (first_day / "known-tests.txt").read_text().splitlines() == [
         "tests/test_plain.py::test_add_zero", "tests/test_tally.py::test_add",
@@ -144,14 +147,22 @@ def test_the_written_commands_run_in_a_fresh_venv_of_the_oldest_python(
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     env.pop("PYTHONPATH", None)
     inputs = workflow_inputs(root)
-    for name in ("property-command", "test-command"):
+    # The red-green job's file: ids of one test file, one a line.
+    (tmp_path / "tests.txt").write_text(
+        "tests/test_tally.py::test_add\ntests/test_tally.py::test_describe\n"
+    )
+    env["WAIVER_TESTS"] = str(tmp_path / "tests.txt")
+    for name in ("setup-command", "property-command", "test-command", "red-green-command"):
         junit = tmp_path / f"{name}.xml"
         done = subprocess.run(["bash", "-c", inputs[name]], cwd=root, capture_output=True,
                               text=True, check=False, env={**env, "WAIVER_JUNIT": str(junit)})  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
-        assert 'errors="0" failures="0"' in junit.read_text()
+    for name in ("property-command", "test-command", "red-green-command"):
+        assert 'errors="0" failures="0"' in (tmp_path / f"{name}.xml").read_text()
+    assert not (tmp_path / "setup-command.xml").exists()
     assert 'tests="1"' in (tmp_path / "property-command.xml").read_text()
     assert 'tests="3"' in (tmp_path / "test-command.xml").read_text()
+    assert 'tests="2"' in (tmp_path / "red-green-command.xml").read_text()
 
 
 @pytest.mark.slow

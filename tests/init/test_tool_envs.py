@@ -138,17 +138,17 @@ def test_what_is_not_a_literal_is_a_problem_saying_where_and_what_to_write_inste
 
 
 @pytest.mark.slow  # runs `waiver init` on a repository, its suite for real
-def test_init_writes_the_tox_environment_into_both_commands(
+def test_init_writes_the_tox_environment_into_the_setup_command(
     repository: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_tree(repository, {"tox.ini": TOX})
     assert init(repository, "--dry-run") == 0
     printed = capsys.readouterr().out
     install = (
-        "python -m pip install -e '.[test,slow]' -r requirements/test.txt 'pytest-timeout>=2' "
-        "pytest-randomly pytest hypothesis && python -m pytest"
+        "      setup-command: \"python -m pip install -e '.[test,slow]' -r requirements/test.txt "
+        "'pytest-timeout>=2' pytest-randomly pytest hypothesis\"\n"
     )
-    assert printed.count(install) == 2, printed
+    assert printed.count(install) == 1, printed
 
 
 def test_init_names_what_it_cannot_read_numbered_with_the_rest_and_writes_nothing(

@@ -89,7 +89,9 @@ def test_init_writes_the_runner_the_ids_the_lock_and_the_node_version(
     writer = yaml.safe_load((root / history).read_text())
     assert writer["name"] == "waiver history"
     assert inputs["fixtures"] == "fixtures"
-    assert inputs["property-command"].startswith("npm install && ")
+    assert inputs["setup-command"] == "npm install"
+    assert "&&" not in inputs["property-command"] + inputs["test-command"]
+    assert "red-green-command" not in inputs  # ids of this runner are not selected by id
 
 
 def test_the_first_gate_on_an_honest_change_is_clean(initialised: tuple[str, Path, str]) -> None:

@@ -50,17 +50,12 @@ INSTALLS = "node_modules"
 
 @dataclass(frozen=True)
 class NodeCommands:
-    """The install step, and the runner's property and test commands without it."""
+    """The install step (the workflow's setup command), and the runner's property and test
+    commands."""
 
     install: str | None  # None: the commands given to init, which carry their own
     properties: str
     tests: str
-
-    def written(self) -> tuple[str, str]:
-        """The commands the workflow runs, each starting with the install step."""
-        if self.install is None:
-            return self.properties, self.tests
-        return f"{self.install} && {self.properties}", f"{self.install} && {self.tests}"
 
 
 def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -> NodeLayout:
@@ -145,10 +140,9 @@ def plan_node(
     """The files init writes; what stops the lock or the registry goes to `problems`, and
     then the list is empty."""
     commands = _commands(layout, options, problems)
-    property_command, test_command = commands.written()
     for flag, command in (
-        ("--property-command", property_command),
-        ("--test-command", test_command),
+        ("--property-command", commands.properties),
+        ("--test-command", commands.tests),
     ):
         if "${{" in command:
             problems.add(f"{flag}: GitHub would read '${{{{' in it as an expression")
@@ -159,8 +153,10 @@ def plan_node(
         fixture_globs=fixtures.fixture_globs,
         reads_fixtures=bool(fixtures.fixture_folders or fixtures.data_files),
         property_selection=None,
-        property_command=property_command,
-        test_command=test_command,
+        property_command=commands.properties,
+        test_command=commands.tests,
+        setup_command=commands.install,
+        red_green_command=NODE_RUNNERS[layout.runner].red_green_command(),
         waiver_repository=repository,
         waiver_ref=ref,
         harness_globs=(*options.harness, *map(literal_glob, layout.property_files)),

@@ -27,6 +27,7 @@ from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
 from waiver.runners import policy_harness
+from waiver.runners.pytest import PYTEST
 from waiver.write.setup_files import (
     HISTORY_WORKFLOW,
     LOCK,
@@ -162,13 +163,13 @@ def plan(
 ) -> list[Planned]:
     """The files init writes; what stops the lock or the registry goes to `problems`, and
     then the list is empty."""
-    # The install step is written only for a command not given; what of tox, nox or hatch
-    # it cannot read stops init, and its commands are not proved around a guess.
+    # The install step is written unless both commands are given; what of tox, nox or
+    # hatch it cannot read stops init, and its commands are not proved around a guess.
     given = options.property_command is not None and options.test_command is not None
     envs = ToolEnvs() if given else read_tool_envs()
     for problem in envs.problems:
         problems.add(problem)
-    property_command, test_command = commands(
+    install, property_command, test_command = commands(
         layout, options.property_command, options.test_command, envs
     )
     python = workflow_python()
@@ -180,6 +181,9 @@ def plan(
         property_selection=shlex.join(layout.property_selection) or None,
         property_command=property_command,
         test_command=test_command,
+        setup_command=install,
+        # Ids of a suite init wrote the command of are pytest's.
+        red_green_command=None if options.test_command is not None else PYTEST.red_green_command(),
         waiver_repository=repository,
         waiver_ref=ref,
         harness_globs=options.harness,
@@ -195,7 +199,9 @@ def plan(
     runs = (
         None
         if envs.problems
-        else _runs(layout, options, (property_command, test_command), interpreter, problems)
+        else _runs(
+            layout, options, (property_command, test_command), install, interpreter, problems
+        )
     )
     registry = (
         None
@@ -298,19 +304,21 @@ def _runs(
     layout: Layout,
     options: InitOptions,
     written: tuple[str, str],
+    install: str | None,
     python: str,
     problems: Problems,
 ) -> tuple[Ran, Ran] | None:
-    """One real run of the property suite and of the tests: the written commands in a fresh
-    venv of `python`, or with --no-verify pytest in the environment init runs in. What
-    stops either goes to `problems`, and then there is none."""
+    """One real run of the property suite and of the tests: the written commands, each after
+    the `install` step, in a fresh venv of `python`, or with --no-verify pytest in the
+    environment init runs in. What stops either goes to `problems`, and then there is none."""
     if options.verify:
+        proved = [f"{install} && {command}" if install else command for command in written]
         try:
             with fresh_venv(python=python) as (scratch, env):
                 runs = [
                     problems.attempt(partial(prove, flag, command, scratch, env))
                     for flag, command in zip(
-                        ("--property-command", "--test-command"), written, strict=True
+                        ("--property-command", "--test-command"), proved, strict=True
                     )
                 ]
         except InputError as error:

@@ -132,23 +132,24 @@ def parse_selection(text: str) -> tuple[str, ...]:
 
 def commands(
     layout: Layout, property_command: str | None, test_command: str | None, envs: ToolEnvs
-) -> tuple[str, str]:
-    """The property and test commands of the workflow, each writing "$WAIVER_JUNIT": the
-    ones given, else the install step and pytest."""
+) -> tuple[str | None, str, str]:
+    """The workflow's setup command, and its property and test commands, each writing
+    "$WAIVER_JUNIT": the ones given, else pytest. The setup command is the install step,
+    written unless both commands were given (they then carry their own)."""
     property_words, test_words = pytest_words(layout)
-    install = install_step(envs)
     junit = '--junitxml="$WAIVER_JUNIT"'
-    property_command = property_command or (
-        f"{install} && python -m pytest {shlex.join(property_words)} {junit}"
-    )
-    test_command = test_command or f"{install} && python -m pytest {shlex.join(test_words)} {junit}"
+    given = property_command is not None and test_command is not None
+    setup = None if given else install_step(envs)
+    property_command = property_command or f"python -m pytest {shlex.join(property_words)} {junit}"
+    test_command = test_command or f"python -m pytest {shlex.join(test_words)} {junit}"
     for flag, command in (
         ("--property-command", property_command),
         ("--test-command", test_command),
+        ("the install step", setup or ""),
     ):
         if "${{" in command:
             raise UsageError(f"{flag}: GitHub would read '${{{{' in it as an expression")
-    return property_command, test_command
+    return setup, property_command, test_command
 
 
 def _argument(text: str) -> str:

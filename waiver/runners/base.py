@@ -55,6 +55,7 @@ class Runner(Protocol):
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         """What the change's code under test newly does that reaches into this runner."""
 
-    def test_command(self) -> str:
-        """The shell command `waiver init` writes to run the suite once, writing its JUnit
-        report to "$WAIVER_JUNIT" with the settings that make the ids above."""
+    def red_green_command(self) -> str | None:
+        """The shell command `waiver init` writes for the red-green job: it runs the test ids
+        listed in the file "$WAIVER_TESTS" (one a line, all of one test file) once and
+        writes their JUnit report to "$WAIVER_JUNIT"; None where init writes none."""

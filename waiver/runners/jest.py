@@ -64,4 +64,4 @@ def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, s
     )
 
 
-JEST = NodeRunner("jest", FILES, read_case, f"{JEST_CI} {REPORTERS}", suite_commands)
+JEST = NodeRunner("jest", FILES, read_case, suite_commands)

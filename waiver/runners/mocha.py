@@ -60,4 +60,4 @@ def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, s
     )
 
 
-MOCHA = NodeRunner("mocha", FILES, read_case, MOCHA_RUN, suite_commands)
+MOCHA = NodeRunner("mocha", FILES, read_case, suite_commands)

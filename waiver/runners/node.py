@@ -82,12 +82,12 @@ def case_id(root: str | None, read_case: ReadCase) -> CaseId:
 
 @dataclass(frozen=True)
 class NodeRunner:
-    """A JavaScript runner: its harness names, how it reads a testcase, and its command."""
+    """A JavaScript runner: its harness names, how it reads a testcase, and the commands
+    `waiver init` writes."""
 
     runner: str
     harness_files: NodeRunnerFiles
     read_case: ReadCase | None
-    command: str
     suite_commands: SuiteCommands
     # What joins the describe titles and the test's title in an id.
     title_separator: str = " "
@@ -140,5 +140,5 @@ class NodeRunner:
         found = [*new_reach_ins(committed), *new_script_reach_ins(committed)]
         return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
-    def test_command(self) -> str:
-        return self.command
+    def red_green_command(self) -> str | None:
+        return None  # jest, vitest and mocha select tests by name pattern, not by id

@@ -21,6 +21,13 @@ from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.base import Pair
 
+# The ids go to pytest as arguments, one a line of the file (`-r`: an empty file runs
+# nothing rather than the whole suite); `--rootdir=.` reads them from the repository root.
+RED_GREEN_COMMAND = (
+    "xargs -r -d '\\n' -a \"$WAIVER_TESTS\" python -m pytest -p no:cacheprovider --rootdir=. "
+    '--junitxml="$WAIVER_JUNIT"'
+)
+
 
 class Pytest:
     @property
@@ -51,8 +58,8 @@ class Pytest:
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         return new_reach_ins(committed)
 
-    def test_command(self) -> str:
-        return 'python -m pytest --rootdir=. --junitxml="$WAIVER_JUNIT"'
+    def red_green_command(self) -> str:
+        return RED_GREEN_COMMAND
 
 
 PYTEST = Pytest()

@@ -38,7 +38,6 @@ VITEST = NodeRunner(
     "vitest",
     FILES,
     None,
-    f"{VITEST_RUN} {REPORTERS}",
     suite_commands,
     title_separator=" > ",
 )

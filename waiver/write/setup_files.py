@@ -31,6 +31,8 @@ class Setup:
     property_selection: str | None  # the pytest words selecting the property suite, if any
     property_command: str
     test_command: str
+    setup_command: str | None  # the install step each job runs first; None: the commands' own
+    red_green_command: str | None  # runs listed test ids, for the red-green job; None: no job
     waiver_repository: str  # OWNER/NAME of waiver
     waiver_ref: str  # the full commit of waiver to pin
     harness_globs: tuple[str, ...] = ()  # the policy's `harness:`, as `init --harness` gave
@@ -158,6 +160,25 @@ def render_workflow(setup: Setup) -> str:
         f"      property-command: {_quoted(setup.property_command)}",
         "      # Runs the assertion suite once and writes its JUnit XML to $WAIVER_JUNIT.",
         f"      test-command: {_quoted(setup.test_command)}",
+        *(
+            []
+            if setup.setup_command is None
+            else [
+                "      # Installs what the suite needs, in every job before the suite runs (in the",
+                "      # red-green job, from the base's code).",
+                f"      setup-command: {_quoted(setup.setup_command)}",
+            ]
+        ),
+        *(
+            []
+            if setup.red_green_command is None
+            else [
+                "      # Runs the test ids listed in $WAIVER_TESTS once and writes their JUnit XML to",
+                "      # $WAIVER_JUNIT: the red-green job replays the change's new and edited tests",
+                "      # on the base's code, as evidence beside their rows.",
+                f"      red-green-command: {_quoted(setup.red_green_command)}",
+            ]
+        ),
         *(
             []
             if setup.node_version is None
