@@ -37,15 +37,14 @@ from helpers.workflow_support import (
     run_workflow,
 )
 from waiver.cli import main
+from waiver.runners.pytest import PYTEST
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 
 TOKEN = "ghs_red_green_test_token"
 PYTHON = sys.executable
-RED_GREEN_COMMAND = (
-    f'xargs -d \'\\n\' -a "$WAIVER_TESTS" "{PYTHON}" -m pytest -q -p no:cacheprovider '
-    '--junitxml="$WAIVER_JUNIT"'
-)
+# The command `waiver init` writes, with this interpreter for `python`.
+RED_GREEN_COMMAND = PYTEST.red_green_command().replace(" python ", f' "{PYTHON}" ')
 INPUTS = {
     # Two replays of the whole suite in one shard: the fewest jobs that still replay.
     "test-command": f'"{PYTHON}" -m pytest -q tests/assertions --junitxml="$WAIVER_JUNIT"',

@@ -27,6 +27,7 @@ from helpers.red_green_support import (
     fix_with_a_red_green_test,
 )
 from helpers.support import EXAMPLE, REPO, git, read_github_output
+from waiver.runners.pytest import PYTEST
 
 WORKFLOWS = REPO / ".github" / "workflows"
 GATE: dict[Any, Any] = yaml.safe_load((WORKFLOWS / "waiver-gate.yml").read_text())
@@ -207,10 +208,8 @@ def run_job_step(job: str, name: str, work: Path, env: dict[str, str]) -> dict[s
     return read_github_output(output.read_text())
 
 
-RED_GREEN_COMMAND = (
-    f"xargs -d '\\n' -a \"$WAIVER_TESTS\" {sys.executable} -m pytest -q -p no:cacheprovider "
-    '--junitxml="$WAIVER_JUNIT"'
-)
+# The command `waiver init` writes, with this interpreter for `python`.
+RED_GREEN_COMMAND = PYTEST.red_green_command().replace(" python ", f" {sys.executable} ")
 
 
 @pytest.mark.slow
