@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from failure_text import failure_xml, system_out_xml
+
 GENERATOR_VERSION = 2
 PROPERTY_MODULE = "tests/properties/test_props.py"
 MODULE_TEXT = '"""Generated benchmark module."""\n'
@@ -80,106 +82,6 @@ def seeded(label: str) -> random.Random:
     return random.Random(label)  # noqa: S311 -- reproducible data, not secrets
 
 
-def text_escape(value: str) -> str:
-    """Escape character data the way pytest's junitxml writer does."""
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def attr_escape(value: str) -> str:
-    """Escape a double-quoted attribute value, newlines as character references."""
-    return text_escape(value).replace('"', "&quot;").replace("\n", "&#10;")
-
-
-def _frame(rng: random.Random, depth: int) -> str:
-    """One library frame of a pytest long traceback."""
-    module = f"src/service/layer_{rng.randrange(40)}.py"
-    function = f"handle_{rng.choice(['request', 'payload', 'batch', 'record', 'merge'])}"
-    lines = [
-        "",
-        f"{module}:{rng.randrange(20, 900)}: in {function}",
-        f"    result = self._step_{depth}(payload, options=options)",
-        f"{module}:{rng.randrange(20, 900)}: in _step_{depth}",
-        f"    for key, value in sorted(payload.items()):  # <{depth}> keys",
-        f"        if value is not None and key != 'checksum_{rng.randrange(1000)}':",
-        "            normalized[key] = coerce(value, schema.fields[key], "
-        f"strict={rng.random() < 0.5})",
-        f">   return self.reduce(normalized, seed={rng.randrange(10**6)})",
-    ]
-    return "\n".join(lines)
-
-
-def _diff(rng: random.Random) -> list[str]:
-    """The assertion-diff lines pytest prints for a dict comparison."""
-    lines = [
-        "E         ",
-        "E         Omitting 4 identical items, use -vv to show",
-        "E         Differing items:",
-    ]
-    for _ in range(rng.randrange(6, 24)):
-        key = f"field_{rng.randrange(500)}"
-        lines.append(
-            f"E         {{'{key}': {rng.randrange(10**4)}}} != {{'{key}': {rng.randrange(10**4)}}}"
-        )
-    lines.append("E         Full diff:")
-    for _ in range(rng.randrange(6, 24)):
-        sign = rng.choice("-+ ")
-        lines.append(
-            f"E         {sign}     'field_{rng.randrange(500)}': \"value & <{rng.randrange(99)}>\","
-        )
-    return lines
-
-
-def _failure_xml(rng: random.Random, module_path: str, name: str, *, is_error: bool) -> str:
-    """A `<failure>` or `<error>` element with a multi-KB pytest long traceback."""
-    param = name[name.index("[") + 1 : -1]
-    function = name[: name.index("[")]
-    if is_error:
-        message = 'failed on setup with "RuntimeError: fixture database unavailable"'
-        head = [
-            "@pytest.fixture",
-            "    def database(tmp_path):",
-            '>       raise RuntimeError("fixture database unavailable")',
-            "E       RuntimeError: fixture database unavailable",
-        ]
-        body = head + [_frame(rng, depth) for depth in range(rng.randrange(2, 6))]
-        body += ["", f"{module_path}:{rng.randrange(5, 400)}: RuntimeError"]
-        tag = "error"
-    else:
-        expected = rng.randrange(10**4)
-        message = (
-            f"AssertionError: mismatch for {param}\n"
-            f"assert {{'id': {expected}, 'items': [...], 'state': 'ok'}} == "
-            f"{{'id': {expected}, 'items': [...], 'state': \"it's <stale>\"}}"
-        )
-        body = [
-            f"param = '{param}'",
-            "",
-            '    @pytest.mark.parametrize("param", PARAMS)',
-            f"    def {function}(param):",
-            f"        payload = load_fixture('case_{rng.randrange(FIXTURE_FILES):03d}.json')",
-            "        result = transform(payload, mode=param)",
-        ]
-        body += [_frame(rng, depth) for depth in range(rng.randrange(3, 9))]
-        body += [
-            "",
-            '>       assert result == expected[param], f"mismatch for {param}"',
-            f"E       AssertionError: mismatch for {param}",
-            f"E       assert {{'id': {expected}, 'items': [...], 'state': 'ok'}} == {{...}}",
-        ]
-        body += _diff(rng)
-        body += ["", f"{module_path}:{rng.randrange(5, 400)}: AssertionError"]
-        tag = "failure"
-    return f'<{tag} message="{attr_escape(message)}">{text_escape(chr(10).join(body))}</{tag}>'
-
-
-def _system_out_xml(rng: random.Random, name: str) -> str:
-    """A captured-output block as pytest writes it with junit_logging=system-out."""
-    lines = ["-" * 33 + " Captured Out " + "-" * 33]
-    for step in range(rng.randrange(3, 12)):
-        lines.append(f"[{name}] step {step}: loaded {rng.randrange(10**5)} rows <ok> & cached")
-    return f"<system-out>{text_escape(chr(10).join(lines))}\n\n</system-out>"
-
-
 def _case_names(index_in_module: int) -> tuple[str, str]:
     """(class suffix, test name) for the n-th case of a module."""
     param = f"param-{index_in_module % PARAMS_PER_FUNCTION}"
@@ -217,7 +119,7 @@ def plan_tests(tests: int, seed: int) -> Iterator[Test]:
             else f"{module_path}::{name}"
         )
         draw = rng.random()
-        failure_xml = ""
+        failure = ""
         failing: frozenset[int] = frozenset()
         if draw < FAIL_SHARE:
             kind = Kind.FAIL
@@ -231,11 +133,9 @@ def plan_tests(tests: int, seed: int) -> Iterator[Test]:
             kind = Kind.PASS
         if failing:
             is_error = kind is Kind.FAIL and rng.random() < ERROR_SHARE_OF_FAILS
-            failure_xml = _failure_xml(rng, module_path, name, is_error=is_error)
-        system_out_xml = _system_out_xml(rng, name) if rng.random() < SYSTEM_OUT_SHARE else ""
-        yield Test(
-            module_path, classname, name, test_id, kind, failing, failure_xml, system_out_xml
-        )
+            failure = failure_xml(rng, module_path, name, is_error=is_error, fixtures=FIXTURE_FILES)
+        output = system_out_xml(rng, name) if rng.random() < SYSTEM_OUT_SHARE else ""
+        yield Test(module_path, classname, name, test_id, kind, failing, failure, output)
 
 
 def _case_xml(test: Test, replay: int, rng: random.Random) -> tuple[str, str]:
