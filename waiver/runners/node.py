@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edited import edited_tests
+from waiver.read.harness.installs import node_install_edits
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
 from waiver.read.junit.testid import CaseId, TestIdRule
@@ -135,9 +136,14 @@ class NodeRunner:
         }
 
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
-        """Python sources' reach-ins as pytest's, and the JavaScript and TypeScript
-        sources' (`waiver.runners.js_reach`)."""
-        found = [*new_reach_ins(committed), *new_script_reach_ins(committed)]
+        """Python sources' reach-ins as pytest's, the JavaScript and TypeScript sources'
+        (`waiver.runners.js_reach`), and the edits of what npm installs
+        (`waiver.read.harness.installs`)."""
+        found = [
+            *new_reach_ins(committed),
+            *new_script_reach_ins(committed),
+            *node_install_edits(committed),
+        ]
         return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
     def red_green_command(self) -> str | None:

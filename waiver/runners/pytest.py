@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edited import edited_tests
+from waiver.read.harness.installs import python_install_edits
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
 from waiver.read.junit.testid import TestIdRule
@@ -56,7 +57,8 @@ class Pytest:
         return definition_diffs(committed, edited)
 
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
-        return new_reach_ins(committed)
+        found = [*new_reach_ins(committed), *python_install_edits(committed)]
+        return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
     def red_green_command(self) -> str:
         return RED_GREEN_COMMAND

@@ -219,3 +219,22 @@ def test_an_approval_of_the_head_admits_a_reach_in_and_the_verdict_is_review(
     gated, report = approved(work, base, "c" * 40)
     assert (gated, report["verdict"]) == (1, "blocked")
     assert report["fixtures"]["runner_reach_admitted_by"] is None
+
+
+def fix_and_add_a_test_dependency(work: Path) -> None:
+    """The fix, with a package the replay jobs' install step would put beside pytest: one
+    that registers a plugin pytest loads by itself needs no harness file edited."""
+    fix_slugify(work)
+    (work / "requirements-dev.txt").write_text("# the test tools\npytest-green==1.0\n")
+
+
+def test_a_new_test_dependency_blocks_naming_file_and_line(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    base = commit_base(work)
+    commit_change(work, fix_and_add_a_test_dependency)
+    _, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    assert (gated, report["verdict"]) == (1, "blocked")
+    assert reach_of(report) == [
+        ("requirements-dev.txt", 2, "changes what the replays install (pytest-green==1.0)")
+    ]
+    assert "what its replays install" in report["run_blockers"][0]

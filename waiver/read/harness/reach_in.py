@@ -208,8 +208,9 @@ def reach_in_blocker(reach_ins: list[ReachIn]) -> str:
     named = "; ".join(f"{r.path} line {r.line} {r.what}" for r in reach_ins[:SHOWN])
     more = f"; and {len(reach_ins) - SHOWN} more" if len(reach_ins) > SHOWN else ""
     return (
-        "the change's source code newly reaches into the test runner, which can grade its "
-        "own replays from inside them and which the lock cannot see: a reviewer must read "
+        "the change's code, or what its replays install, newly reaches into the test runner, "
+        "which can grade its own replays from inside them and which the lock cannot see: a "
+        "reviewer must read "
         f"it ({named}{more}){property_note(reach_ins)}"
     )
 
