@@ -139,6 +139,25 @@ def test_a_file_that_cannot_be_read_is_named_not_skipped(tmp_path: Path) -> None
     assert found[0].what.startswith(f"{INSTALLS}, and cannot be read (not valid TOML")
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        ("package.json", '{"dependencies": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deep"),
+        ("pyproject.toml", "[project]\ndependencies = " + "[" * 3000 + "]" * 3000, "too deep"),
+        ("setup.cfg", "[options]\n[options]\n", "already exists"),
+    ],
+    ids=["deep JSON", "deep TOML", "a section twice"],
+)
+def test_hostile_declarations_are_named_never_a_traceback(
+    tmp_path: Path, name: str, text: str, problem: str
+) -> None:
+    committed = committed_change(tmp_path, {"README": "x\n"}, {name: text})
+    found = [*python_install_edits(committed), *node_install_edits(committed)]
+    assert [(reach.path, reach.line) for reach in found] == [(name, 0)]
+    assert found[0].what.startswith(f"{INSTALLS}, and cannot be read (")
+    assert problem in found[0].what
+
+
 def test_a_reporter_aliased_to_another_package_is_named(tmp_path: Path) -> None:
     forged = PACKAGE.replace('"jest-junit": "16.0.0"', '"jest-junit": "npm:green-junit@1.0.0"')
     found = node_edits(tmp_path, {"package.json": PACKAGE}, {"package.json": forged})
