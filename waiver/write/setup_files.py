@@ -156,10 +156,6 @@ def render_workflow(setup: Setup) -> str:
         "      contents: read # the change and its base commit",
         "      pull-requests: read # the reviews, whose approvals the gate counts",
         *_pinned(setup, "waiver-gate.yml"),
-        "      # Runs the property suite once and writes its JUnit XML to $WAIVER_JUNIT.",
-        f"      property-command: {_quoted(setup.property_command)}",
-        "      # Runs the assertion suite once and writes its JUnit XML to $WAIVER_JUNIT.",
-        f"      test-command: {_quoted(setup.test_command)}",
         *(
             []
             if setup.setup_command is None
@@ -169,6 +165,10 @@ def render_workflow(setup: Setup) -> str:
                 f"      setup-command: {_quoted(setup.setup_command)}",
             ]
         ),
+        "      # Runs the property suite once and writes its JUnit XML to $WAIVER_JUNIT.",
+        f"      property-command: {_quoted(setup.property_command)}",
+        "      # Runs the assertion suite once and writes its JUnit XML to $WAIVER_JUNIT.",
+        f"      test-command: {_quoted(setup.test_command)}",
         *(
             []
             if setup.red_green_command is None
