@@ -9,11 +9,15 @@ from typing import Any
 
 import pytest
 
+from helpers.commit_support import committed_change
 from helpers.red_green_support import ERRORED, GREEN, KNOWN, PYTEST, RED, base_and_change
 from helpers.support import git
 from waiver.cli import main
 from waiver.commands.red_green import parse_shard, shard_of, with_tests
 from waiver.errors import UsageError
+from waiver.read.harness.named import Harness
+from waiver.replay.red_green_tree import laid_files
+from waiver.runners import runner_named
 
 
 def red_green(work: Path, base: str, *tests: str, count: int = 2) -> dict[str, Any]:
@@ -122,3 +126,19 @@ def test_the_shards_split_the_tests_between_them() -> None:
 def test_a_shard_that_is_not_k_of_m_is_refused(text: str) -> None:
     with pytest.raises(UsageError, match="expected K/M"):
         parse_shard(text)
+
+
+def test_the_runner_s_harness_stays_the_base_s_in_the_laid_out_tree(tmp_path: Path) -> None:
+    """A setup file jest's configuration names is harness, even under the test folder: the
+    change's edit of it is not laid over the base, while its new test file is."""
+    config = "module.exports = { setupFilesAfterEnv: ['./test/setup.js'] };\n"
+    committed = committed_change(
+        tmp_path,
+        {"jest.config.js": config, "test/setup.js": "// base\n", "test/a.test.js": "// a\n"},
+        {"test/setup.js": "// the change's\n", "test/new.test.js": "// new\n"},
+    )
+    modules = frozenset({"test/new.test.js"})
+    jest = runner_named("jest").harness((), frozenset())
+    assert laid_files(committed, modules, jest) == ["test/new.test.js"]
+    # pytest's harness knows nothing of jest's files: the setup file is test code there.
+    assert laid_files(committed, modules, Harness()) == ["test/new.test.js", "test/setup.js"]

@@ -46,8 +46,17 @@ def test_the_new_tests_the_change_lists_and_the_tests_it_edited_are_planned(work
 
     # GREEN is new but unlisted: no approval could admit it, so it needs no evidence.
     assert (work / "plan" / "candidates.txt").read_text().splitlines() == [RED, KNOWN, ERRORED]
-    modules = sorted((work / "plan" / "modules").iterdir())
-    assert [p.read_text().splitlines() for p in modules] == [[RED, KNOWN], [ERRORED]]
+    modules = work / "plan" / "modules"
+    assert sorted(p.name for p in modules.iterdir()) == [
+        "1.file", "1.pattern", "1.txt", "2.file", "2.pattern", "2.txt",
+    ]  # fmt: skip
+    assert [(modules / f"{k}.txt").read_text().splitlines() for k in (1, 2)] == [
+        [RED, KNOWN], [ERRORED],
+    ]  # fmt: skip
+    # Beside each module's ids, its file and a pattern of its tests' names, for a runner
+    # that selects tests by name.
+    assert (modules / "1.file").read_text() == "tests/test_calc.py\n"
+    assert (modules / "1.pattern").read_text() == "^(?:test_add_big|test_add_small)$\n"
     tree = work / "plan" / "tree"
     # The base's code and harness, the change's test modules.
     assert (tree / "calc.py").read_text() == BASE["calc.py"]
@@ -61,8 +70,9 @@ def test_shards_split_the_tests_as_waiver_red_green_does(work: Path) -> None:
     assert plan(base, "--shard", "2/2", "--lay-out") == 0
     # Every candidate is listed for the read-back; this shard runs every 2nd, from the 2nd.
     assert len((work / "plan" / "candidates.txt").read_text().splitlines()) == 3
-    [module] = (work / "plan" / "modules").iterdir()
-    assert module.read_text().splitlines() == [KNOWN]
+    modules = work / "plan" / "modules"
+    assert sorted(p.name for p in modules.iterdir()) == ["1.file", "1.pattern", "1.txt"]
+    assert (modules / "1.txt").read_text().splitlines() == [KNOWN]
 
 
 def test_a_change_with_nothing_new_or_edited_plans_nothing_and_lays_out_nothing(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -236,3 +237,24 @@ def test_the_job_replays_the_fix_s_test_red_and_the_bystander_green_on_the_base(
     # Each test file ran apart, in each replay; the change's checkout was not touched.
     assert sorted(p.name for p in (scratch / "reports" / "run-2").iterdir()) == ["1.xml", "2.xml"]
     assert git(work, "status", "--porcelain") == ""
+
+
+@pytest.mark.slow
+def test_each_module_s_command_is_given_its_file_and_its_tests_name_pattern(
+    change: tuple[Path, str],
+) -> None:
+    """What a runner that selects tests by name needs (jest's -t, mocha's --grep): the
+    test file and a pattern of exactly its tests' names, beside the file of ids."""
+    work, base = change
+    shard = {"BASE": base, "SHARD": "1/1", "REPLAYS": "1"}
+    run_job_step("red-green", "Lay out the base's code with the change's test files", work, shard)
+    given = 'printf "%s\\n" "$WAIVER_TEST_FILE" "$WAIVER_TEST_PATTERN" > "$WAIVER_JUNIT.given"'
+    run_job_step("red-green", "Replay this shard's tests on the base's code", work,
+                 {**shard, "RED_GREEN_COMMAND": given})  # fmt: skip
+    reports = work.parent / "runner-temp" / "waiver-red-green" / "reports" / "run-1"
+    found = sorted(path.read_text().splitlines() for path in reports.glob("*.given"))
+    files = sorted({test_id.partition("::")[0] for test_id in (FIX_TEST, BYSTANDER_TEST)})
+    assert [file for file, _ in found] == files
+    for file, pattern in found:
+        [test_id] = [t for t in (FIX_TEST, BYSTANDER_TEST) if t.startswith(file + "::")]
+        assert pattern == f"^(?:{re.escape(test_id.partition('::')[2])})$"

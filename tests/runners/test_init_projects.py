@@ -25,6 +25,7 @@ from helpers.js_projects import JEST, MOCHA, VITEST, JsProject
 from helpers.node_support import IGNORED, link_install, registry, write_files
 from helpers.support import classes, git
 from waiver.cli import main
+from waiver.runners import runner_named
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +92,7 @@ def test_init_writes_the_runner_the_ids_the_lock_and_the_node_version(
     assert inputs["fixtures"] == "fixtures"
     assert inputs["setup-command"] == "npm install"
     assert "&&" not in inputs["property-command"] + inputs["test-command"]
-    assert "red-green-command" not in inputs  # ids of this runner are not selected by id
+    assert inputs["red-green-command"] == runner_named(runner).red_green_command()
 
 
 def test_the_first_gate_on_an_honest_change_is_clean(initialised: tuple[str, Path, str]) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -25,17 +26,22 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from waiver.commands.support import seconds, whole_number
+from waiver.decide.policy import Policy
 from waiver.errors import InputError, UsageError
 from waiver.read.files import open_regular, read_chunks
+from waiver.read.harness.named import Harness
 from waiver.read.junit.replay import Limits
-from waiver.read.junit.stream import FAIL, PASS, read_junit
-from waiver.read.junit.testid import TestIdRule
+from waiver.read.junit.stream import FAIL, PASS, CaseFile, read_junit
+from waiver.read.policy.policy_file import read_policy
 from waiver.read.red_green import FORMAT, OUTCOMES_FILE
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.read.waiver_json import read_report
 from waiver.replay.red_green_tree import lay_out
 from waiver.replay.runner import Progress, Runner
+from waiver.runners import runner_named
+from waiver.runners.base import Runner as TestRunner
+from waiver.runners.pytest import PYTEST
 from waiver.write.escape import log_line
 
 TESTS_PLACEHOLDER = "{tests}"
@@ -53,6 +59,7 @@ class RedGreenOptions:
     shard: tuple[int, int] = (1, 1)  # this shard's number, and how many there are
     # Where another process already ran the replays (run-<n>.xml): read them, run nothing.
     replayed: str | None = None
+    config: str | None = None  # the policy file, read from the base: its runner
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -89,6 +96,21 @@ def check_options(options: RedGreenOptions) -> None:
         raise UsageError(f"{options.out} is not empty: waiver red-green writes into a new folder")
 
 
+def by_file(ids: Sequence[str]) -> dict[str, list[str]]:
+    """The ids of each test file, in their order."""
+    files: dict[str, list[str]] = {}
+    for test_id in ids:
+        files.setdefault(test_id.partition("::")[0], []).append(test_id)
+    return files
+
+
+def name_pattern(runner: TestRunner, ids: Sequence[str]) -> str:
+    """A regular expression that matches exactly these tests' names as the runner's own name
+    filter reads them (`^(?:name|name)$`), each escaped, so that a `(`, `[` or `?` in a
+    name means itself; JavaScript reads Python's escapes alike."""
+    return "^(?:" + "|".join(re.escape(runner.title(test_id)) for test_id in ids) + ")$"
+
+
 def with_tests(command: Sequence[str], tests: Sequence[str]) -> list[str]:
     """`{tests}` as its own argument becomes the test ids; without one they go last."""
     if TESTS_PLACEHOLDER not in command:
@@ -107,26 +129,32 @@ class Seen:
     errored: set[str]  # ids whose module failed to be collected
 
 
-def read_replay(path: str, wanted: Sequence[str], folder: str) -> Seen:
-    rule = TestIdRule(folder)
+def read_replay(path: str, wanted: Sequence[str], folder: str, runner: TestRunner = PYTEST) -> Seen:
+    rule = runner.test_ids(folder)
     by_module: dict[str, list[str]] = {}
     for test_id in wanted:
         module = test_id.partition("::")[0]
         by_module.setdefault(module.removesuffix(".py").replace("/", "."), []).append(test_id)
     want = set(wanted)
     seen = Seen({}, set())
+    # A runner that reads the `file` of a case (mocha's) is given it.
+    files = None if rule.case_id is None else CaseFile()
 
     def sink(suite: str, classname: str, name: str, outcome: int, _r: int, _m: str) -> None:
         if not classname and outcome == FAIL and name in by_module:
             seen.errored.update(by_module[name])  # collecting the module failed
             return
-        test_id = rule(suite, classname, name)
+        if files is None:
+            test_id = rule(suite, classname, name)
+        else:
+            test_id = rule.with_file(suite, classname, name, files.path, files.own)
         if test_id not in want or outcome not in (PASS, FAIL):
             return
         # Every occurrence must pass, as for any replay.
         seen.outcomes[test_id] = seen.outcomes.get(test_id, True) and outcome == PASS
 
-    read_junit(read_chunks(open_regular(path, path), Limits().max_report_bytes, path), path, sink)
+    chunks = read_chunks(open_regular(path, path), Limits().max_report_bytes, path)
+    read_junit(chunks, path, sink, files=files)
     return seen
 
 
@@ -175,6 +203,8 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
     out = os.path.abspath(options.out)
     revision = GitRevision(options.root, options.base)
     committed = revision.committed()
+    policy = Policy() if options.config is None else read_policy(revision, options.config).policy
+    runner = runner_named(policy.runner)
     tests = shard_of(tuple(dict.fromkeys(options.tests)), options.shard)
     document: dict[str, object] = {
         "format": FORMAT,
@@ -191,9 +221,10 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
     runnable = tuple(test_id for test_id in tests if not test_id.startswith("-"))
     replays: list[Seen | str] = []
     if runnable and options.replayed is not None:
-        replays = read_replayed(options.replayed, options.count, runnable, options.root)
+        replays = read_replayed(options.replayed, options.count, runnable, options.root, runner)
     elif runnable:
-        replays = _replay(options, committed, runnable, out, stream, document)
+        harness = runner.harness(policy.harness, frozenset())
+        replays = _replay(options, committed, runner, harness, runnable, out, stream, document)
     rows = tally(runnable, replays, options.count)
     rows += [
         {
@@ -223,6 +254,8 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
 def _replay(
     options: RedGreenOptions,
     committed: Committed,
+    test_runner: TestRunner,
+    harness: Harness,
     tests: Sequence[str],
     out: str,
     stream: TextIO,
@@ -234,12 +267,15 @@ def _replay(
     here = os.getcwd()
     replays: list[Seen | str] = []
     try:
-        document["laid_over"] = lay_out(committed, modules, folder)
+        document["laid_over"] = lay_out(committed, modules, folder, harness)
         env = dict(os.environ)
         os.chdir(folder)
         for number in range(1, options.count + 1):
             env["WAIVER_REPLAY"] = str(number)
-            replays.append(_one_replay(options, runner, number, tests, folder, env))
+            if test_runner is PYTEST:
+                replays.append(_one_replay(options, runner, number, tests, folder, env))
+            else:
+                replays.append(_by_name(options, runner, test_runner, number, tests, env))
     finally:
         os.chdir(here)
         runner.close()
@@ -247,7 +283,39 @@ def _replay(
     return replays
 
 
-def read_replayed(folder: str, count: int, tests: Sequence[str], root: str) -> list[Seen | str]:
+def _by_name(
+    options: RedGreenOptions,
+    runner: Runner,
+    test_runner: TestRunner,
+    number: int,
+    tests: Sequence[str],
+    env: dict[str, str],
+) -> Seen | str:
+    """One replay for a runner that selects tests by name: the command once per test file,
+    given the file, the name pattern and the ids (`WAIVER_TEST_FILE`, `WAIVER_TEST_PATTERN`,
+    `WAIVER_TESTS`), as the reusable workflow's red-green job gives them."""
+    seen = Seen({}, set())
+    label = f"red-green replay {number} of {options.count}"
+    for part, (path, ids) in enumerate(by_file(tests).items(), start=1):
+        listed = os.path.join(os.getcwd(), f".waiver-tests-{part}.txt")
+        with open(listed, "w", encoding="utf-8") as output:
+            output.writelines(f"{test_id}\n" for test_id in ids)
+        named = {**env, "WAIVER_TESTS": listed, "WAIVER_TEST_FILE": path}
+        named["WAIVER_TEST_PATTERN"] = name_pattern(test_runner, ids)
+        run = runner.run(label, f"run-{number}-{part}", list(options.command), named)
+        if run.report is None:
+            return f"left no usable report: {run.problem}"
+        try:
+            found = read_replay(run.report, ids, os.getcwd(), test_runner)
+        except InputError as error:
+            return f"left an unreadable report: {error.problem}"
+        seen.outcomes.update(found.outcomes)
+    return seen
+
+
+def read_replayed(
+    folder: str, count: int, tests: Sequence[str], root: str, runner: TestRunner
+) -> list[Seen | str]:
     """The replays another process ran, as the reusable workflow's red-green job runs them:
     `run-<n>/` in `folder`, one JUnit file per test module. The ids are the change's test
     modules', so the change's checkout (`root`) names them as the tree would."""
@@ -260,7 +328,7 @@ def read_replayed(folder: str, count: int, tests: Sequence[str], root: str) -> l
         seen = Seen({}, set())
         try:
             for name in sorted(os.listdir(run)):
-                found = read_replay(os.path.join(run, name), tests, root)
+                found = read_replay(os.path.join(run, name), tests, root, runner)
                 seen.outcomes.update(found.outcomes)
                 seen.errored |= found.errored
         except InputError as error:
@@ -354,6 +422,7 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         shard=parse_shard(args.shard),
         replayed=args.replayed,
+        config=args.config,
     )
     return run_red_green(options)
 
@@ -388,6 +457,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="DIR",
         help="run no command: read the replays already run, DIR/run-<n>/*.xml, on the tree "
         "`waiver red-green-plan --lay-out` wrote (the reusable workflow's red-green job)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the policy file, read from the base: its runner reads the reports, and a runner "
+        "that selects tests by name (jest, vitest, mocha) is run once per test file, given "
+        "$WAIVER_TEST_FILE and $WAIVER_TEST_PATTERN instead of the ids",
     )
     parser.add_argument("--root", default=".", help="the repository folder (default: .)")
     parser.add_argument("--timeout", type=seconds(), metavar="SECONDS", help="per replay")

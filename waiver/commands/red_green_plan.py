@@ -14,13 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 
-from waiver.commands.red_green import parse_shard, shard_of
+from waiver.commands.red_green import by_file, name_pattern, parse_shard, shard_of
 from waiver.errors import UsageError
 from waiver.gate.red_green_tests import red_green_tests
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.replay.red_green_tree import lay_out
+from waiver.runners import runner_named
+from waiver.runners.base import Runner
 from waiver.write.escape import log_line
 
 CANDIDATES_FILE = "candidates.txt"
@@ -33,16 +35,18 @@ def _write_ids(path: str, ids: list[str]) -> None:
         output.writelines(f"{test_id}\n" for test_id in ids)
 
 
-def write_modules(folder: str, ids: list[str]) -> None:
+def write_modules(folder: str, ids: list[str], runner: Runner) -> None:
     """One file of ids per test file, `1.txt`, `2.txt`, ...: the command runs each apart, since
     a module that fails to be collected on the base (it imports what the base lacks) stops
-    a run of explicit ids, and must not keep the other modules' tests from running."""
+    a run of explicit ids, and must not keep the other modules' tests from running. Beside
+    each, `<k>.file` names the test file and `<k>.pattern` matches its tests' names, for a
+    runner that selects tests by name (`name_pattern`)."""
     os.mkdir(folder)
-    by_file: dict[str, list[str]] = {}
-    for test_id in ids:
-        by_file.setdefault(test_id.partition("::")[0], []).append(test_id)
-    for number, group in enumerate(by_file.values(), start=1):
-        _write_ids(os.path.join(folder, f"{number}.txt"), group)
+    for number, (path, group) in enumerate(by_file(ids).items(), start=1):
+        stem = os.path.join(folder, str(number))
+        _write_ids(f"{stem}.txt", group)
+        _write_ids(f"{stem}.file", [path])
+        _write_ids(f"{stem}.pattern", [name_pattern(runner, group)])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     # then not run, as `waiver red-green` says).
     runnable = [t for t in shard_of(candidates, shard) if not t.startswith("-")]
     _write_ids(os.path.join(args.out, CANDIDATES_FILE), candidates)
-    write_modules(os.path.join(args.out, MODULES_FOLDER), runnable)
+    runner = runner_named(settings.policy.runner)
+    write_modules(os.path.join(args.out, MODULES_FOLDER), runnable, runner)
     print(
         log_line(
             f"waiver: {len(candidates)} new or edited tests need red-green replays, "
@@ -74,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
         tree = os.path.join(args.out, TREE_FOLDER)
         os.mkdir(tree)
         modules = frozenset(test_id.partition("::")[0] for test_id in runnable)
-        for path in lay_out(revision.committed(), modules, tree):
+        harness = runner.harness(settings.policy.harness, frozenset())
+        for path in lay_out(revision.committed(), modules, tree, harness):
             print(log_line(f"waiver: the change's {path} laid over the base"))
     return 0
 

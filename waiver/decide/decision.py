@@ -16,7 +16,6 @@ from operator import itemgetter
 from waiver.decide.approval import ReviewFacts, admits
 from waiver.decide.freezes import check_freezes, propose_freeze
 from waiver.decide.policy import Policy
-from waiver.decide.red_green import requires_red_green
 from waiver.errors import UsageError
 from waiver.model import (
     BLOCKING_CLASSES,
@@ -57,13 +56,6 @@ def check_policy(policy: Policy) -> None:
         raise UsageError(
             f"clear_failure_rate ({policy.clear_failure_rate}) must be less than "
             f"flag_failure_rate ({policy.flag_failure_rate})"
-        )
-    if requires_red_green(policy.review_requires) and policy.runner != "pytest":
-        # Red-green replays read pytest's ids and lay out pytest's test modules: under
-        # another runner no row could be red_green, so no approval could admit one.
-        raise UsageError(
-            "review_requires: red_green needs red-green replays, which waiver runs for "
-            f"pytest's tests only, and the policy's runner is {policy.runner}"
         )
 
 

@@ -186,7 +186,7 @@ class Policy:
         "red-green outcome must be red_green (it failed every replay on the base's code with "
         "the change's test files, and passed every replay of the change); otherwise the row "
         "stays blocked and says why. Default: nothing (an approval admits what passed every "
-        "replay). red_green is for runner: pytest only.",
+        "replay).",
         _list({"enum": ["red_green"]}, uniqueItems=True),
     )
     # None: any user with write permission counts.

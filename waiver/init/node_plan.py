@@ -156,7 +156,10 @@ def plan_node(
         property_command=commands.properties,
         test_command=commands.tests,
         setup_command=commands.install,
-        red_green_command=NODE_RUNNERS[layout.runner].red_green_command(),
+        # The runner's own name filter with the reporter settings init writes.
+        red_green_command=None
+        if options.test_command is not None
+        else NODE_RUNNERS[layout.runner].red_green_command(),
         waiver_repository=repository,
         waiver_ref=ref,
         harness_globs=(*options.harness, *map(literal_glob, layout.property_files)),

@@ -2,8 +2,9 @@
 change's commit adds or edits laid over them.
 
 The harness stays the base's, as in every replay (`conftest.py`, pytest's configuration,
-modules that would be imported in pytest's place), so the change's own hooks cannot decide
-what its tests do on the base. Everything is written from git blobs as regular files.
+modules that would be imported in pytest's place, and another runner's harness files), so
+the change's own hooks cannot decide what its tests do on the base. Everything is written
+from git blobs as regular files.
 """
 
 from __future__ import annotations
@@ -30,19 +31,25 @@ def _walk(tree: FileTree, folder: str = "") -> Iterator[str]:
             yield path
 
 
-def is_harness(path: str) -> bool:
+def is_harness(path: str, harness: Harness) -> bool:
     name = path.rsplit("/", 1)[-1]
-    return Harness().covers(path) or name in SHADOWS or name.endswith(".pth")
+    return harness.covers(path) or name in SHADOWS or name.endswith(".pth")
 
 
-def test_files(committed: Committed, modules: frozenset[str]) -> list[str]:
+def laid_files(committed: Committed, modules: frozenset[str], harness: Harness) -> list[str]:
     """The files of the change's commit to lay over the base: the test code it adds or
-    edits (and the modules of the tests replayed), never the harness."""
+    edits (and the modules of the tests replayed), never the harness: pytest's, the
+    policy's globs, and the files another runner loads, found in either commit."""
+    loaded: set[str] = set()
+    if harness.runner_files is not None:
+        for tree in (committed.trusted, committed.head):
+            loaded.update(path for path, _ in harness.runner_files(tree))
     return sorted(
         path
         for path in committed.changed
         if (is_test_code(path) or path in modules or _under_test_folder(path))
-        and not is_harness(path)
+        and not is_harness(path, harness)
+        and path not in loaded
         and committed.head.read(path, MAX_FILE_BYTES) is not None
     )
 
@@ -51,13 +58,16 @@ def _under_test_folder(path: str) -> bool:
     return bool(TEST_FOLDERS & set(path.split("/")[:-1]))
 
 
-def lay_out(committed: Committed, modules: frozenset[str], folder: str) -> list[str]:
-    """The base's files in `folder`, the change's test files over them; what was laid over."""
+def lay_out(
+    committed: Committed, modules: frozenset[str], folder: str, harness: Harness
+) -> list[str]:
+    """The base's files in `folder`, the change's test files over them; what was laid over.
+    `harness` (the runner's, with the policy's globs) stays the base's."""
     for path in _walk(committed.trusted):
         data = committed.trusted.read(path, MAX_FILE_BYTES)
         if data is not None:
             write_beneath(folder, path, data, False)
-    laid = test_files(committed, modules)
+    laid = laid_files(committed, modules, harness)
     for path in laid:
         data = committed.head.read(path, MAX_FILE_BYTES)
         if data is not None:

@@ -55,7 +55,12 @@ class Runner(Protocol):
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         """What the change's code under test newly does that reaches into this runner."""
 
-    def red_green_command(self) -> str | None:
-        """The shell command `waiver init` writes for the red-green job: it runs the test ids
-        listed in the file "$WAIVER_TESTS" (one a line, all of one test file) once and
-        writes their JUnit report to "$WAIVER_JUNIT"; None where init writes none."""
+    def title(self, test_id: str) -> str:
+        """The test's name as the runner's own name filter matches it (jest's `-t`, vitest's
+        `-t`, mocha's `--grep`): the id without its file, its titles joined by spaces."""
+
+    def red_green_command(self) -> str:
+        """The shell command `waiver init` writes for the red-green job: it runs the tests of
+        one test file, "$WAIVER_TEST_FILE", listed by id in the file "$WAIVER_TESTS" (one a
+        line) and matched by their names by "$WAIVER_TEST_PATTERN", once, and writes their
+        JUnit report to "$WAIVER_JUNIT"."""

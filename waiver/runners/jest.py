@@ -64,4 +64,8 @@ def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, s
     )
 
 
-JEST = NodeRunner("jest", FILES, read_case, suite_commands)
+# One file's tests by name (`-t` matches the titles joined by spaces); the file by its
+# path, not as a pattern, so a name like `[id].test.js` means itself.
+RED_GREEN = f'{JEST_CI} --runTestsByPath "$WAIVER_TEST_FILE" -t "$WAIVER_TEST_PATTERN" {REPORTERS}'
+
+JEST = NodeRunner("jest", FILES, read_case, suite_commands, RED_GREEN)

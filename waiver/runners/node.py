@@ -90,6 +90,8 @@ class NodeRunner:
     harness_files: NodeRunnerFiles
     read_case: ReadCase | None
     suite_commands: SuiteCommands
+    # The red-green command: one test file's tests, chosen by the runner's name filter.
+    red_green: str
     # What joins the describe titles and the test's title in an id.
     title_separator: str = " "
 
@@ -146,5 +148,8 @@ class NodeRunner:
         ]
         return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
-    def red_green_command(self) -> str | None:
-        return None  # jest, vitest and mocha select tests by name pattern, not by id
+    def title(self, test_id: str) -> str:
+        return test_id.partition("::")[2].replace(self.title_separator, " ")
+
+    def red_green_command(self) -> str:
+        return self.red_green

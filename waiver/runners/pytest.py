@@ -60,6 +60,9 @@ class Pytest:
         found = [*new_reach_ins(committed), *python_install_edits(committed)]
         return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
+    def title(self, test_id: str) -> str:
+        return test_id.partition("::")[2]
+
     def red_green_command(self) -> str:
         return RED_GREEN_COMMAND
 

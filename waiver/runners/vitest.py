@@ -34,10 +34,15 @@ def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, s
     )
 
 
+# One file's tests by name: `-t` matches the titles joined by spaces (the ids join them
+# with " > ").
+RED_GREEN = f'{VITEST_RUN} "$WAIVER_TEST_FILE" -t "$WAIVER_TEST_PATTERN" {REPORTERS}'
+
 VITEST = NodeRunner(
     "vitest",
     FILES,
     None,
     suite_commands,
+    RED_GREEN,
     title_separator=" > ",
 )

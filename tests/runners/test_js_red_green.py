@@ -1,0 +1,89 @@
+"""Red-green replays of jest, mocha and vitest tests: the change's new tests run on the base's
+code by the command `waiver init` writes, chosen by the runner's own name filter from the
+file and the name pattern waiver gives it, and read back with the runner's ids."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from helpers.js_projects import PROJECTS, JsProject
+from helpers.node_support import replace_file, write_files
+from helpers.support import git
+from waiver.cli import main
+from waiver.runners import runner_named
+
+pytestmark = pytest.mark.slow
+
+# Titles with what a regular expression would read otherwise: `(`, `&`, `[`, `?`.
+SWAP = "swaps lo & hi [5]?"
+INSIDE = "keeps 0 inside"
+NEW_TESTS = {
+    "jest": (
+        "test/swap.test.js",
+        "const { clamp } = require('../src/calc');\n\n"
+        "describe('clamp (reversed)', () => {\n"
+        f"  it('{SWAP}', () => {{ expect(clamp(5, 10, 0)).toBe(5); }});\n"
+        f"  it('{INSIDE}', () => {{ expect(clamp(0, 0, 10)).toBe(0); }});\n"
+        "});\n",
+        " ",
+    ),
+    "mocha": (
+        "test/swap.test.js",
+        "const { expect } = require('chai');\nconst { clamp } = require('../src/calc');\n\n"
+        "describe('clamp (reversed)', () => {\n"
+        f"  it('{SWAP}', () => {{ expect(clamp(5, 10, 0)).to.equal(5); }});\n"
+        f"  it('{INSIDE}', () => {{ expect(clamp(0, 0, 10)).to.equal(0); }});\n"
+        "});\n",
+        " ",
+    ),
+    "vitest": (
+        "test/swap.test.ts",
+        "import { describe, expect, it } from 'vitest';\nimport { clamp } from '../src/calc';\n\n"
+        "describe('clamp (reversed)', () => {\n"
+        f"  it('{SWAP}', () => {{ expect(clamp(5, 10, 0)).toBe(5); }});\n"
+        f"  it('{INSIDE}', () => {{ expect(clamp(0, 0, 10)).toBe(0); }});\n"
+        "});\n",
+        " > ",
+    ),
+}
+
+
+@pytest.mark.parametrize("runner", sorted(PROJECTS))
+def test_a_new_test_of_the_fix_is_red_on_the_base_and_its_neighbour_green(
+    tmp_path: Path, node_modules: Path, runner: str
+) -> None:
+    spec: JsProject = PROJECTS[runner]
+    project, base = spec.start(tmp_path / "calc", node_modules)
+    path, text, separator = NEW_TESTS[runner]
+
+    def swap_a_reversed_range(work: Path) -> None:
+        code = work / spec.code
+        replace_file(code, code.read_text().replace(
+            "Math.min(Math.max(x, lo), hi)",
+            "Math.min(Math.max(x, Math.min(lo, hi)), Math.max(lo, hi))",
+        ))  # fmt: skip
+        write_files(work, {path: text})
+
+    project.commit_change(swap_a_reversed_range)
+    swap, inside = (f"{path}::clamp (reversed){separator}{title}" for title in (SWAP, INSIDE))
+    # The laid-out tree is the base's tracked files: the install is linked in, as the
+    # workflow's setup command installs it there.
+    command = f"[ -e node_modules ] || ln -s {shlex.quote(str(node_modules))} node_modules; "
+    command += runner_named(runner).red_green_command()
+    out = tmp_path / "red-green"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project.work)
+        code = main(["red-green", "--base", base, "-n", "2", "--out", str(out),
+                     "--config", "waiver.yml", "--test", swap, "--test", inside,
+                     "--", "sh", "-c", command])  # fmt: skip
+    assert code == 0
+    rows = json.loads((out / "red-green.json").read_text())["rows"]
+    found = {row["test_id"]: (row["result"], row["base_pass"], row["base_total"]) for row in rows}
+    assert found == {swap: ("red", 0, 2), inside: ("green", 2, 2)}
+    # The change's test file was laid over the base; its code under test was not.
+    assert json.loads((out / "red-green.json").read_text())["laid_over"] == [path]
+    assert git(project.work, "rev-parse", "HEAD") != base
