@@ -13,7 +13,15 @@ from helpers.init_support import init
 from helpers.support import write_tree
 from waiver.cli import main
 from waiver.errors import UsageError
-from waiver.init.node_layout import choose_runner, detect_runner, find_node_layout
+from waiver.init.node_layout import (
+    PNPM_INSTALL,
+    YARN_BERRY_INSTALL,
+    YARN_INSTALL,
+    choose_runner,
+    detect_runner,
+    find_node_layout,
+    install_step,
+)
 
 CALC_TEST = "const { add } = require('../src/calc');\n\ntest('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n"
 FAST_CHECK_TEST = (
@@ -182,3 +190,50 @@ def test_a_config_that_computes_what_it_loads_asks_for_harness_globs(
         "waiver: error: node_modules/.bin/jest is missing, and init runs the suite once with "
         "it: install the project's packages first (npm install)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("files", "step"),
+    [
+        ({}, "npm install"),
+        ({"package-lock.json": "{}"}, "npm ci"),
+        ({"npm-shrinkwrap.json": "{}", "yarn.lock": ""}, "npm ci"),  # npm's first
+        ({"pnpm-lock.yaml": "lockfileVersion: '9.0'\n"}, PNPM_INSTALL),
+        ({"yarn.lock": "# yarn lockfile v1\n"}, YARN_INSTALL),
+        ({"yarn.lock": "__metadata:\n", ".yarnrc.yml": "nodeLinker: node-modules\n"},
+         YARN_BERRY_INSTALL),
+        ({"bun.lockb": ""}, None),
+    ],
+    ids=["none", "npm", "npm beside yarn", "pnpm", "yarn 1", "yarn 2+", "bun"],
+)  # fmt: skip
+def test_the_install_step_is_the_package_manager_s_frozen_install(
+    tmp_path: Path, files: dict[str, str], step: str | None
+) -> None:
+    assert install_step(str(write_tree(tmp_path, {"package.json": package(), **files}))) == step
+
+
+@pytest.mark.parametrize(
+    ("lockfile", "problem"),
+    [
+        (
+            "pnpm-lock.yaml",
+            "node_modules/.bin/jest is missing, and init runs the suite once with it: install "
+            f"the project's packages first ({PNPM_INSTALL})",
+        ),
+        (
+            "bun.lockb",
+            "bun.lock or bun.lockb: init writes the install step of npm, pnpm and yarn, and "
+            "this project locks its packages with bun; give --property-command and "
+            '--test-command, each starting with its install step and writing "$WAIVER_JUNIT"',
+        ),
+    ],
+)
+def test_a_project_of_another_package_manager_is_named_with_its_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lockfile: str, problem: str
+) -> None:
+    root = write_tree(tmp_path, {
+        "package.json": package(scripts={"test": "jest"}), lockfile: "",
+        "test/calc.test.js": CALC_TEST, "properties/commutes.test.js": FAST_CHECK_TEST,
+    })  # fmt: skip
+    assert init(root) == 2
+    assert problem in capsys.readouterr().err

@@ -53,9 +53,15 @@ NOT_DATA_NAMES = (PACKAGE_JSON, *SHARED_CONFIGS, *(g for gs in RUNNER_CONFIGS.va
 # What init reads of package.json or of a test file to find the runner and the property
 # suite: a file larger than this is not looked into.
 MAX_INIT_READ_BYTES = 1 << 20
-# The package managers' lockfiles other than npm's, which init writes no install step for.
-OTHER_LOCKFILES = {"yarn.lock": "yarn", "pnpm-lock.yaml": "pnpm", "bun.lockb": "bun"}
 NPM_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
+# The install step of each package manager's lockfile: what it locks, never a newer
+# resolution. pnpm, and yarn 2 and later (a `.yarnrc.yml` beside the lockfile), come
+# through corepack, which Node ships up to 24; yarn 1 is on GitHub's runners.
+PNPM_INSTALL = "corepack enable && pnpm install --frozen-lockfile"
+YARN_INSTALL = "yarn install --frozen-lockfile"
+YARN_BERRY_INSTALL = "corepack enable && yarn install --immutable"
+# bun's lockfiles, which init writes no install step for.
+BUN_LOCKFILES = ("bun.lock", "bun.lockb")
 
 
 @dataclass(frozen=True)
@@ -274,8 +280,20 @@ def find_node_layout(root: str, runner: str) -> NodeLayout:
     )
 
 
-def other_lockfile(root: str) -> str | None:
-    """A lockfile of yarn, pnpm or bun, when npm's is not there beside it."""
-    if any(os.path.isfile(os.path.join(root, name)) for name in NPM_LOCKFILES):
+def install_step(root: str) -> str | None:
+    """The install step for the package manager whose lockfile is at the root: `npm ci`
+    for npm's (first, where two managers' lockfiles lie side by side), pnpm's and yarn's
+    frozen installs, `npm install` with no lockfile; None for bun's."""
+
+    def there(name: str) -> bool:
+        return os.path.isfile(os.path.join(root, name))
+
+    if any(map(there, NPM_LOCKFILES)):
+        return "npm ci"
+    if there("pnpm-lock.yaml"):
+        return PNPM_INSTALL
+    if there("yarn.lock"):
+        return YARN_BERRY_INSTALL if there(".yarnrc.yml") else YARN_INSTALL
+    if any(map(there, BUN_LOCKFILES)):
         return None
-    return next((n for n in OTHER_LOCKFILES if os.path.isfile(os.path.join(root, n))), None)
+    return "npm install"

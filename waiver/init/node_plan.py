@@ -17,7 +17,7 @@ from functools import partial
 
 from waiver.init.collection import Ran
 from waiver.init.layout import Layout, default_branch, literal_glob
-from waiver.init.node_layout import NodeLayout, find_node_layout, other_lockfile
+from waiver.init.node_layout import BUN_LOCKFILES, NodeLayout, find_node_layout, install_step
 from waiver.init.node_run import install, node_version, run_suites
 from waiver.init.plan import (
     InitOptions,
@@ -53,7 +53,7 @@ class NodeCommands:
     """The install step (the workflow's setup command), and the runner's property and test
     commands."""
 
-    install: str | None  # None: the commands given to init, which carry their own
+    install: str | None  # None: the commands given to init carry their own (or bun, refused)
     properties: str
     tests: str
 
@@ -97,21 +97,24 @@ def _commands(layout: NodeLayout, options: InitOptions, problems: Problems) -> N
         return NodeCommands(
             None, options.property_command or properties, options.test_command or tests
         )
-    other = other_lockfile(".")
-    if other is not None:
+    install = install_step(".")
+    if install is None:
         problems.add(
-            f"{other}: init writes npm's install step, and this project locks its packages "
-            "with another package manager; give --property-command and --test-command, each "
-            'starting with its install step and writing "$WAIVER_JUNIT"'
+            f"{' or '.join(BUN_LOCKFILES)}: init writes the install step of npm, pnpm and "
+            "yarn, and this project locks its packages with bun; give --property-command and "
+            '--test-command, each starting with its install step and writing "$WAIVER_JUNIT"'
         )
-    return NodeCommands("npm ci" if layout.lockfile else "npm install", properties, tests)
+    return NodeCommands(install, properties, tests)
 
 
 def _runs(
     layout: NodeLayout, options: InitOptions, commands: NodeCommands, problems: Problems
 ) -> tuple[Ran, Ran] | None:
     """One run of both commands in the repository's own `node_modules`, after `npm ci`
-    when npm's lockfile is there (not with --no-verify)."""
+    when npm's lockfile is there (not with --no-verify); none when init has no install step
+    to write (bun's lockfile, a problem already)."""
+    if commands.install is None and options.test_command is None:
+        return None
     if commands.install is not None:
         if options.verify and layout.lockfile is not None:
             before = len(problems.found)
