@@ -139,10 +139,18 @@ def _value(document: object, dotted: str) -> object:
     return document
 
 
+def _parsed(
+    before: bytes | None, after: bytes | None, path: str, read: Callable[[bytes, str], object]
+) -> tuple[object, object, str]:
+    """Both versions of a file as `read` parses them ({} where absent), and the change's text,
+    where lines are looked up."""
+    old = read(before, path) if before is not None else {}
+    new = read(after, path) if after is not None else {}
+    return old, new, (after or b"").decode("utf-8", "replace")
+
+
 def _pyproject(before: bytes | None, after: bytes | None, path: str) -> Iterator[ReachIn]:
-    old = read_toml(before, path) if before is not None else {}
-    new = read_toml(after, path) if after is not None else {}
-    text = (after or b"").decode("utf-8", "replace")
+    old, new, text = _parsed(before, after, path, read_toml)
     for table in PYPROJECT_TABLES:
         if _canonical(_value(old, table)) != _canonical(_value(new, table)):
             header, _, key = table.rpartition(".")
@@ -201,9 +209,7 @@ def _requirements(before: bytes | None, after: bytes | None, path: str) -> Itera
 
 
 def _package_json(before: bytes | None, after: bytes | None, path: str) -> Iterator[ReachIn]:
-    old = read_json(before, path) if before is not None else {}
-    new = read_json(after, path) if after is not None else {}
-    text = (after or b"").decode("utf-8", "replace")
+    old, new, text = _parsed(before, after, path, read_json)
     for key in PACKAGE_KEYS:
         if _canonical(_value(old, key)) != _canonical(_value(new, key)):
             yield ReachIn(path, _line_with(text, f'"{key}"'), f"{INSTALLS} ({key})")
