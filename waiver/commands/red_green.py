@@ -28,12 +28,10 @@ from typing import Any, TextIO
 from waiver.commands.support import seconds, whole_number
 from waiver.decide.policy import Policy
 from waiver.errors import InputError, UsageError
-from waiver.read.files import open_regular, read_chunks
 from waiver.read.harness.named import Harness
-from waiver.read.junit.replay import Limits
-from waiver.read.junit.stream import FAIL, PASS, CaseFile, read_junit
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.red_green import FORMAT, OUTCOMES_FILE
+from waiver.read.red_green_replays import Seen, read_replay, read_replayed, tally
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.read.waiver_json import read_report
@@ -121,82 +119,6 @@ def with_tests(command: Sequence[str], tests: Sequence[str]) -> list[str]:
     return found
 
 
-@dataclass
-class Seen:
-    """What one replay's report says of each wanted id."""
-
-    outcomes: dict[str, bool]
-    errored: set[str]  # ids whose module failed to be collected
-
-
-def read_replay(path: str, wanted: Sequence[str], folder: str, runner: TestRunner = PYTEST) -> Seen:
-    rule = runner.test_ids(folder)
-    by_module: dict[str, list[str]] = {}
-    for test_id in wanted:
-        module = test_id.partition("::")[0]
-        by_module.setdefault(module.removesuffix(".py").replace("/", "."), []).append(test_id)
-    want = set(wanted)
-    seen = Seen({}, set())
-    # A runner that reads the `file` of a case (mocha's) is given it.
-    files = None if rule.case_id is None else CaseFile()
-
-    def sink(suite: str, classname: str, name: str, outcome: int, _r: int, _m: str) -> None:
-        if not classname and outcome == FAIL and name in by_module:
-            seen.errored.update(by_module[name])  # collecting the module failed
-            return
-        if files is None:
-            test_id = rule(suite, classname, name)
-        else:
-            test_id = rule.with_file(suite, classname, name, files.path, files.own)
-        if test_id not in want or outcome not in (PASS, FAIL):
-            return
-        # Every occurrence must pass, as for any replay.
-        seen.outcomes[test_id] = seen.outcomes.get(test_id, True) and outcome == PASS
-
-    chunks = read_chunks(open_regular(path, path), Limits().max_report_bytes, path)
-    read_junit(chunks, path, sink, files=files)
-    return seen
-
-
-def tally(
-    tests: Sequence[str], replays: Sequence[Seen | str], count: int
-) -> list[dict[str, object]]:
-    """Per test: base replays passed, of those that gave an outcome, and why any did not.
-    A replay is a `Seen`, or why it left no usable report."""
-    rows: list[dict[str, object]] = []
-    for test_id in tests:
-        passed = total = errored = 0
-        missing = []
-        for number, replay in enumerate(replays, start=1):
-            if isinstance(replay, str):
-                missing.append(f"replay {number} {replay}")
-            elif test_id in replay.outcomes:
-                total += 1
-                passed += replay.outcomes[test_id]
-            elif test_id in replay.errored:
-                total += 1
-                errored += 1
-            else:
-                missing.append(f"replay {number} did not run it (is it on the base's harness?)")
-        rows.append(
-            {
-                "test_id": test_id,
-                "base_pass": passed,
-                "base_total": total,
-                "errored": errored,
-                "result": _result(passed, total, count),
-                "why": "; ".join(missing[:3]) if missing else None,
-            }
-        )
-    return rows
-
-
-def _result(passed: int, total: int, count: int) -> str:
-    if total < count:
-        return "not_run"
-    return "red" if passed == 0 else "green" if passed == total else "flaky"
-
-
 def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int:
     stream = stream or sys.stdout
     check_options(options)
@@ -221,7 +143,8 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
     runnable = tuple(test_id for test_id in tests if not test_id.startswith("-"))
     replays: list[Seen | str] = []
     if runnable and options.replayed is not None:
-        replays = read_replayed(options.replayed, options.count, runnable, options.root, runner)
+        rule = runner.test_ids(options.root)
+        replays = read_replayed(options.replayed, options.count, runnable, rule)
     elif runnable:
         harness = runner.harness(policy.harness, frozenset())
         replays = _replay(options, committed, runner, harness, runnable, out, stream, document)
@@ -306,36 +229,11 @@ def _by_name(
         if run.report is None:
             return f"left no usable report: {run.problem}"
         try:
-            found = read_replay(run.report, ids, os.getcwd(), test_runner)
+            found = read_replay(run.report, ids, test_runner.test_ids(os.getcwd()))
         except InputError as error:
             return f"left an unreadable report: {error.problem}"
         seen.outcomes.update(found.outcomes)
     return seen
-
-
-def read_replayed(
-    folder: str, count: int, tests: Sequence[str], root: str, runner: TestRunner
-) -> list[Seen | str]:
-    """The replays another process ran, as the reusable workflow's red-green job runs them:
-    `run-<n>/` in `folder`, one JUnit file per test module. The ids are the change's test
-    modules', so the change's checkout (`root`) names them as the tree would."""
-    replays: list[Seen | str] = []
-    for number in range(1, count + 1):
-        run = os.path.join(folder, f"run-{number}")
-        if not os.path.isdir(run) or os.path.islink(run):
-            replays.append("left no report")
-            continue
-        seen = Seen({}, set())
-        try:
-            for name in sorted(os.listdir(run)):
-                found = read_replay(os.path.join(run, name), tests, root, runner)
-                seen.outcomes.update(found.outcomes)
-                seen.errored |= found.errored
-        except InputError as error:
-            replays.append(f"left an unreadable report: {error.problem}")
-            continue
-        replays.append(seen)
-    return replays
 
 
 def _one_replay(
@@ -358,7 +256,7 @@ def _one_replay(
         if run.report is None:
             return f"left no usable report: {run.problem}"
         try:
-            found = read_replay(run.report, pending, folder)
+            found = read_replay(run.report, pending, PYTEST.test_ids(folder))
         except InputError as error:
             return f"left an unreadable report: {error.problem}"
         seen.outcomes.update(found.outcomes)
