@@ -5,8 +5,10 @@ The base commit's files are written, from git blobs, into a scratch folder; over
 the files the change's commit (HEAD) adds or edits in its test code (test modules, test
 helpers and their data under the test folders), except the harness, which stays the
 base's as in every replay (`conftest.py`, pytest's configuration, modules that shadow
-pytest). The command then runs there N times on the given test ids only, one JUnit report
-per replay, and `red-green.json` says per test how many base replays it passed, of how
+pytest, the policy's runner's files). The command then runs there N times on the given test
+ids only, one JUnit report per replay (for jest, vitest and mocha, which select tests by
+name, once per test file with the file and a pattern of its tests' names), and
+`red-green.json` says per test how many base replays it passed, of how
 many gave it an outcome. A replay in which collecting the test's module failed (say an
 import of a name the base lacks) counts as failed: the test is red on the base. The gate
 reads the file with `--red-green` and sets it beside each new or edited row.
