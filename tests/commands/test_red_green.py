@@ -13,7 +13,14 @@ from helpers.commit_support import committed_change
 from helpers.red_green_support import ERRORED, GREEN, KNOWN, PYTEST, RED, base_and_change
 from helpers.support import git
 from waiver.cli import main
-from waiver.commands.red_green import parse_shard, shard_of, with_tests
+from waiver.commands.red_green import (
+    PATTERN_BYTES,
+    by_file,
+    name_pattern,
+    parse_shard,
+    shard_of,
+    with_tests,
+)
 from waiver.errors import UsageError
 from waiver.read.harness.named import Harness
 from waiver.replay.red_green_tree import laid_files
@@ -142,3 +149,19 @@ def test_the_runner_s_harness_stays_the_base_s_in_the_laid_out_tree(tmp_path: Pa
     assert laid_files(committed, modules, jest) == ["test/new.test.js"]
     # pytest's harness knows nothing of jest's files: the setup file is test code there.
     assert laid_files(committed, modules, Harness()) == ["test/new.test.js", "test/setup.js"]
+
+
+def test_a_file_of_very_many_tests_runs_in_parts_whose_pattern_fits_one_argument() -> None:
+    """Linux refuses an argument or a variable past 128 KiB: a part's name pattern stays
+    under PATTERN_BYTES, and the parts hold every id once, in order, one file each."""
+    jest = runner_named("jest")
+    many = [f"test/big.test.js::adds case {n} (of [many])" for n in range(6000)]
+    ids = ["test/a.test.js::one", *many, "test/z.test.js::two"]
+    parts = by_file(jest, ids)
+    assert [path for path, _ in parts][:2] == ["test/a.test.js", "test/big.test.js"]
+    assert [path for path, _ in parts][-1] == "test/z.test.js"
+    assert len(parts) > 3  # the big file in several parts
+    assert [test_id for _, part in parts for test_id in part] == ids
+    for path, part in parts:
+        assert all(test_id.startswith(path + "::") for test_id in part)
+        assert len(name_pattern(jest, part).encode()) <= PATTERN_BYTES + len("^(?:)$")

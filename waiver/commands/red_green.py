@@ -45,6 +45,9 @@ from waiver.runners.pytest import PYTEST
 from waiver.write.escape import log_line
 
 TESTS_PLACEHOLDER = "{tests}"
+# The most a run's name pattern holds, well under Linux's 128 KiB for one argument or one
+# environment variable, past which the command could not even start.
+PATTERN_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -96,12 +99,21 @@ def check_options(options: RedGreenOptions) -> None:
         raise UsageError(f"{options.out} is not empty: waiver red-green writes into a new folder")
 
 
-def by_file(ids: Sequence[str]) -> dict[str, list[str]]:
-    """The ids of each test file, in their order."""
-    files: dict[str, list[str]] = {}
+def by_file(runner: TestRunner, ids: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The ids of each test file, in their order, in runs whose name pattern stays under
+    PATTERN_BYTES: a file with thousands of new tests is run in several parts."""
+    files: dict[str, list[list[str]]] = {}
+    sizes: dict[str, int] = {}
     for test_id in ids:
-        files.setdefault(test_id.partition("::")[0], []).append(test_id)
-    return files
+        path = test_id.partition("::")[0]
+        size = len(re.escape(runner.title(test_id)).encode("utf-8")) + 1
+        parts = files.setdefault(path, [[]])
+        if parts[-1] and sizes[path] + size > PATTERN_BYTES:
+            parts.append([])
+            sizes[path] = 0
+        parts[-1].append(test_id)
+        sizes[path] = sizes.get(path, 0) + size
+    return [(path, part) for path, parts in files.items() for part in parts]
 
 
 def name_pattern(runner: TestRunner, ids: Sequence[str]) -> str:
@@ -221,7 +233,7 @@ def _by_name(
     `WAIVER_TESTS`), as the reusable workflow's red-green job gives them."""
     seen = Seen({}, set())
     label = f"red-green replay {number} of {options.count}"
-    for part, (path, ids) in enumerate(by_file(tests).items(), start=1):
+    for part, (path, ids) in enumerate(by_file(test_runner, tests), start=1):
         listed = os.path.join(os.getcwd(), f".waiver-tests-{part}.txt")
         with open(listed, "w", encoding="utf-8") as output:
             output.writelines(f"{test_id}\n" for test_id in ids)

@@ -36,13 +36,14 @@ def _write_ids(path: str, ids: list[str]) -> None:
 
 
 def write_modules(folder: str, ids: list[str], runner: Runner) -> None:
-    """One file of ids per test file, `1.txt`, `2.txt`, ...: the command runs each apart, since
-    a module that fails to be collected on the base (it imports what the base lacks) stops
-    a run of explicit ids, and must not keep the other modules' tests from running. Beside
-    each, `<k>.file` names the test file and `<k>.pattern` matches its tests' names, for a
-    runner that selects tests by name (`name_pattern`)."""
+    """One file of ids per test file (or per part of a file of very many, `by_file`),
+    `1.txt`, `2.txt`, ...: the command runs each apart, since a module that fails to be
+    collected on the base (it imports what the base lacks) stops a run of explicit ids, and
+    must not keep the other modules' tests from running. Beside each, `<k>.file` names the
+    test file and `<k>.pattern` matches its tests' names, for a runner that selects tests by
+    name (`name_pattern`)."""
     os.mkdir(folder)
-    for number, (path, group) in enumerate(by_file(ids).items(), start=1):
+    for number, (path, group) in enumerate(by_file(runner, ids), start=1):
         stem = os.path.join(folder, str(number))
         _write_ids(f"{stem}.txt", group)
         _write_ids(f"{stem}.file", [path])
