@@ -87,3 +87,41 @@ def test_a_new_test_of_the_fix_is_red_on_the_base_and_its_neighbour_green(
     # The change's test file was laid over the base; its code under test was not.
     assert json.loads((out / "red-green.json").read_text())["laid_over"] == [path]
     assert git(project.work, "rev-parse", "HEAD") != base
+
+
+# A new module and its test: on the base the module is missing, so the test file fails to
+# load. jest (asked to report it) and vitest write a failed case for the file, which makes
+# the test red there; mocha stops before writing any report, so the test is not run.
+DOUBLE = {
+    "jest": ("src/double.js", "module.exports = (x) => 2 * x;\n", "test/double.test.js",
+             "const double = require('../src/double');\n\n"
+             "test('doubles', () => { expect(double(2)).toBe(4); });\n"),
+    "mocha": ("src/double.js", "module.exports = (x) => 2 * x;\n", "test/double.test.js",
+              "const { expect } = require('chai');\nconst double = require('../src/double');\n\n"
+              "it('doubles', () => { expect(double(2)).to.equal(4); });\n"),
+    "vitest": ("src/double.ts", "export default (x: number) => 2 * x;\n", "test/double.test.ts",
+               "import { expect, it } from 'vitest';\nimport double from '../src/double';\n\n"
+               "it('doubles', () => { expect(double(2)).toBe(4); });\n"),
+}  # fmt: skip
+UNLOADED = {"jest": ("red", 0, 2), "mocha": ("not_run", 0, 0), "vitest": ("red", 0, 2)}
+
+
+@pytest.mark.parametrize("runner", sorted(PROJECTS))
+def test_a_new_test_of_a_new_module_is_red_where_the_runner_reports_its_file_unloaded(
+    tmp_path: Path, node_modules: Path, runner: str
+) -> None:
+    spec: JsProject = PROJECTS[runner]
+    project, base = spec.start(tmp_path / "calc", node_modules)
+    module, code, test_file, test = DOUBLE[runner]
+    project.commit_change(lambda work: write_files(work, {module: code, test_file: test}))
+    test_id = f"{test_file}::doubles"
+    command = f"[ -e node_modules ] || ln -s {shlex.quote(str(node_modules))} node_modules; "
+    command += runner_named(runner).red_green_command()
+    out = tmp_path / "red-green"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project.work)
+        code_ = main(["red-green", "--base", base, "-n", "2", "--out", str(out),
+                      "--config", "waiver.yml", "--test", test_id, "--", "sh", "-c", command])  # fmt: skip
+    assert code_ == 0
+    [row] = json.loads((out / "red-green.json").read_text())["rows"]
+    assert (row["result"], row["base_pass"], row["base_total"]) == UNLOADED[runner]

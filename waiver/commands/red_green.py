@@ -158,7 +158,9 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
     replays: list[Seen | str] = []
     if runnable and options.replayed is not None:
         rule = runner.test_ids(options.root)
-        replays = read_replayed(options.replayed, options.count, runnable, rule)
+        replays = read_replayed(
+            options.replayed, options.count, runnable, rule, runner.load_failure
+        )
     elif runnable:
         harness = runner.harness(policy.harness, frozenset())
         replays = _replay(options, committed, runner, harness, runnable, out, stream, document)
@@ -243,10 +245,12 @@ def _by_name(
         if run.report is None:
             return f"left no usable report: {run.problem}"
         try:
-            found = read_replay(run.report, ids, test_runner.test_ids(os.getcwd()))
+            rule = test_runner.test_ids(os.getcwd())
+            found = read_replay(run.report, ids, rule, test_runner.load_failure)
         except InputError as error:
             return f"left an unreadable report: {error.problem}"
         seen.outcomes.update(found.outcomes)
+        seen.errored |= found.errored
     return seen
 
 
@@ -270,7 +274,7 @@ def _one_replay(
         if run.report is None:
             return f"left no usable report: {run.problem}"
         try:
-            found = read_replay(run.report, pending, PYTEST.test_ids(folder))
+            found = read_replay(run.report, pending, PYTEST.test_ids(folder), PYTEST.load_failure)
         except InputError as error:
             return f"left an unreadable report: {error.problem}"
         seen.outcomes.update(found.outcomes)

@@ -4,7 +4,7 @@ it passed, of how many gave it an outcome, and why any gave none (`waiver red-gr
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from waiver.errors import InputError
@@ -22,21 +22,28 @@ class Seen:
     errored: set[str]  # ids whose module failed to be collected
 
 
-def read_replay(path: str, wanted: Sequence[str], rule: TestIdRule) -> Seen:
+# The (classname, name) of the failed case by which a report says a test file could not be
+# loaded (`waiver.runners.base.Runner.load_failure`); None where the runner writes none.
+LoadFailure = Callable[[str], tuple[str, str] | None]
+
+
+def read_replay(path: str, wanted: Sequence[str], rule: TestIdRule, unloaded: LoadFailure) -> Seen:
     """What one report says of the `wanted` ids, read with the runner's `rule`: a test fails
-    a replay unless every occurrence of it passed."""
-    by_module: dict[str, list[str]] = {}
+    a replay unless every occurrence of it passed, and a test whose file failed to load
+    (`unloaded`) errored."""
+    by_failure: dict[tuple[str, str], list[str]] = {}
     for test_id in wanted:
-        module = test_id.partition("::")[0]
-        by_module.setdefault(module.removesuffix(".py").replace("/", "."), []).append(test_id)
+        key = unloaded(test_id.partition("::")[0])
+        if key is not None:
+            by_failure.setdefault(key, []).append(test_id)
     want = set(wanted)
     seen = Seen({}, set())
     # A runner that reads the `file` of a case (mocha's) is given it.
     files = None if rule.case_id is None else CaseFile()
 
     def sink(suite: str, classname: str, name: str, outcome: int, _r: int, _m: str) -> None:
-        if not classname and outcome == FAIL and name in by_module:
-            seen.errored.update(by_module[name])  # collecting the module failed
+        if outcome == FAIL and (classname, name) in by_failure:
+            seen.errored.update(by_failure[classname, name])  # its file failed to load
             return
         if files is None:
             test_id = rule(suite, classname, name)
@@ -92,7 +99,7 @@ def _result(passed: int, total: int, count: int) -> str:
 
 
 def read_replayed(
-    folder: str, count: int, tests: Sequence[str], rule: TestIdRule
+    folder: str, count: int, tests: Sequence[str], rule: TestIdRule, unloaded: LoadFailure
 ) -> list[Seen | str]:
     """The replays another process ran, as the reusable workflow's red-green job runs them:
     `run-<n>/` in `folder`, one JUnit file per test module. The ids are the change's test
@@ -106,7 +113,7 @@ def read_replayed(
         seen = Seen({}, set())
         try:
             for name in sorted(os.listdir(run)):
-                found = read_replay(os.path.join(run, name), tests, rule)
+                found = read_replay(os.path.join(run, name), tests, rule, unloaded)
                 seen.outcomes.update(found.outcomes)
                 seen.errored |= found.errored
         except InputError as error:

@@ -59,6 +59,11 @@ class Runner(Protocol):
         """The test's name as the runner's own name filter matches it (jest's `-t`, vitest's
         `-t`, mocha's `--grep`): the id without its file, its titles joined by spaces."""
 
+    def load_failure(self, test_file: str) -> tuple[str, str] | None:
+        """The (classname, name) of the failed testcase by which the runner's report says
+        `test_file` could not be loaded (pytest's collection error, jest's "Test suite
+        failed to run", vitest's case named by the file); None where it writes none."""
+
     def red_green_command(self) -> str:
         """The shell command `waiver init` writes for the red-green job: it runs the tests of
         one test file, "$WAIVER_TEST_FILE", listed by id in the file "$WAIVER_TESTS" (one a

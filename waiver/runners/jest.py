@@ -65,7 +65,19 @@ def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, s
 
 
 # One file's tests by name (`-t` matches the titles joined by spaces); the file by its
-# path, not as a pattern, so a name like `[id].test.js` means itself.
-RED_GREEN = f'{JEST_CI} --runTestsByPath "$WAIVER_TEST_FILE" -t "$WAIVER_TEST_PATTERN" {REPORTERS}'
+# path, not as a pattern, so a name like `[id].test.js` means itself. jest-junit reports a
+# file that failed to load only when asked: on the base, that is a test whose imports the
+# base lacks, which is red there.
+RED_GREEN = (
+    f"JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true {JEST_CI} --runTestsByPath "
+    f'"$WAIVER_TEST_FILE" -t "$WAIVER_TEST_PATTERN" {REPORTERS}'
+)
+SUITE_ERROR = "Test suite failed to run"
 
-JEST = NodeRunner("jest", FILES, read_case, suite_commands, RED_GREEN)
+
+def failed_load(test_file: str) -> tuple[str, str]:
+    """The case jest-junit writes for a file that failed to load."""
+    return SUITE_ERROR, test_file
+
+
+JEST = NodeRunner("jest", FILES, read_case, suite_commands, RED_GREEN, failed_load)

@@ -92,6 +92,8 @@ class NodeRunner:
     suite_commands: SuiteCommands
     # The red-green command: one test file's tests, chosen by the runner's name filter.
     red_green: str
+    # The (classname, name) of the case a report gives a test file that failed to load.
+    failed_load: Callable[[str], tuple[str, str]] | None = None
     # What joins the describe titles and the test's title in an id.
     title_separator: str = " "
 
@@ -150,6 +152,9 @@ class NodeRunner:
 
     def title(self, test_id: str) -> str:
         return test_id.partition("::")[2].replace(self.title_separator, " ")
+
+    def load_failure(self, test_file: str) -> tuple[str, str] | None:
+        return None if self.failed_load is None else self.failed_load(test_file)
 
     def red_green_command(self) -> str:
         return self.red_green

@@ -63,6 +63,9 @@ class Pytest:
     def title(self, test_id: str) -> str:
         return test_id.partition("::")[2]
 
+    def load_failure(self, test_file: str) -> tuple[str, str]:
+        return "", test_file.removesuffix(".py").replace("/", ".")
+
     def red_green_command(self) -> str:
         return RED_GREEN_COMMAND
 

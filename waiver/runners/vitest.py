@@ -38,11 +38,19 @@ def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, s
 # with " > ").
 RED_GREEN = f'{VITEST_RUN} "$WAIVER_TEST_FILE" -t "$WAIVER_TEST_PATTERN" {REPORTERS}'
 
+
+def failed_load(test_file: str) -> tuple[str, str]:
+    """The case vitest's junit reporter writes for a file that failed to load: the file is
+    its classname and its name."""
+    return test_file, test_file
+
+
 VITEST = NodeRunner(
     "vitest",
     FILES,
     None,
     suite_commands,
     RED_GREEN,
+    failed_load,
     title_separator=" > ",
 )
