@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from helpers.js_projects import PROJECTS, JsProject
-from helpers.node_support import replace_file, write_files
-from helpers.support import git
+from helpers.node_support import Project, replace_file, write_files
 from waiver.cli import main
 from waiver.runners import runner_named
 
@@ -52,6 +52,25 @@ NEW_TESTS = {
 }
 
 
+def red_green(
+    project: Project, base: str, node_modules: Path, test_ids: list[str]
+) -> dict[str, Any]:
+    """`waiver red-green` of `test_ids`, 2 replays, with the command init writes for the
+    project's runner: its red-green.json."""
+    # The laid-out tree is the base's tracked files: the install is linked in, as the
+    # workflow's setup command installs it there.
+    command = f"[ -e node_modules ] || ln -s {shlex.quote(str(node_modules))} node_modules; "
+    command += runner_named(project.runner).red_green_command()
+    out = project.work.parent / "red-green"
+    tests = [word for test_id in test_ids for word in ("--test", test_id)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project.work)
+        assert main(["red-green", "--base", base, "-n", "2", "--out", str(out),
+                     "--config", "waiver.yml", *tests, "--", "sh", "-c", command]) == 0  # fmt: skip
+    document: dict[str, Any] = json.loads((out / "red-green.json").read_text())
+    return document
+
+
 @pytest.mark.parametrize("runner", sorted(PROJECTS))
 def test_a_new_test_of_the_fix_is_red_on_the_base_and_its_neighbour_green(
     tmp_path: Path, node_modules: Path, runner: str
@@ -70,23 +89,12 @@ def test_a_new_test_of_the_fix_is_red_on_the_base_and_its_neighbour_green(
 
     project.commit_change(swap_a_reversed_range)
     swap, inside = (f"{path}::clamp (reversed){separator}{title}" for title in (SWAP, INSIDE))
-    # The laid-out tree is the base's tracked files: the install is linked in, as the
-    # workflow's setup command installs it there.
-    command = f"[ -e node_modules ] || ln -s {shlex.quote(str(node_modules))} node_modules; "
-    command += runner_named(runner).red_green_command()
-    out = tmp_path / "red-green"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(project.work)
-        code = main(["red-green", "--base", base, "-n", "2", "--out", str(out),
-                     "--config", "waiver.yml", "--test", swap, "--test", inside,
-                     "--", "sh", "-c", command])  # fmt: skip
-    assert code == 0
-    rows = json.loads((out / "red-green.json").read_text())["rows"]
+    document = red_green(project, base, node_modules, [swap, inside])
+    rows = document["rows"]
     found = {row["test_id"]: (row["result"], row["base_pass"], row["base_total"]) for row in rows}
     assert found == {swap: ("red", 0, 2), inside: ("green", 2, 2)}
     # The change's test file was laid over the base; its code under test was not.
-    assert json.loads((out / "red-green.json").read_text())["laid_over"] == [path]
-    assert git(project.work, "rev-parse", "HEAD") != base
+    assert document["laid_over"] == [path]
 
 
 # A new module and its test: on the base the module is missing, so the test file fails to
@@ -114,14 +122,5 @@ def test_a_new_test_of_a_new_module_is_red_where_the_runner_reports_its_file_unl
     project, base = spec.start(tmp_path / "calc", node_modules)
     module, code, test_file, test = DOUBLE[runner]
     project.commit_change(lambda work: write_files(work, {module: code, test_file: test}))
-    test_id = f"{test_file}::doubles"
-    command = f"[ -e node_modules ] || ln -s {shlex.quote(str(node_modules))} node_modules; "
-    command += runner_named(runner).red_green_command()
-    out = tmp_path / "red-green"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(project.work)
-        code_ = main(["red-green", "--base", base, "-n", "2", "--out", str(out),
-                      "--config", "waiver.yml", "--test", test_id, "--", "sh", "-c", command])  # fmt: skip
-    assert code_ == 0
-    [row] = json.loads((out / "red-green.json").read_text())["rows"]
+    [row] = red_green(project, base, node_modules, [f"{test_file}::doubles"])["rows"]
     assert (row["result"], row["base_pass"], row["base_total"]) == UNLOADED[runner]
