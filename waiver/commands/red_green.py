@@ -38,7 +38,7 @@ from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.read.waiver_json import read_report
 from waiver.replay.red_green_tree import lay_out
-from waiver.replay.runner import Progress, Runner
+from waiver.replay.runner import Progress, Run, Runner
 from waiver.runners import runner_named
 from waiver.runners.base import Runner as TestRunner
 from waiver.runners.pytest import PYTEST
@@ -237,20 +237,14 @@ def _by_name(
     label = f"red-green replay {number} of {options.count}"
     for part, (path, ids) in enumerate(by_file(test_runner, tests), start=1):
         listed = os.path.join(os.getcwd(), f".waiver-tests-{part}.txt")
-        with open(listed, "w", encoding="utf-8") as output:
-            output.writelines(f"{test_id}\n" for test_id in ids)
+        write_ids(listed, ids)
         named = {**env, "WAIVER_TESTS": listed, "WAIVER_TEST_FILE": path}
         named["WAIVER_TEST_PATTERN"] = name_pattern(test_runner, ids)
         run = runner.run(label, f"run-{number}-{part}", list(options.command), named)
-        if run.report is None:
-            return f"left no usable report: {run.problem}"
-        try:
-            rule = test_runner.test_ids(os.getcwd())
-            found = read_replay(run.report, ids, rule, test_runner.load_failure)
-        except InputError as error:
-            return f"left an unreadable report: {error.problem}"
-        seen.outcomes.update(found.outcomes)
-        seen.errored |= found.errored
+        found = _read_run(run, ids, test_runner, os.getcwd())
+        if isinstance(found, str):
+            return found
+        seen.take(found)
     return seen
 
 
@@ -271,19 +265,33 @@ def _one_replay(
         label = f"red-green replay {number} of {options.count}"
         name = f"run-{number}" if attempt == 1 else f"run-{number}-{attempt}"
         run = runner.run(label, name, with_tests(options.command, pending), env)
-        if run.report is None:
-            return f"left no usable report: {run.problem}"
-        try:
-            found = read_replay(run.report, pending, PYTEST.test_ids(folder), PYTEST.load_failure)
-        except InputError as error:
-            return f"left an unreadable report: {error.problem}"
-        seen.outcomes.update(found.outcomes)
-        seen.errored |= found.errored
+        found = _read_run(run, pending, PYTEST, folder)
+        if isinstance(found, str):
+            return found
+        seen.take(found)
         left = [t for t in pending if t not in seen.outcomes and t not in seen.errored]
         if not found.errored or not left or len(left) == len(pending):
             break
         pending = left
     return seen
+
+
+def _read_run(run: Run, ids: Sequence[str], test_runner: TestRunner, folder: str) -> Seen | str:
+    """What one run's report says of `ids`, read with the runner's ids from `folder`; why
+    the run left no usable report otherwise."""
+    if run.report is None:
+        return f"left no usable report: {run.problem}"
+    rule = test_runner.test_ids(folder)
+    try:
+        return read_replay(run.report, ids, rule, test_runner.load_failure)
+    except InputError as error:
+        return f"left an unreadable report: {error.problem}"
+
+
+def write_ids(path: str, ids: Sequence[str]) -> None:
+    """Test ids, one a line, as the test commands read them (`$WAIVER_TESTS`)."""
+    with open(path, "w", encoding="utf-8") as output:
+        output.writelines(f"{test_id}\n" for test_id in ids)
 
 
 def _write(path: str, document: dict[str, object]) -> None:

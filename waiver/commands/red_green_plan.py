@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from waiver.commands.red_green import by_file, name_pattern, parse_shard, shard_of
+from waiver.commands.red_green import by_file, name_pattern, parse_shard, shard_of, write_ids
 from waiver.errors import UsageError
 from waiver.gate.red_green_tests import red_green_tests
 from waiver.read.policy.policy_file import read_policy
@@ -30,11 +30,6 @@ MODULES_FOLDER = "modules"
 TREE_FOLDER = "tree"
 
 
-def _write_ids(path: str, ids: list[str]) -> None:
-    with open(path, "w", encoding="utf-8") as output:
-        output.writelines(f"{test_id}\n" for test_id in ids)
-
-
 def write_modules(folder: str, ids: list[str], runner: Runner) -> None:
     """One file of ids per test file (or per part of a file of very many, `by_file`),
     `1.txt`, `2.txt`, ...: the command runs each apart, since a module that fails to be
@@ -45,9 +40,9 @@ def write_modules(folder: str, ids: list[str], runner: Runner) -> None:
     os.mkdir(folder)
     for number, (path, group) in enumerate(by_file(runner, ids), start=1):
         stem = os.path.join(folder, str(number))
-        _write_ids(f"{stem}.txt", group)
-        _write_ids(f"{stem}.file", [path])
-        _write_ids(f"{stem}.pattern", [name_pattern(runner, group)])
+        write_ids(f"{stem}.txt", group)
+        write_ids(f"{stem}.file", [path])
+        write_ids(f"{stem}.pattern", [name_pattern(runner, group)])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     # What the test command is given: an id that reads as an option never is (its row is
     # then not run, as `waiver red-green` says).
     runnable = [t for t in shard_of(candidates, shard) if not t.startswith("-")]
-    _write_ids(os.path.join(args.out, CANDIDATES_FILE), candidates)
+    write_ids(os.path.join(args.out, CANDIDATES_FILE), candidates)
     runner = runner_named(settings.policy.runner)
     write_modules(os.path.join(args.out, MODULES_FOLDER), runnable, runner)
     print(

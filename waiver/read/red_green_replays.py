@@ -21,6 +21,11 @@ class Seen:
     outcomes: dict[str, bool]
     errored: set[str]  # ids whose module failed to be collected
 
+    def take(self, found: Seen) -> None:
+        """Add what another report of the same replay said."""
+        self.outcomes.update(found.outcomes)
+        self.errored |= found.errored
+
 
 # The (classname, name) of the failed case by which a report says a test file could not be
 # loaded (`waiver.runners.base.Runner.load_failure`); None where the runner writes none.
@@ -113,9 +118,7 @@ def read_replayed(
         seen = Seen({}, set())
         try:
             for name in sorted(os.listdir(run)):
-                found = read_replay(os.path.join(run, name), tests, rule, unloaded)
-                seen.outcomes.update(found.outcomes)
-                seen.errored |= found.errored
+                seen.take(read_replay(os.path.join(run, name), tests, rule, unloaded))
         except InputError as error:
             replays.append(f"left an unreadable report: {error.problem}")
             continue
