@@ -27,6 +27,7 @@ from waiver.init.plan import (
     policy_text,
     registry_plan,
     workflow_plans,
+    written_red_green,
 )
 from waiver.init.problems import Problems
 from waiver.read.policy.policy_file import parse_policy
@@ -159,10 +160,7 @@ def plan_node(
         property_command=commands.properties,
         test_command=commands.tests,
         setup_command=commands.install,
-        # The runner's own name filter with the reporter settings init writes.
-        red_green_command=None
-        if options.test_command is not None
-        else NODE_RUNNERS[layout.runner].red_green_command(),
+        red_green_command=written_red_green(options, NODE_RUNNERS[layout.runner]),
         waiver_repository=repository,
         waiver_ref=ref,
         harness_globs=(*options.harness, *map(literal_glob, layout.property_files)),

@@ -27,6 +27,7 @@ from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
 from waiver.runners import policy_harness
+from waiver.runners.base import Runner
 from waiver.runners.pytest import PYTEST
 from waiver.write.setup_files import (
     HISTORY_WORKFLOW,
@@ -182,8 +183,7 @@ def plan(
         property_command=property_command,
         test_command=test_command,
         setup_command=install,
-        # Ids of a suite init wrote the command of are pytest's.
-        red_green_command=None if options.test_command is not None else PYTEST.red_green_command(),
+        red_green_command=written_red_green(options, PYTEST),
         waiver_repository=repository,
         waiver_ref=ref,
         harness_globs=options.harness,
@@ -228,6 +228,13 @@ def plan(
         ),
         *workflow_plans(setup, f"through {repository}'s reusable workflow at {ref}", python_note),
     ]
+
+
+def written_red_green(options: InitOptions, runner: Runner) -> str | None:
+    """The red-green command init writes: the runner's, whose reporter settings are those
+    of the test command init writes; none beside a --test-command, whose settings it
+    cannot know."""
+    return None if options.test_command is not None else runner.red_green_command()
 
 
 def workflow_plans(setup: Setup, through: str, note: str | None = None) -> list[Planned]:
