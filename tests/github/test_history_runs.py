@@ -51,8 +51,9 @@ def test_a_default_branch_run_is_recorded_and_the_writer_s_latest_history_is_nam
     document, outputs = provenance(tmp_path, monkeypatch, answers, gate_run(event))
 
     assert document["error"] is None
-    assert document["run"] == {"id": 42, "path": CALLER, "head_sha": HEAD, "event": event,
-                               "started_by": event,
+    assert document["run"] == {"id": 42, "path": CALLER, "head_sha": HEAD, "head_branch": "main",
+                               "event": event, "started_by": event, "attempt": 1,
+                               "pull_request": None,
                                "referenced_workflows": [{"path": GATE, "sha": PIN}]}  # fmt: skip
     assert outputs == {"run-id": "42", "history-run-id": "60"}
 
@@ -67,7 +68,17 @@ def test_a_default_branch_run_is_recorded_and_the_writer_s_latest_history_is_nam
         (gate_run(path=".github/workflows/evil.yml"),
          f"run 42 ran .github/workflows/evil.yml, not the gate's caller {CALLER}"),
         (gate_run(referenced_workflows=[{"path": GATE, "sha": "2" * 40}]),
-         f"run 42 calls {GATE} at {'2' * 40}, not {PIN}"),
+         f"run 42: it calls {GATE} at {'2' * 40}, not at {PIN}"),
+        (gate_run(referenced_workflows=[]),
+         f"run 42: it calls no reusable workflow, not waiver/waiver's waiver-gate.yml at {PIN}"),
+        (gate_run(referenced_workflows=[{"path": GATE, "sha": PIN},
+                                        {"path": f"owner/repo/{WRITER}@main", "sha": "3" * 40}]),
+         f"run 42: it calls owner/repo/{WRITER}@main, which is not waiver/waiver's "
+         "waiver-gate.yml"),
+        (gate_run(referenced_workflows=[{"path": GATE.replace("waiver/waiver", "mallory/waiver"),
+                                         "sha": PIN}]),
+         f"run 42: it calls {GATE.replace('waiver/waiver', 'mallory/waiver')}, which is not "
+         "waiver/waiver's waiver-gate.yml"),
     ],
 )  # fmt: skip
 def test_any_other_run_is_named_and_not_recorded(

@@ -14,16 +14,18 @@ import pytest
 from helpers.github_api import HEAD, Answers
 from helpers.provenance_support import (
     CALLER,
-    GATE,
     PIN,
     WRITER,
     artifact,
+    commit_pull,
+    gate_run,
+    report_outputs,
     run_provenance,
     writer_run,
 )
 from waiver.cli import main
 
-PULL = {"number": 7, "state": "open", "head": {"sha": HEAD}, "base": {"ref": "main"}}
+PULL = commit_pull(7)
 NONE_SHOWN = "waiver: notice: no history of the default branch{}: the rows show none\n"
 
 
@@ -32,9 +34,9 @@ def provenance(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """`waiver provenance --history-workflow` for pull request #7's gate run: its file and
     outputs."""
-    triggering = {"id": 42, "path": CALLER, "head_sha": HEAD, "event": "pull_request",
-                  "head_branch": "main", "pull_requests": [],
-                  "referenced_workflows": [{"path": GATE, "sha": PIN}]}  # fmt: skip
+    triggering = gate_run(42)
+    answers.runs.append(triggering)
+    answers.head = HEAD
     flags = ["--pull-request=7", f"--history-workflow={WRITER}"]
     return run_provenance(tmp_path, monkeypatch, answers, triggering, flags, default_branch="main")
 
@@ -58,10 +60,14 @@ def test_the_writer_s_newest_history_on_the_default_branch_is_named(
 
     assert (document["run"]["id"], document["error"]) == (42, None)
     assert "history_error" not in document
-    assert outputs == {"run-id": "42", "history-run-id": "60"}
+    assert outputs == report_outputs("42", **{"history-run-id": "60"})
     assert "notice" not in capsys.readouterr().err
+    # The judged run's attempts and artifacts, then the history's candidates newest first.
     looked_up = [path for path, _ in answers.asked if "/actions/runs/" in path]
-    assert looked_up == [f"/repos/owner/repo/actions/runs/{n}" for n in (95, 90, 60)]
+    assert looked_up == [
+        "/repos/owner/repo/actions/runs/42", "/repos/owner/repo/actions/runs/42/artifacts",
+        *(f"/repos/owner/repo/actions/runs/{n}" for n in (95, 90, 60)),
+    ]  # fmt: skip
 
 
 def test_no_history_names_none_and_says_so(
@@ -73,7 +79,7 @@ def test_no_history_names_none_and_says_so(
     )  # fmt: skip
     document, outputs = provenance(tmp_path, monkeypatch, answers)
 
-    assert outputs == {"run-id": "42", "history-run-id": ""}
+    assert outputs == report_outputs("42", **{"history-run-id": ""})
     assert "history_error" not in document
     assert capsys.readouterr().err == NONE_SHOWN.format("")
 
@@ -88,7 +94,7 @@ def test_an_api_error_names_none_says_why_and_leaves_the_judged_run_alone(
     error = "GET /repos/owner/repo/actions/runs/60 answered HTTP 404"
     assert (document["run"]["id"], document["error"]) == (42, None)
     assert document["history_error"] == error
-    assert outputs == {"run-id": "42", "history-run-id": ""}
+    assert outputs == report_outputs("42", **{"history-run-id": ""})
     assert capsys.readouterr().err == NONE_SHOWN.format(f" ({error})")
 
 
@@ -99,7 +105,7 @@ def test_an_api_that_fails_names_neither_run(
 
     assert document["run"] is None
     assert document["history_error"] == "GET /repos/owner/repo/actions/artifacts answered HTTP 500"
-    assert outputs == {"run-id": "", "history-run-id": ""}
+    assert outputs == report_outputs("", **{"history-run-id": ""})
 
 
 def test_the_report_s_history_and_the_writer_s_are_not_named_at_once(

@@ -37,7 +37,8 @@ def test_a_fork_run_reads_the_reviews_of_the_pull_request_its_head_belongs_to(
         document = fetch_reviews(environment(tmp_path, api))
 
     assert document["pull_request"] == {
-        "number": 7, "user": {"login": "agent"}, "head": {"sha": HEAD},
+        "number": 7, "user": {"login": "agent"},
+        "head": {"sha": HEAD, "ref": "fix", "repo": {"full_name": "owner/repo"}},
         "base": {"sha": "b" * 40, "ref": "main"},
     }  # fmt: skip
     counted, _ = count_approvals(review_data(document), None)
@@ -145,8 +146,8 @@ def test_a_merge_group_s_reviews_are_its_queued_pull_request_s(tmp_path: Path) -
         env = _merge_group_env(tmp_path, api, f"gh-readonly-queue/main/pr-7-{GROUP_BASE}")
         document = fetch_reviews({**env, "WAIVER_BRANCHES": "main"})
     pull = document["pull_request"]
-    assert (pull["number"], pull["head"], pull["base"]) == (
-        7, {"sha": HEAD}, {"sha": GROUP_BASE, "ref": "main"},
+    assert (pull["number"], pull["head"]["sha"], pull["base"]) == (
+        7, HEAD, {"sha": GROUP_BASE, "ref": "main"},
     )  # fmt: skip
     assert document["run_head"] == GROUP
     assert answers.asked[0][0] == "/repos/owner/repo/pulls/7"

@@ -1,5 +1,9 @@
 """`waiver provenance` against the REST API stand-in: which gate run's reports a
-`workflow_run` job judges, and what GitHub says made that run."""
+`workflow_run` job judges, bound to the pull request, base and head it ran for, and what
+GitHub says made that run. The stand-in answers as GitHub's schema says: the pull requests
+of a commit include closed ones, a run's `pull_requests` may name pull requests it was not
+for, a re-run keeps its id and counts its attempts, and a retarget is a `base_ref_changed`
+event in the timeline."""
 
 from __future__ import annotations
 
@@ -9,18 +13,21 @@ from typing import Any
 import pytest
 
 from helpers.github_api import HEAD, Answers
-from helpers.provenance_support import CALLER, GATE, PIN, run_provenance
+from helpers.provenance_support import (
+    CALLER,
+    CREATED,
+    GATE,
+    PIN,
+    commit_pull,
+    gate_run,
+    report_outputs,
+    run_provenance,
+)
 from waiver.cli import main
 from waiver.github.runs import workflow_path
 
-
-def run(run_id: int, event: str = "pull_request", **more: Any) -> dict[str, Any]:
-    return {"id": run_id, "path": CALLER, "head_sha": HEAD, "event": event,
-            "pull_requests": [], "referenced_workflows": [{"path": GATE, "sha": PIN}], **more}  # fmt: skip
-
-
-def open_pull(number: int, branch: str = "main") -> dict[str, Any]:
-    return {"number": number, "state": "open", "head": {"sha": HEAD}, "base": {"ref": branch}}
+run = gate_run
+pull = commit_pull
 
 
 def provenance(
@@ -28,97 +35,263 @@ def provenance(
     monkeypatch: pytest.MonkeyPatch,
     answers: Answers,
     triggering: dict[str, Any],
-    pull_request: int | None = 7,
+    flags: tuple[str, ...] = ("--pull-request=7",),
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """`waiver provenance` on a workflow_run event of `triggering`: its file and outputs."""
-    number = [] if pull_request is None else [f"--pull-request={pull_request}"]
-    return run_provenance(tmp_path, monkeypatch, answers, triggering, number)
+    return run_provenance(tmp_path, monkeypatch, answers, triggering, flags)
 
 
-def test_a_pull_request_s_run_is_its_own_reports_run(
+def honest(**more: Any) -> Answers:
+    """#7 into main from branch fix, its one run 42, and no other pull request."""
+    return Answers(commit_pulls=[pull(7)], runs=[run(42)], head=HEAD, **more)
+
+
+def test_a_pull_request_s_own_run_is_judged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answers = Answers(commit_pulls=[open_pull(7)])
-    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42))
+    document, outputs = provenance(tmp_path, monkeypatch, honest(), run(42))
     assert document == {
         "caller": CALLER,
         "report_workflow": ".github/workflows/report.yml",
         "waiver": {"repository": "waiver/waiver", "commit": PIN},
-        "run": {"id": 42, "path": CALLER, "head_sha": HEAD, "event": "pull_request",
-                "started_by": "pull_request", "referenced_workflows": [{"path": GATE, "sha": PIN}]},
+        "run": {"id": 42, "path": CALLER, "head_sha": HEAD, "head_branch": "fix",
+                "event": "pull_request", "started_by": "pull_request", "attempt": 1,
+                "pull_request": 7, "referenced_workflows": [{"path": GATE, "sha": PIN}]},
+        "artifacts": {"properties": [], "replays": [], "base_replays": [], "red_green": [],
+                      "unexpected": []},
         "error": None,
     }  # fmt: skip
-    assert outputs == {"run-id": "42"}
+    assert outputs == report_outputs("42")
 
 
-def test_a_review_s_run_judges_the_latest_completed_pull_request_run_of_the_caller(
+@pytest.mark.parametrize(
+    ("others", "named"),
+    [
+        pytest.param([pull(8, "evil")], "#8 (open, into evil)", id="open, into a branch the change controls"),
+        pytest.param([pull(8, "evil", "closed")], "#8 (closed, into evil)", id="closed before the report"),
+        pytest.param([pull(8, "main", "closed", sha="e" * 40)], "#8 (closed, into main)",
+                     id="closed earlier, from the same branch"),
+        pytest.param([pull(8, "evil", ref="other")], "#8 (open, into evil)",
+                     id="another branch with the same head"),
+    ],
+)  # fmt: skip
+def test_another_pull_request_that_had_the_head_earns_a_failure_that_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: list[dict[str, Any]], named: str
+) -> None:
+    # Whatever the run says of itself (here it names both), the commit's pull requests
+    # decide: a run of #8 would look the same as #7's.
+    answers = honest()
+    answers.commit_pulls += others
+    triggering = run(42, pull_requests=[{"number": 7}, {"number": 8}])
+    document, outputs = provenance(tmp_path, monkeypatch, answers, triggering)
+    assert document["run"] is None
+    assert document["error"] == (
+        f"pull request {named} has had head {HEAD} or its branch too, so the run may have been "
+        "for it: close it and push a new commit to #7"
+    )
+    assert outputs == report_outputs("")
+
+
+def test_a_stacked_pull_request_on_the_head_s_branch_is_no_other_run_s(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answers = Answers(
-        commit_pulls=[open_pull(7)],
-        runs=[run(40), run(44, path=".github/workflows/evil.yml"), run(43), run(41)],
+    # #9 builds on #7's branch: the commit is in it, but #9's head is its own commit on its
+    # own branch, so no run of #9 has #7's head.
+    answers = honest()
+    answers.commit_pulls.append(pull(9, "fix", ref="more", sha="9" * 40))
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42))
+    assert (document["run"]["id"], document["error"]) == (42, None)
+
+
+def test_a_run_from_another_branch_at_the_same_commit_is_not_the_pull_request_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    triggering = run(42, head_branch="b2")
+    answers = Answers(commit_pulls=[pull(7)], runs=[triggering], head=HEAD)
+    document, _ = provenance(tmp_path, monkeypatch, answers, triggering)
+    assert document["error"] == ("run 42 ran from owner/repo:b2, not from #7's head owner/repo:fix")
+
+
+def test_a_fork_s_run_is_bound_by_its_head_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fork = {"full_name": "Agent/Fork"}
+    triggering = run(42, head_repository=fork)
+    answers = Answers(commit_pulls=[], runs=[triggering], head=HEAD, head_repo="agent/fork")
+    document, _ = provenance(tmp_path, monkeypatch, answers, triggering)
+    assert (document["run"]["id"], document["error"]) == (42, None)
+    answers.head_repo = "other/fork"
+    document, _ = provenance(tmp_path, monkeypatch, answers, triggering)
+    assert document["error"] == "run 42 ran from agent/fork:fix, not from #7's head other/fork:fix"
+
+
+@pytest.mark.parametrize(
+    ("changed", "blocks"),
+    [
+        ("2026-12-01T10:30:00Z", True),  # retargeted while the run ran, or before a re-run
+        ("2026-12-01T09:59:00Z", True),  # within the margin: its event may predate the change
+        ("2026-12-01T09:50:00Z", False),  # long before: the run was on the new base
+    ],
+)
+def test_a_base_changed_since_the_run_began_earns_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str, blocks: bool
+) -> None:
+    answers = honest(timeline=[
+        {"event": "commented", "created_at": "2026-12-01T11:00:00Z"},
+        {"event": "base_ref_changed", "created_at": changed},
+    ])  # fmt: skip
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42, run_attempt=2))
+    expected = (
+        f"the base of #7 changed at {changed}, not before run 42 began ({CREATED}): it may "
+        "have run another base's workflow; push a new commit for a run on main"
     )
+    assert document["error"] == (expected if blocks else None)
+    asked = [path for path, _ in answers.asked if path.endswith("/timeline")]
+    assert asked == ["/repos/owner/repo/issues/7/timeline"]
+
+
+def test_a_same_repository_run_for_another_base_earns_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    triggering = run(42, pull_requests=[{"number": 7, "base": {"ref": "evil"}}])
+    document, _ = provenance(tmp_path, monkeypatch, honest(), triggering)
+    assert document["error"] == "run 42 was for #7 into evil, not into main"
+
+
+def test_an_older_run_posts_nothing_beside_a_newer_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = honest()
+    answers.runs += [run(45, status="in_progress"), run(47, head_branch="b2")]
+    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42, run_attempt=2))
+    said = "run 45 of the gate's caller for this head is newer than run 42: its verdict stands"
+    assert (document["run"], document["error"], document["superseded"]) == (None, None, said)
+    assert outputs["superseded"] == said and outputs["run-id"] == ""
+
+
+def test_an_older_attempt_of_a_run_posts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = Answers(commit_pulls=[pull(7)], runs=[run(42, run_attempt=3)], head=HEAD)
+    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42, run_attempt=2))
+    assert document["superseded"] == (
+        "attempt 2 of run 42 is not its newest (attempt 3): the newest attempt reports"
+    )
+    assert outputs["run-id"] == ""
+
+
+def test_a_review_re_judges_the_newest_run_of_this_pull_request_s_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = honest()
+    answers.runs = [run(40), run(44, path=".github/workflows/evil.yml"), run(43),
+                    run(46, head_branch="b2"), run(41)]  # fmt: skip
     document, outputs = provenance(
         tmp_path, monkeypatch, answers, run(99, event="pull_request_review")
     )
     assert (document["run"]["id"], document["run"]["started_by"]) == (43, "pull_request_review")
-    assert outputs == {"run-id": "43"}
-    asked = [path for path, _ in answers.asked if path.endswith("/actions/runs")]
-    assert asked == ["/repos/owner/repo/actions/runs"] * 2  # two pages of two
+    assert outputs["run-id"] == "43"
+    listed = [path for path, _ in answers.asked if path.endswith("/actions/runs")]
+    assert listed == ["/repos/owner/repo/actions/runs"] * 3  # three pages of two
 
 
-def test_a_review_without_a_completed_run_names_none(
+def test_a_review_waits_for_a_newest_run_still_under_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answers = Answers(commit_pulls=[open_pull(7)], runs=[run(44, path=".github/workflows/x.yml")])
+    answers = honest()
+    answers.runs.append(run(43, status="in_progress"))
+    document, outputs = provenance(
+        tmp_path, monkeypatch, answers, run(99, event="pull_request_review")
+    )
+    assert document["superseded"] == (
+        f"run 43, the newest of {CALLER} for this head, is in_progress: it reports when it "
+        "completes"
+    )
+    assert outputs["run-id"] == ""
+
+
+def test_a_review_without_a_run_of_the_head_names_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = Answers(commit_pulls=[pull(7)], runs=[run(44, path=".github/workflows/x.yml")])
     document, outputs = provenance(
         tmp_path, monkeypatch, answers, run(99, event="pull_request_review")
     )
     assert document["run"] is None
-    assert document["error"] == f"no completed pull_request run of {CALLER} has head {HEAD}"
-    assert outputs == {"run-id": ""}
+    assert document["error"] == f"no pull_request run of {CALLER} ran for #7's head {HEAD}"
+    assert outputs["run-id"] == ""
 
 
-@pytest.mark.parametrize(
-    ("pulls", "named", "error"),
-    [
-        pytest.param(
-            [open_pull(7), open_pull(8, "evil")], [{"number": 8}],
-            "the run was for pull request #8, not #7", id="a run for another pull request",
-        ),
-        pytest.param(
-            [open_pull(7), open_pull(8, "evil")], [],
-            f"the run names no pull request and the open pull requests with head {HEAD} are "
-            "#7, #8: which one it ran for cannot be told",
-            id="a fork's run beside another pull request with its head",
-        ),
-        pytest.param(
-            [open_pull(7), open_pull(9)], [{"number": 7}],
-            f"pull requests #7, #9 share head {HEAD}: one status cannot speak for each; "
-            "close all but one",
-            id="two pull requests into main with one head",
-        ),
-    ],
-)  # fmt: skip
-def test_a_run_that_may_be_another_pull_request_s_names_no_run(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    pulls: list[dict[str, Any]],
-    named: list[dict[str, Any]],
-    error: str,
+def test_a_head_that_moved_on_names_no_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = honest()
+    answers.head = "d" * 40
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42))
+    assert document["error"] == f"#7's head is now {'d' * 40}, not {HEAD}"
+
+
+def test_a_pull_request_into_another_branch_names_no_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answers = Answers(commit_pulls=pulls)
-    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42, pull_requests=named))
-    assert (document["run"], document["error"], outputs) == (None, error, {"run-id": ""})
+    answers = honest(base_ref="evil")
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42))
+    assert document["error"] == "#7 is into evil, not main"
+
+
+def artifact(artifact_id: int, name: str, expired: bool = False) -> dict[str, Any]:
+    return {"id": artifact_id, "name": name, "expired": expired}
+
+
+def test_artifacts_are_taken_by_exact_name_and_every_other_name_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = honest()
+    answers.run_artifacts[42] = [
+        artifact(1, "waiver-properties"),
+        artifact(2, "waiver-junit-run-1-shard-1"),
+        artifact(3, "waiver-junit-run-2-shard-1", expired=True),
+        artifact(4, "waiver-junit-run-1-shard-1 "),
+        artifact(5, "waiver-junit-run-1-shard-1x"),
+        artifact(6, "waiver-junit-run-1-shard-1"),  # a re-run attempt's: it replaces id 2
+        artifact(7, "waiver-red-green-shard-1"),
+        artifact(8, "waiver-base-junit-run-1-shard-1"),
+        artifact(9, "waiver"),
+        artifact(10, "Waiver-Properties", expired=True),
+    ]
+    flags = ("--pull-request=7", "--replays=2", "--base-replays=1")
+    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42), flags)
+    assert document["artifacts"] == {
+        "properties": [1], "replays": [6], "base_replays": [8], "red_green": [7],
+        "unexpected": ["Waiver-Properties", "waiver-junit-run-1-shard-1 ",
+                       "waiver-junit-run-1-shard-1x"],
+    }  # fmt: skip
+    assert outputs == {"run-id": "42", "superseded": "", "properties-artifacts": "1",
+                       "replay-artifacts": "6", "base-artifacts": "8",
+                       "red-green-artifacts": "7"}  # fmt: skip
+    listed = [path for path, _ in answers.asked if path.endswith("/artifacts")]
+    assert listed == ["/repos/owner/repo/actions/runs/42/artifacts"] * 5  # every page
+
+
+def test_an_artifact_of_another_shape_names_no_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = honest()
+    answers.run_artifacts[42] = [{"id": "1", "name": "waiver-properties"}]
+    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42))
+    assert document["error"] == "an artifact of run 42 has no id, name or expiry"
+    assert outputs == report_outputs("")
 
 
 def test_a_merge_group_s_run_needs_no_pull_request_of_its_commit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answers = Answers()
-    document, _ = provenance(tmp_path, monkeypatch, answers, run(42, event="merge_group"))
-    assert (document["run"]["event"], document["error"]) == ("merge_group", None)
-    assert answers.asked == []
+    group = run(42, event="merge_group")
+    answers = Answers(runs=[group])
+    document, _ = provenance(tmp_path, monkeypatch, answers, group)
+    assert (document["run"]["event"], document["run"]["pull_request"]) == ("merge_group", None)
+    assert document["error"] is None
+    assert [path for path, _ in answers.asked] == [
+        "/repos/owner/repo/actions/runs/42", "/repos/owner/repo/actions/runs/42/artifacts"
+    ]  # fmt: skip
 
 
 def test_an_api_that_fails_is_written_down_not_raised(
@@ -127,8 +300,8 @@ def test_an_api_that_fails_is_written_down_not_raised(
     document, outputs = provenance(
         tmp_path, monkeypatch, Answers(status=500), run(99, event="pull_request_review")
     )
-    assert document["error"] == "GET /repos/owner/repo/actions/runs answered HTTP 500"
-    assert outputs == {"run-id": ""}
+    assert document["error"] == "GET /repos/owner/repo/pulls/7 answered HTTP 500"
+    assert outputs == report_outputs("")
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,22 @@
 """A local stand-in for the GitHub REST API endpoints waiver uses, on 127.0.0.1: a pull
 request's reviews and commits (paginated with `Link` headers, as the API does), a
-collaborator's permission, a pull request and the pull requests of a commit, an issue's
-comments, which it lets be created and edited, commit statuses, which it records, the
-repository's workflow runs (in an object, as `/actions/runs` answers them, and one by id)
-and its artifacts (in an object too). Tests set what it answers and read what it was
-asked."""
+collaborator's permission, a pull request and the pull requests of a commit (open and
+closed, as the API lists them), a pull request's timeline, an issue's comments, which it
+lets be created and edited, commit statuses and check runs, which it records with the app
+that posted them, the repository's workflow runs (in an object, as `/actions/runs`
+answers them, filtered by `head_sha`, `event` and `status`, and one by id), a run's
+artifacts and the repository's (in an object too), and a GitHub App's installation and
+installation tokens, minted only for a JWT signed with the app's key (checked with
+`openssl`). Tests set what it answers and read what it was asked."""
 
 from __future__ import annotations
 
+import base64
 import json
+import subprocess
+import tempfile
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +28,21 @@ from typing import Any
 import pytest
 
 HEAD = "a" * 40  # the head commit a run was about
+# The app GitHub Actions' own token posts as, and the slug of the team's verdict app.
+ACTIONS_APP = "github-actions"
+VERDICT_APP = "waiver-verdict"
+
+
+@dataclass
+class App:
+    """A GitHub App installed on the repository: its client id, and the public half of its
+    key, which a JWT must be signed with."""
+
+    client_id: str
+    public_key: Path
+    slug: str = VERDICT_APP
+    installation: int = 77
+    tokens: dict[str, str] = field(default_factory=dict)  # token: the permissions asked, JSON
 
 
 @dataclass
@@ -43,7 +65,13 @@ class Answers:
     statuses: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
     runs: list[dict[str, Any]] = field(default_factory=list)  # the repository's workflow runs
     artifacts: list[dict[str, Any]] = field(default_factory=list)  # the repository's artifacts
+    run_artifacts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # by run id
     base_ref: str = "main"  # the pull request's base branch
+    head_ref: str = "fix"  # the pull request's head branch
+    head_repo: str | None = None  # its head repository; None: the repository itself
+    timeline: list[dict[str, Any]] = field(default_factory=list)  # the pull request's events
+    check_runs: list[dict[str, Any]] = field(default_factory=list)  # posted, with their `app`
+    app: App | None = None  # the installed GitHub App, if any
 
 
 def comment(comment_id: int, login: str, body: str) -> dict[str, Any]:
@@ -92,8 +120,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(answers.status, b'{"message": "no"}')
             return
         length = int(self.headers.get("Content-Length", "0"))
-        posted = json.loads(self.rfile.read(length))
+        posted = json.loads(self.rfile.read(length) or b"{}")
         segments = parts.path.strip("/").split("/")
+        if segments[-1] == "access_tokens":
+            self._mint(posted)
+            return
+        if segments[-1] == "check-runs":
+            token = self._token()
+            app = answers.app
+            posted["app"] = app.slug if app is not None and token in app.tokens else ACTIONS_APP
+            answers.check_runs.append(posted)
+            self._send(201, json.dumps({"id": len(answers.check_runs), **posted}).encode())
+            return
         if segments[-2] == "statuses":
             answers.statuses.append(posted)
             self._send(201, json.dumps(posted).encode())
@@ -110,6 +148,43 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_POST = do_PATCH = _write
 
+    def _token(self) -> str:
+        return (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+
+    def _signed_by_app(self) -> bool:
+        """Whether the request carries a live JWT signed with the app's key, as GitHub
+        asks of an app that looks up its installation or mints a token."""
+        app = self.answers.app
+        parts = self._token().split(".")
+        if app is None or len(parts) != 3:
+            return False
+
+        def decoded(part: str) -> bytes:
+            return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+        with tempfile.TemporaryDirectory() as folder:
+            signed, signature = Path(folder, "signed"), Path(folder, "signature")
+            signed.write_bytes(f"{parts[0]}.{parts[1]}".encode())
+            signature.write_bytes(decoded(parts[2]))
+            verified = subprocess.run(
+                ["openssl", "dgst", "-sha256", "-verify", str(app.public_key),
+                 "-signature", str(signature), str(signed)],
+                capture_output=True, check=False,
+            ).returncode == 0  # fmt: skip
+        claims = json.loads(decoded(parts[1]))
+        return verified and claims.get("iss") == app.client_id and claims["exp"] > time.time()
+
+    def _mint(self, posted: dict[str, Any]) -> None:
+        app = self.answers.app
+        if app is None or not self._signed_by_app():
+            self._send(401, b'{"message": "A JSON web token could not be decoded"}')
+            return
+        token = f"ghs_app_{len(app.tokens)}_{int(time.time())}"
+        app.tokens[token] = json.dumps(posted.get("permissions"), sort_keys=True)
+        body = {"token": token, "expires_at": "2099-01-01T00:00:00Z",
+                "permissions": posted.get("permissions") or {}}  # fmt: skip
+        self._send(201, json.dumps(body).encode())
+
     def do_GET(self) -> None:
         answers = self.answers
         parts = urllib.parse.urlsplit(self.path)
@@ -121,16 +196,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, answers.raw_body)
             return
         segments = parts.path.strip("/").split("/")
+        query = urllib.parse.parse_qs(parts.query)
+        if segments[-1] == "installation":
+            if answers.app is None or not self._signed_by_app():
+                self._send(401, b'{"message": "A JSON web token could not be decoded"}')
+            else:
+                body = {"id": answers.app.installation, "app_slug": answers.app.slug}
+                self._send(200, json.dumps(body).encode())
+            return
         if segments[-2] == "pulls" and segments[-1].isdigit() and answers.pull_body is not None:
             self._send(200, answers.pull_body)
             return
         if segments[-2] == "pulls" and segments[-1].isdigit():
+            head_repo = answers.head_repo or f"{segments[1]}/{segments[2]}"
             pull = {
                 "number": int(segments[-1]),
+                "state": "open",
                 "user": {"login": answers.author},
-                "head": {"sha": answers.head},
+                "head": {"sha": answers.head, "ref": answers.head_ref,
+                         "repo": {"full_name": head_repo}},
                 "base": {"sha": answers.base, "ref": answers.base_ref},
-            }
+            }  # fmt: skip
             self._send(200, json.dumps(pull).encode())
             return
         if segments[-2] == "runs" and segments[-1].isdigit():
@@ -153,20 +239,31 @@ class _Handler(BaseHTTPRequestHandler):
             "commits": answers.commits,
             "comments": answers.comments,
             "pulls": answers.commit_pulls,
-            "runs": answers.runs,
+            "runs": [
+                run for run in answers.runs
+                if all(str(run.get(key)) == query[key][0]
+                       for key in ("head_sha", "event", "status") if key in query)
+            ],
             "artifacts": answers.artifacts,
-        }
+            "timeline": answers.timeline,
+        }  # fmt: skip
         items = lists.get(segments[-1])
+        if segments[-1] == "artifacts" and segments[-3] == "runs":
+            items = answers.run_artifacts.get(int(segments[-2]), [])
         if items is None:
             self._send(404, b'{"message": "Not Found"}')
             return
-        page = int(urllib.parse.parse_qs(parts.query).get("page", ["1"])[0])
+        page = int(query.get("page", ["1"])[0])
         size = answers.per_page
         chunk = items[(page - 1) * size : page * size]
         link = None
         if page * size < len(items):
             host = answers.next_host or f"127.0.0.1:{self.server.server_address[1]}"
-            link = f'<http://{host}{parts.path}?per_page=100&page={page + 1}>; rel="next"'
+            kept = {
+                key: values[0] for key, values in query.items() if key not in ("page", "per_page")
+            }
+            more = urllib.parse.urlencode({**kept, "per_page": 100, "page": page + 1})
+            link = f'<http://{host}{parts.path}?{more}>; rel="next"'
         # The runs and artifacts endpoints wrap their page in an object, as GitHub's do.
         wrapped = {"runs": "workflow_runs", "artifacts": "artifacts"}.get(segments[-1])
         body = chunk if wrapped is None else {"total_count": len(items), wrapped: chunk}

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from helpers.github_api import Answers, environment, github_api
+from helpers.github_api import HEAD, Answers, environment, github_api
 from helpers.support import read_github_output
 from waiver.cli import main
 
@@ -20,6 +20,34 @@ WRITER = ".github/workflows/waiver-history.yml"
 PIN = "1" * 40
 GATE = f"waiver/waiver/.github/workflows/waiver-gate.yml@{PIN}"
 REPORT_WORKFLOW_REF = "owner/repo/.github/workflows/report.yml@refs/heads/main"
+
+
+CREATED = "2026-12-01T10:00:00Z"
+
+
+def gate_run(run_id: int, event: str = "pull_request", **more: Any) -> dict[str, Any]:
+    """A completed run of the gate's caller from pull request #7's head branch `fix` at
+    HEAD, as the API describes it."""
+    return {"id": run_id, "path": CALLER, "head_sha": HEAD, "event": event,
+            "status": "completed", "run_attempt": 1, "created_at": CREATED,
+            "head_branch": "fix", "head_repository": {"full_name": "owner/repo"},
+            "pull_requests": [], "referenced_workflows": [{"path": GATE, "sha": PIN}],
+            **more}  # fmt: skip
+
+
+def report_outputs(run_id: str, **more: str) -> dict[str, str]:
+    """The step outputs of `waiver provenance` in the report workflow for run `run_id`
+    ('' for none) with no artifacts, and `more`."""
+    kinds = ("properties", "replay", "base", "red-green")
+    return {"run-id": run_id, "superseded": ""} | {f"{k}-artifacts": "" for k in kinds} | more
+
+
+def commit_pull(
+    number: int, branch: str = "main", state: str = "open", ref: str = "fix", sha: str = HEAD
+) -> dict[str, Any]:
+    """A pull request as `GET /commits/{sha}/pulls` lists it."""
+    return {"number": number, "state": state, "base": {"ref": branch},
+            "head": {"sha": sha, "ref": ref, "repo": {"full_name": "owner/repo"}}}  # fmt: skip
 
 
 def writer_run(run_id: int, **more: Any) -> dict[str, Any]:

@@ -3,17 +3,20 @@ workflow. Pure: the run as GitHub told of it, the two commits' files, and the ap
 
 A pull request's run executes the workflow file of the change, so the replays it uploads
 are the change's to write. Its reports are evidence only when the run's workflow file is
-the caller the trusted base holds, byte for byte at the commit the gate checks, and where
-it calls waiver's reusable workflows it does so at the commit this gate runs. Anything else
-blocks the run with the file and the reason named. A change of the gate's workflow files
+the caller the trusted base holds, byte for byte at the commit the gate checks; it calls
+waiver's reusable gate workflow at the commit this gate runs, and nothing else; and it
+uploaded no artifact that no job of that workflow uploads (`waiver.decide.provenance`).
+Anything else blocks the run with the file and the reason named. A change of the gate's workflow files
 and of nothing else (a waiver upgrade moves both callers to a new commit) is for a person
 to read: an approval of its head admits it, like a fixture update of its own.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
+from waiver.decide.provenance import called_workflow_problems
 from waiver.model import Admission
 from waiver.read.provenance import Provenance, ReportsRun
 from waiver.read.trusted.protected import Committed
@@ -62,11 +65,15 @@ def _edits(provenance: Provenance, run: ReportsRun, committed: Committed) -> lis
         edits.append(f"the base holds no {caller}")
     elif committed.head.read(caller, MAX_WORKFLOW_BYTES) != trusted:
         edits.append(f"{caller} is not the base's, byte for byte")
-    pinned = f"{provenance.waiver_repository}/.github/workflows/"
-    for path, sha in run.referenced:
-        if path.startswith(pinned) and sha != provenance.waiver_commit:
-            edits.append(f"it calls {path} at {sha}, not at {provenance.waiver_commit}")
-    return edits
+    return edits + called_workflow_problems(
+        run.referenced, provenance.waiver_repository, provenance.waiver_commit
+    )
+
+
+def _quoted(names: tuple[str, ...]) -> str:
+    """Artifact names as JSON strings, so that a trailing space or a control character
+    shows."""
+    return ", ".join(json.dumps(name, ensure_ascii=True) for name in names)
 
 
 def judge_provenance(provenance: Provenance, committed: Committed | None) -> Judged:
@@ -84,6 +91,13 @@ def judge_provenance(provenance: Provenance, committed: Committed | None) -> Jud
         )
     if run.event not in GATE_EVENTS:
         return Judged(run.run_id, run.path, f"{named} was started by {run.event}")
+    if run.unexpected_artifacts:
+        return Judged(
+            run.run_id,
+            run.path,
+            f"{named} uploaded artifacts that no job of waiver's gate workflow uploads: "
+            f"{_quoted(run.unexpected_artifacts)}",
+        )
     if run.path != provenance.caller:
         return Judged(
             run.run_id,

@@ -5,7 +5,8 @@ artifact it folds that into.
 Only the default branch's runs make the history. A pull request's run executes the change's
 workflow file and could upload any waiver.json it likes, so a run is recorded only when
 GitHub says a push to the default branch, or its schedule, started it, from the gate's
-caller file, calling waiver's workflows at the commit the writer runs. The history it
+caller file, calling waiver's gate workflow at the commit the writer runs and nothing
+else (`waiver.decide.provenance`). The history it
 continues must be its own: an artifact of that name from any other run (a pull request's
 upload) is passed over.
 """
@@ -16,8 +17,10 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
+from waiver.decide.provenance import called_workflow_problems
 from waiver.github.rest import Api, ApiFailed
 from waiver.github.runs import referenced_workflows, triggering_run, workflow_path
+from waiver.write.provenance_file import JudgedRunJson
 
 RECORDED_EVENTS = frozenset({"push", "schedule"})
 HISTORY_ARTIFACT = "waiver-history"
@@ -42,7 +45,7 @@ def default_branch_run(
     caller: str,
     waiver_repository: str,
     waiver_ref: str,
-) -> dict[str, object]:
+) -> JudgedRunJson:
     """The triggering gate run, as `waiver provenance` keeps it, when the history may
     record it; otherwise why not."""
     run, sha = triggering_run(event)
@@ -62,18 +65,19 @@ def default_branch_run(
     if path != caller:
         raise ApiFailed(f"run {run_id} ran {path}, not the gate's caller {caller}")
     referenced = referenced_workflows(run)
-    pinned = f"{waiver_repository}/.github/workflows/"
-    for called in referenced:
-        if called["path"].startswith(pinned) and called["sha"] != waiver_ref:
-            raise ApiFailed(
-                f"run {run_id} calls {called['path']} at {called['sha']}, not {waiver_ref}"
-            )
+    called = [(item["path"], item["sha"]) for item in referenced]
+    problems = called_workflow_problems(called, waiver_repository, waiver_ref)
+    if problems:
+        raise ApiFailed(f"run {run_id}: {'; '.join(problems)}")
     return {
         "id": run_id,
         "path": path,
         "head_sha": sha,
+        "head_branch": branch,
         "event": started_by,
         "started_by": started_by,
+        "attempt": run.get("run_attempt", 1),
+        "pull_request": None,
         "referenced_workflows": referenced,
     }
 

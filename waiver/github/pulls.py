@@ -61,16 +61,24 @@ def branches_of(env: Mapping[str, str]) -> frozenset[str] | None:
     return named or None
 
 
+def pulls_of_commit(api: Api, repository: str, sha: str) -> list[Mapping[str, Any]]:
+    """Every pull request the API associates with commit `sha`, open or closed, into any
+    branch, lowest number first."""
+    found = [
+        pull
+        for pull in api.pages(f"/repos/{repository}/commits/{sha}/pulls")
+        if isinstance(pull, dict) and isinstance(pull.get("number"), int)
+    ]
+    return sorted(found, key=lambda pull: int(pull["number"]))
+
+
 def open_pulls_of_commit(api: Api, repository: str, sha: str) -> list[Mapping[str, Any]]:
     """The open pull requests whose head is `sha`, lowest number first."""
-    found = []
-    for pull in api.pages(f"/repos/{repository}/commits/{sha}/pulls"):
-        if isinstance(pull, dict) and pull.get("state") == "open":
-            head = pull.get("head")
-            number = pull.get("number")
-            if isinstance(head, dict) and head.get("sha") == sha and isinstance(number, int):
-                found.append(pull)
-    return sorted(found, key=lambda pull: int(pull["number"]))
+    return [
+        pull
+        for pull in pulls_of_commit(api, repository, sha)
+        if pull.get("state") == "open" and current_head(pull) == sha
+    ]
 
 
 def base_branch(pull: Mapping[str, Any]) -> object:

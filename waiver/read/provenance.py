@@ -27,6 +27,8 @@ class ReportsRun:
     head_sha: str
     event: str | None  # what started it
     referenced: tuple[tuple[str, str], ...]  # (path@ref, commit) of each reusable workflow
+    # Artifacts of the run whose names no job of waiver's reusable workflow uploads.
+    unexpected_artifacts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,17 @@ def _text(value: Mapping[str, Any], key: str, source: str, optional: bool = Fals
     raise InputError(source, f"the field {key} is not a string")
 
 
-def _run(value: object, source: str) -> ReportsRun | None:
+def _unexpected(document: Mapping[str, Any], source: str) -> tuple[str, ...]:
+    artifacts = document.get("artifacts")
+    if artifacts is None:
+        return ()
+    names = artifacts.get("unexpected") if isinstance(artifacts, dict) else None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise InputError(source, "the run's unexpected artifacts are not a list of names")
+    return tuple(names)
+
+
+def _run(value: object, source: str, unexpected: tuple[str, ...]) -> ReportsRun | None:
     if value is None:
         return None
     if not isinstance(value, dict):
@@ -67,6 +79,7 @@ def _run(value: object, source: str) -> ReportsRun | None:
         head_sha=_text(value, "head_sha", source),
         event=_text(value, "event", source, optional=True),
         referenced=tuple((item["path"], item["sha"]) for item in referenced),
+        unexpected_artifacts=unexpected,
     )
 
 
@@ -80,6 +93,6 @@ def read_provenance(path: str) -> Provenance:
         report_workflow=_text(document, "report_workflow", path, optional=True),
         waiver_repository=_text(waiver, "repository", path),
         waiver_commit=_text(waiver, "commit", path),
-        run=_run(document.get("run"), path),
+        run=_run(document.get("run"), path, _unexpected(document, path)),
         error=_text(document, "error", path, optional=True),
     )

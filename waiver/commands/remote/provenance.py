@@ -5,7 +5,12 @@ judges.
 It runs where the token is, in a step of its own, like `waiver approvals`. A failure to read
 the run is written into the file (the gate then blocks and says why) and is no failure of
 this step. On a runner it sets the step output `run-id`, the run whose artifacts the job
-downloads (empty when none could be named).
+downloads (empty when none could be named), and the ids of the artifacts to download by
+kind (`properties-artifacts`, `replay-artifacts`, `base-artifacts`, `red-green-artifacts`,
+comma-separated): each artifact is taken by its exact name (`waiver.decide.provenance`),
+and any name the reusable workflow does not upload is written down for the gate to block
+on. A run that is not the newest for its head (an older run, an older attempt, or for a
+review a newest run still under way) sets `superseded` to why, and nothing is posted for it.
 
 With `--default-branch` it names the run for the history writer instead: only a push or
 schedule run of the caller on the default branch (waiver.github.history_runs), and, as the
@@ -18,19 +23,27 @@ error, leaves the output empty with a notice and changes nothing else.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Mapping
 
+from waiver.decide.provenance import GateShape
 from waiver.errors import EXIT_CLEAR, InputError
+from waiver.github.artifacts import gate_artifacts
 from waiver.github.history_runs import default_branch_run, latest_history_run
 from waiver.github.pulls import branches_of
-from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, ApiFailed, connect, read_event
-from waiver.github.runs import gate_run, workflow_path
+from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, Api, ApiFailed, connect, read_event
+from waiver.github.runs import Superseded, gate_run, workflow_path
 from waiver.github.workflow import write_outputs
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
+from waiver.write.provenance_file import (
+    ArtifactsJson,
+    JudgedRunJson,
+    ProvenanceFileJson,
+    artifacts_json,
+    render_provenance,
+)
 
 
 def _report_workflow(env: Mapping[str, str]) -> str | None:
@@ -39,7 +52,7 @@ def _report_workflow(env: Mapping[str, str]) -> str | None:
     return workflow_path(reference, env.get("GITHUB_REPOSITORY", "")) if "@" in reference else None
 
 
-def _history_run(document: dict[str, object], writer: object) -> str:
+def _history_run(document: ProvenanceFileJson, writer: object) -> str:
     """The latest run of `writer` with a history, for the output `history-run-id`; an API
     error is kept in the document, and no history is named."""
     if not isinstance(writer, str):
@@ -68,8 +81,7 @@ def _notice_no_history(error: object) -> None:
     print(log_line(f"waiver: notice: {message}"), file=sys.stderr)
 
 
-def _judged_run(args: argparse.Namespace) -> dict[str, object]:
-    api, repository = connect(os.environ)
+def _judged_run(args: argparse.Namespace, api: Api, repository: str) -> JudgedRunJson:
     event = read_event(os.environ)
     if args.default_branch:
         return default_branch_run(
@@ -78,34 +90,68 @@ def _judged_run(args: argparse.Namespace) -> dict[str, object]:
     return gate_run(api, repository, event, args.caller, args.pull_request, branches_of(os.environ))
 
 
+def _artifact_outputs(artifacts: ArtifactsJson | None) -> dict[str, str]:
+    """The artifact ids to download, comma-separated by kind; an empty kind downloads
+    nothing (the workflow skips its step: no ids would download every artifact)."""
+    listed: ArtifactsJson = artifacts or {
+        "properties": [], "replays": [], "base_replays": [], "red_green": [], "unexpected": []
+    }  # fmt: skip
+    return {
+        "properties-artifacts": ",".join(map(str, listed["properties"])),
+        "replay-artifacts": ",".join(map(str, listed["replays"])),
+        "base-artifacts": ",".join(map(str, listed["base_replays"])),
+        "red-green-artifacts": ",".join(map(str, listed["red_green"])),
+    }
+
+
+def _name_run(args: argparse.Namespace, document: ProvenanceFileJson) -> str:
+    """Fill in the run (and its artifacts) or why there is none; what to say of it."""
+    try:
+        api, repository = connect(os.environ)
+        document["run"] = run = _judged_run(args, api, repository)
+        if not args.default_branch:
+            shape = GateShape(args.replays, args.shards, args.base_replays)
+            document["artifacts"] = artifacts_json(
+                gate_artifacts(api, repository, run["id"], shape)
+            )
+    except Superseded as why:
+        document["run"] = None
+        document["superseded"] = str(why)
+        return f"nothing is posted: {why}"
+    except ApiFailed as error:
+        document["run"] = None
+        document.pop("artifacts", None)
+        document["error"] = str(error)
+        return f"no run: {error}"
+    return "the run whose reports are judged"
+
+
 def run(args: argparse.Namespace) -> int:
-    document: dict[str, object] = {
+    document: ProvenanceFileJson = {
         "caller": args.caller,
         "report_workflow": _report_workflow(os.environ),
         "waiver": {"repository": args.waiver_repository, "commit": args.waiver_ref},
         "run": None,
         "error": None,
     }
-    try:
-        document["run"] = _judged_run(args)
-        said = "the run whose reports are judged"
-    except ApiFailed as error:
-        document["error"] = str(error)
-        said = f"no run: {error}"
+    said = _name_run(args, document)
     found = document["run"]
-    outputs = {"run-id": str(found["id"]) if isinstance(found, dict) else ""}
+    outputs = {"run-id": "" if found is None else str(found["id"])}
     if args.default_branch and outputs["run-id"]:
         outputs["history-run-id"] = _history_run(document, document["report_workflow"])
         if not outputs["history-run-id"]:
             _warn_afresh(document.get("history_error"))
     elif args.default_branch:
         outputs["history-run-id"] = ""
-    elif args.history_workflow is not None:
-        outputs["history-run-id"] = _history_run(document, args.history_workflow)
-        if not outputs["history-run-id"]:
-            _notice_no_history(document.get("history_error"))
+    else:
+        outputs |= _artifact_outputs(document.get("artifacts"))
+        outputs["superseded"] = document.get("superseded", "")
+        if args.history_workflow is not None:
+            outputs["history-run-id"] = _history_run(document, args.history_workflow)
+            if not outputs["history-run-id"]:
+                _notice_no_history(document.get("history_error"))
     try:
-        write_atomic(args.out, json.dumps(document, ensure_ascii=True, sort_keys=True))
+        write_atomic(args.out, render_provenance(document))
     except OSError as error:
         raise InputError(args.out, f"cannot write the run: {error.strerror}") from None
     write_outputs(os.environ, outputs)
@@ -150,6 +196,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="COMMIT",
         help="its commit: the one the gate run's reusable workflow must be pinned to",
     )
+    for flag, default, what in (
+        ("--replays", 5, "replays the gate's run ran (its replays input)"),
+        ("--shards", 1, "shards each replay was split into (its shards input)"),
+        ("--base-replays", 0, "base replays it ran (its base-replays input)"),
+    ):
+        parser.add_argument(
+            flag, type=int, default=default, metavar="N", help=f"{what}; default %(default)s"
+        )
     parser.add_argument(
         "--pull-request",
         type=int,
