@@ -6,6 +6,8 @@
 # Usage: run-with-api.sh approvals|provenance|status|comment ARGS...
 #   WAIVER_IMAGE    the image the gate runs in
 #   WAIVER_REPORT   optional: the gate's waiver.json, mounted read-only at /in/waiver.json
+#   WAIVER_PROVENANCE optional: the judged run (`waiver provenance`), mounted read-only at
+#                   /in/provenance.json when it is a file (none: the gate blocked on that)
 #   WAIVER_OUT      optional: a folder mounted at /out, for what the command writes
 #   GITHUB_TOKEN    handed to the container by name, never as a value on a command line
 #   WAIVER_BRANCHES optional: the base branches whose pull requests a workflow_run job
@@ -55,6 +57,9 @@ if [[ -n ${GITHUB_OUTPUT:-} ]]; then
 fi
 if [[ -n ${WAIVER_REPORT:-} ]]; then
     mount "$WAIVER_REPORT" /in/waiver.json ,readonly
+fi
+if [[ -n ${WAIVER_PROVENANCE:-} && -f $WAIVER_PROVENANCE && ! -L $WAIVER_PROVENANCE ]]; then
+    mount "$WAIVER_PROVENANCE" /in/provenance.json ,readonly
 fi
 if [[ -n ${WAIVER_OUT:-} ]]; then
     mount "$WAIVER_OUT" /out ""

@@ -52,7 +52,16 @@ def test_the_reviews_are_read_apart_and_the_gate_judges_the_file_without_a_token
     )
 
     assert outcomes(simulation) == [
-        "success", "success", "success", "success", "skipped", "skipped", "skipped", "skipped", "failure",
+        "success",
+        "success",
+        "success",
+        "success",
+        "skipped",
+        "skipped",
+        "skipped",
+        "skipped",
+        "skipped",
+        "failure",
     ]  # fmt: skip
     _, reviews, gate = simulation.docker_calls
     assert reviews[reviews.index("--network") + 1] == "host"

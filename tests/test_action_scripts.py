@@ -88,6 +88,7 @@ def test_inputs_reach_the_container_only_as_data(
         "skipped",
         "skipped",
         "skipped",
+        "skipped",
         "failure",
     ]
 
@@ -124,6 +125,7 @@ def test_a_build_failure_skips_the_gate_and_still_fails_the_step(
         "skipped",
         "skipped",
         "skipped",
+        "skipped",
         "failure",
     ]
     assert simulation.steps[-1].stdout == "::error title=waiver::the gate did not run\n"
@@ -139,6 +141,7 @@ def test_a_container_that_never_ran_leaves_no_report_and_fails(
         "success",
         "skipped",
         "success",
+        "skipped",
         "skipped",
         "skipped",
         "skipped",
@@ -275,6 +278,7 @@ def test_out_must_stay_inside_the_workspace(
         "success",
         "skipped",
         "failure",
+        "skipped",
         "skipped",
         "skipped",
         "skipped",
@@ -428,6 +432,7 @@ def test_diagnosis_runs_after_the_upload_and_changes_nothing(
         "success",
         "skipped",
         "skipped",
+        "skipped",
         "failure",
     ]
     assert names.index("Upload waiver.json") < names.index("Diagnose unstable rows")
@@ -457,6 +462,7 @@ def test_without_a_trusted_revision_the_action_blocks_with_an_input_error(
         "success",
         "skipped",
         "success",
+        "skipped",
         "skipped",
         "skipped",
         "skipped",

@@ -61,6 +61,7 @@ class Repository:
     ) -> tuple[int, dict[str, Any]]:
         head = self.changes[change]
         git(self.work, "checkout", "--quiet", "--detach", head)
+        artifacts = run.pop("artifacts", None)
         found = {"id": 42, "path": CALLER, "head_sha": head, "event": "pull_request",
                  "referenced_workflows": [{"path": GATE, "sha": PIN}], **run}  # fmt: skip
         document = {
@@ -72,6 +73,8 @@ class Repository:
             if run.get("id") == "none"
             else None,
         }
+        if artifacts is not None:
+            document["artifacts"] = artifacts
         provenance = self.work.parent / "provenance.json"
         provenance.write_text(json.dumps(document))
         extra = ["--trusted-ref", self.base, "--provenance", str(provenance)]
@@ -135,6 +138,49 @@ def test_the_base_gate_workflow_s_run_is_judged_as_usual(repository: Repository)
             f"the reports come from run 42 of {CALLER}, which is not the base's gate workflow: "
             f"it calls {GATE} at {'3' * 40}, not at {PIN}",
             id="another waiver",
+        ),
+        pytest.param(
+            {"referenced_workflows": []},
+            f"the reports come from run 42 of {CALLER}, which is not the base's gate workflow: "
+            f"it calls no reusable workflow, not {WAIVER}'s waiver-gate.yml at {PIN}",
+            id="no waiver called",
+        ),
+        pytest.param(
+            {
+                "referenced_workflows": [
+                    {"path": GATE, "sha": PIN},
+                    {"path": "demo/demo/.github/workflows/up.yml@main", "sha": "4" * 40},
+                ]
+            },
+            f"the reports come from run 42 of {CALLER}, which is not the base's gate workflow: "
+            f"it calls demo/demo/.github/workflows/up.yml@main, which is not {WAIVER}'s "
+            "waiver-gate.yml",
+            id="another workflow called beside waiver's",
+        ),
+        pytest.param(
+            {
+                "referenced_workflows": [
+                    {"path": f"mallory/waiver/.github/workflows/waiver-gate.yml@{PIN}", "sha": PIN}
+                ]
+            },
+            f"the reports come from run 42 of {CALLER}, which is not the base's gate workflow: "
+            f"it calls mallory/waiver/.github/workflows/waiver-gate.yml@{PIN}, which is not "
+            f"{WAIVER}'s waiver-gate.yml",
+            id="a lookalike of waiver at the pin",
+        ),
+        pytest.param(
+            {
+                "artifacts": {
+                    "properties": [1],
+                    "replays": [2],
+                    "base_replays": [],
+                    "red_green": [],
+                    "unexpected": ["waiver-junit-run-1-shard-1 "],
+                }
+            },
+            f"run 42 of {CALLER} uploaded artifacts that no job of waiver's gate workflow "
+            'uploads: "waiver-junit-run-1-shard-1 "',
+            id="a near-duplicate artifact",
         ),
         pytest.param(
             {"id": "none"},

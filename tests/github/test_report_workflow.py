@@ -26,7 +26,9 @@ def test_each_input_shared_with_the_gate_workflow_has_its_type_and_default() -> 
     report = REPORT[True]["workflow_call"]["inputs"]
     gate = GATE[True]["workflow_call"]["inputs"]
     shared = report.keys() & gate.keys()
-    assert report.keys() - shared == {"comment", "gate-workflow", "branches", "history-workflow"}
+    assert report.keys() - shared == {
+        "comment", "gate-workflow", "branches", "history-workflow", "app-client-id", "environment",
+    }  # fmt: skip
     for name in shared:
         assert (report[name]["type"], report[name].get("default")) == (
             gate[name]["type"], gate[name].get("default"),
@@ -38,15 +40,45 @@ def test_every_input_is_documented() -> None:
     assert [name for name in inputs if f"`{name}`" not in SECTION] == []
 
 
-def test_its_one_job_reads_the_runs_and_writes_only_the_status_and_the_comment() -> None:
+def test_its_one_job_reads_the_runs_and_writes_only_the_verdict_and_the_comment() -> None:
     assert REPORT["permissions"] == {}
     [job] = REPORT["jobs"].values()
     assert job["permissions"] == {
         "actions": "read", "contents": "read", "pull-requests": "write", "statuses": "write",
     }  # fmt: skip
     gate = next(step for step in job["steps"] if step.get("uses") == "./waiver-action")
-    assert gate["with"]["commit-status"] == "true"
     assert gate["with"]["trusted-ref"] == "${{ steps.pull.outputs.base }}"
+    # The commit status without an app; with one, its check run, posted with the token
+    # minted in this job, which uses the app's environment only then.
+    assert gate["with"]["commit-status"] == "${{ inputs.app-client-id == '' }}"
+    assert gate["with"]["check-run-token"] == "${{ steps.app.outputs.token }}"
+    assert job["environment"] == "${{ inputs.app-client-id != '' && inputs.environment || '' }}"
+    mint = step("Mint the verdict app's token")
+    assert mint["uses"].startswith("actions/create-github-app-token@")
+    assert mint["with"] == {
+        "client-id": "${{ inputs.app-client-id }}",
+        "private-key": "${{ secrets.WAIVER_APP_PRIVATE_KEY }}",
+        "permission-checks": "write",
+    }  # fmt: skip
+    assert "inputs.app-client-id != ''" in mint["if"]
+
+
+def test_the_run_s_artifacts_are_downloaded_by_id_only_when_there_are_ids() -> None:
+    # No ids given to download-artifact downloads every artifact of the run, and a pattern
+    # takes near-duplicate names: each download names the ids provenance chose, or is skipped.
+    [job] = REPORT["jobs"].values()
+    downloads = [
+        each for each in job["steps"]
+        if each.get("uses", "").startswith("actions/download-artifact@")
+        and each["name"] != "Download the default branch's history"
+    ]  # fmt: skip
+    assert len(downloads) == 4
+    for download in downloads:
+        ids = download["with"]["artifact-ids"]
+        assert "pattern" not in download["with"] and "name" not in download["with"]
+        output = ids.removeprefix("${{ ").removesuffix(" }}")
+        assert download["if"].startswith(f"${{{{ {output} != ''"), download["name"]
+        assert download["with"]["run-id"] == "${{ steps.provenance.outputs.run-id }}"
 
 
 def test_the_documented_caller_passes_the_linters(tmp_path: Path) -> None:

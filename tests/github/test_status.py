@@ -1,18 +1,21 @@
-"""The `waiver` commit status: its state from the gate's exit code made stricter by the
-report, never looser, and posted through a local stand-in of the REST API."""
+"""The verdict, as the `waiver` commit status or check run: its state from the gate's exit
+code made stricter by the report, never looser, posted through a local stand-in of the REST
+API, and never for a run that a newer run or attempt superseded."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from helpers.github_api import HEAD, Answers, environment, github_api, use_environment
+from helpers.provenance_support import CALLER, PIN, gate_run
 from helpers.support import KNOWN, load_report, run_gate
 from waiver.cli import main
 from waiver.github.rest import ApiFailed
-from waiver.github.status import post_status, status_of
+from waiver.github.status import post_check_run, post_status, status_of
 from waiver.write.report_types import report_of
 
 
@@ -118,3 +121,80 @@ def test_the_command_posts_and_an_api_error_is_exit_2_with_a_message(
     assert answers.statuses[0]["target_url"] == "https://github.example/owner/repo/actions/runs/42"
     assert "the GitHub API: POST /repos/owner/repo/statuses/" in err
     assert load_report(example / "waiver.json")["blocked"] is True
+
+
+def test_a_check_run_is_posted_completed_with_the_app_s_token_and_an_inert_summary(
+    tmp_path: Path,
+) -> None:
+    answers = Answers()
+    hostile = "blocked: run 42 uploaded `x` [a](https://evil.test) @org/admins"
+    with github_api(answers) as api:
+        env = {**environment(tmp_path, api), "GITHUB_TOKEN": "ghs_app_token"}
+        said = post_check_run(env, HEAD, ("failure", hostile), "https://x.test/runs/1")
+        post_check_run(env, HEAD, ("error", "the gate did not finish (exit code 3)"), None)
+    assert said == f"check run waiver is failure on {HEAD}: {hostile}"
+    assert answers.writes == [("POST", "/repos/owner/repo/check-runs")] * 2
+    first, second = answers.check_runs
+    assert first == {
+        "name": "waiver", "head_sha": HEAD, "status": "completed", "conclusion": "failure",
+        "output": {"title": hostile, "summary": f"**failure**: ``{hostile}``"},
+        "details_url": "https://x.test/runs/1", "app": "github-actions",
+    }  # fmt: skip
+    assert (second["conclusion"], "details_url" in second) == ("failure", False)
+
+
+def provenance_file(tmp_path: Path, run: dict[str, Any] | None, **more: Any) -> Path:
+    path = tmp_path / "provenance.json"
+    path.write_text(json.dumps({
+        "caller": CALLER, "report_workflow": None, "run": run, "error": None,
+        "waiver": {"repository": "waiver/waiver", "commit": PIN}, **more,
+    }))  # fmt: skip
+    return path
+
+
+@pytest.mark.parametrize(
+    ("runs", "posted"),
+    [
+        pytest.param([gate_run(42)], ["failure"], id="still the newest"),
+        pytest.param([gate_run(42), gate_run(43, status="queued")], [], id="a newer run began"),
+        pytest.param([gate_run(42, run_attempt=2)], [], id="a newer attempt began"),
+        pytest.param([gate_run(42), gate_run(43, head_branch="b2")], ["failure"],
+                     id="a newer run of another branch"),
+    ],
+)  # fmt: skip
+def test_nothing_is_posted_for_a_run_a_newer_one_superseded_just_before(
+    example: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    runs: list[dict[str, Any]],
+    posted: list[str],
+) -> None:
+    run_gate(example)
+    judged = {"id": 42, "path": CALLER, "head_sha": HEAD, "head_branch": "fix",
+              "event": "pull_request", "started_by": "pull_request", "attempt": 1,
+              "pull_request": 7, "referenced_workflows": []}  # fmt: skip
+    provenance = provenance_file(tmp_path, judged)
+    answers = Answers(runs=runs, head=HEAD)
+    with github_api(answers) as api:
+        use_environment(monkeypatch, tmp_path, api)
+        code = main(["status", "--sha", HEAD, "--exit-code", "1", "--check-run",
+                     "--report", str(example / "waiver.json"), "--provenance", str(provenance)])  # fmt: skip
+    assert code == 0
+    assert [check["conclusion"] for check in answers.check_runs] == posted
+    assert answers.statuses == []
+
+
+def test_a_superseded_or_missing_provenance_decides_without_the_api(
+    example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    superseded = provenance_file(tmp_path, None, superseded="run 45 is newer")
+    answers = Answers()
+    with github_api(answers) as api:
+        use_environment(monkeypatch, tmp_path, api)
+        assert main(["status", "--sha", HEAD, "--exit-code", "1",
+                     "--provenance", str(superseded)]) == 0  # fmt: skip
+        assert answers.statuses == []
+        assert main(["status", "--sha", HEAD, "--exit-code", "1",
+                     "--provenance", str(tmp_path / "none.json")]) == 0  # fmt: skip
+    assert [status["state"] for status in answers.statuses] == ["error"]
+    assert answers.asked == []

@@ -33,6 +33,16 @@ def test_the_written_document_is_read_whole(tmp_path: Path) -> None:
     assert (provenance.waiver_repository, provenance.error) == ("o/w", None)
 
 
+def test_the_run_s_unexpected_artifacts_are_read_with_it(tmp_path: Path) -> None:
+    artifacts = {"properties": [1], "replays": [], "base_replays": [], "red_green": [],
+                 "unexpected": ["waiver-junit-run-1-shard-1 "]}  # fmt: skip
+    provenance = read_provenance(
+        written(tmp_path, json.dumps({**DOCUMENT, "artifacts": artifacts}))
+    )
+    assert provenance.run is not None
+    assert provenance.run.unexpected_artifacts == ("waiver-junit-run-1-shard-1 ",)
+
+
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
@@ -44,6 +54,9 @@ def test_the_written_document_is_read_whole(tmp_path: Path) -> None:
         ({"run": [RUN]}, "the run is not an object"),
         ({"caller": 7}, "the field caller is not a string"),
         ({"waiver": None}, "not what `waiver provenance` writes"),
+        ({"artifacts": {"unexpected": "x"}},
+         "the run's unexpected artifacts are not a list of names"),
+        ({"artifacts": []}, "the run's unexpected artifacts are not a list of names"),
     ],
 )  # fmt: skip
 def test_a_document_of_another_shape_is_an_input_error(

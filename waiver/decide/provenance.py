@@ -3,8 +3,9 @@ uploaded: the exact shapes of an honest run of the base's gate caller. Pure; the
 read elsewhere (`waiver.github.runs`, `waiver.github.artifacts`).
 
 The base's gate caller calls waiver's reusable gate workflow and nothing else, at the
-commit the judging workflow itself runs; a run that called anything more, anything less or
-another repository's file of the same name ran code the base did not name. The reusable
+commit the judging workflow itself runs (or, a caller whose replays run in jobs of its own,
+no reusable workflow at all); a run that called anything more, anything less or another
+repository's file of the same name ran a caller the base does not hold. The reusable
 workflow uploads artifacts under names it builds from its inputs; one of any other name
 (a near-duplicate with a trailing space, a suffix, another case) was uploaded by something
 else in the run — the change's code — and a download by pattern would take it for a replay.
@@ -22,13 +23,24 @@ WORKFLOWS_FOLDER = ".github/workflows"
 REPORT_ARTIFACTS = ("waiver", "waiver-diagnosis")
 
 
+def gate_workflow(waiver_repository: str) -> str:
+    """Waiver's reusable gate workflow as a `uses:` names it, before its `@ref`, lower case."""
+    return f"{waiver_repository}/{WORKFLOWS_FOLDER}/{GATE_WORKFLOW}".lower()
+
+
 def called_workflow_problems(
-    referenced: Sequence[tuple[str, str]], waiver_repository: str, waiver_commit: str
+    referenced: Sequence[tuple[str, str]],
+    waiver_repository: str,
+    waiver_commit: str,
+    calls_gate: bool = True,
 ) -> list[str]:
     """Why the reusable workflows a run called (`path@ref`, commit) are not exactly waiver's
-    gate workflow at `waiver_commit`; none when they are. Repository names compare without
-    case, as GitHub's do."""
-    expected = f"{waiver_repository}/{WORKFLOWS_FOLDER}/{GATE_WORKFLOW}".lower()
+    gate workflow at `waiver_commit` (or, when the base's caller calls none, `calls_gate`
+    False, why it called any); none when they are. Repository names compare without case,
+    as GitHub's do."""
+    expected = gate_workflow(waiver_repository)
+    if not calls_gate:
+        return [f"it calls {path}, which the base's gate caller does not" for path, _ in referenced]
     if not referenced:
         return [
             f"it calls no reusable workflow, not {waiver_repository}'s {GATE_WORKFLOW} "

@@ -5,7 +5,9 @@ A pull request's run executes the workflow file of the change, so the replays it
 are the change's to write. Its reports are evidence only when the run's workflow file is
 the caller the trusted base holds, byte for byte at the commit the gate checks; it calls
 waiver's reusable gate workflow at the commit this gate runs, and nothing else; and it
-uploaded no artifact that no job of that workflow uploads (`waiver.decide.provenance`).
+uploaded no artifact that no job of that workflow uploads (`waiver.decide.provenance`). A
+base caller whose replays run in jobs of its own calls no reusable workflow, and then
+neither may the run.
 Anything else blocks the run with the file and the reason named. A change of the gate's workflow files
 and of nothing else (a waiver upgrade moves both callers to a new commit) is for a person
 to read: an approval of its head admits it, like a fixture update of its own.
@@ -16,9 +18,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from waiver.decide.provenance import called_workflow_problems
+from waiver.decide.provenance import called_workflow_problems, gate_workflow
 from waiver.model import Admission
-from waiver.read.provenance import Provenance, ReportsRun
+from waiver.read.provenance import Provenance, ReportsRun, reusable_calls
 from waiver.read.trusted.protected import Committed
 from waiver.write.report_sections import admission_json
 from waiver.write.report_types import ProvenanceJson
@@ -56,17 +58,37 @@ class Judged:
         }
 
 
+def _base_calls(caller: str, text: bytes, waiver_repository: str) -> tuple[bool, list[str]]:
+    """Whether the base's caller calls waiver's gate workflow, and what in it cannot be
+    judged: a reusable workflow other than waiver's gate workflow, or a file that is no
+    workflow. A caller whose replays run in jobs of its own calls none."""
+    calls = reusable_calls(text)
+    if calls is None:
+        return False, [f"the base's {caller} cannot be read as YAML"]
+    gate = gate_workflow(waiver_repository)
+    others = [uses for uses in calls if uses.rpartition("@")[0].lower() != gate]
+    problems = [
+        f"the base's {caller} calls {uses}, which is not waiver's gate workflow" for uses in others
+    ]
+    return len(others) < len(calls), problems
+
+
 def _edits(provenance: Provenance, run: ReportsRun, committed: Committed) -> list[str]:
     """How the run's workflow differs from the base's gate workflow."""
     caller = provenance.caller
     trusted = committed.trusted.read(caller, MAX_WORKFLOW_BYTES)
-    edits = []
     if trusted is None:
-        edits.append(f"the base holds no {caller}")
-    elif committed.head.read(caller, MAX_WORKFLOW_BYTES) != trusted:
+        return [f"the base holds no {caller}"]
+    edits = []
+    if committed.head.read(caller, MAX_WORKFLOW_BYTES) != trusted:
         edits.append(f"{caller} is not the base's, byte for byte")
-    return edits + called_workflow_problems(
-        run.referenced, provenance.waiver_repository, provenance.waiver_commit
+    calls_gate, problems = _base_calls(caller, trusted, provenance.waiver_repository)
+    return (
+        edits
+        + problems
+        + called_workflow_problems(
+            run.referenced, provenance.waiver_repository, provenance.waiver_commit, calls_gate
+        )
     )
 
 

@@ -264,6 +264,30 @@ def _judged_for_pull(
     return run
 
 
+def superseding(
+    api: Api,
+    repository: str,
+    caller: str,
+    run_id: int,
+    sha: str,
+    attempt: int,
+    number: int | None,
+) -> str | None:
+    """Why a verdict on run `run_id` (attempt `attempt`, at head `sha`, bound to pull request
+    `number`) must not be posted now, checked again just before it is: a newer run of the
+    caller for that head, or a newer attempt, started since it was named; None when none
+    did."""
+    try:
+        if number is not None:
+            head = pull_head(fetch_pull(api, repository, number))
+            same_head = PullHead(number, sha, head.branch, head.repository, head.base)
+            _newer_runs(caller_runs(api, repository, caller, same_head), run_id)
+        _newest_attempt(api, repository, {"id": run_id, "run_attempt": attempt})
+    except Superseded as why:
+        return str(why)
+    return None
+
+
 def gate_run(
     api: Api,
     repository: str,

@@ -1,12 +1,18 @@
-"""The `waiver` commit status on the pull request's head commit: the check a branch rule
-requires.
+"""The verdict on the pull request's head commit, the check a branch rule requires: the
+commit status `waiver`, or the check run `waiver` posted with a GitHub App's token.
 
 A run that `pull_request_review` starts may not update the merge box, and a
-`workflow_run` run adds no check of its own; a commit status does both, for forks too when
-a `workflow_run` job posts it. Its state comes from the gate's exit code in the same job,
-made stricter, never looser, by the report: `success` only for exit 0 beside a report that
-blocks nothing, `failure` for a blocked gate, `error` for an input error or a gate that
-did not finish.
+`workflow_run` run adds no check of its own; a commit status or a check run does both, for
+forks too when a `workflow_run` job posts it. Its state comes from the gate's exit code in
+the same job, made stricter, never looser, by the report: `success` only for exit 0
+beside a report that blocks nothing, `failure` for a blocked gate, `error` for an input
+error or a gate that did not finish (a check run's conclusion is then `failure`, its title
+saying why).
+
+A commit status, and a check run posted with the workflow's own token, both come from the
+GitHub Actions app, as anything a pull request's own workflow posts does. A check run
+posted with the token of the team's own app, minted in a job only the default branch may
+run, is the one verdict no pull request can post: require it from that app.
 """
 
 from __future__ import annotations
@@ -15,11 +21,14 @@ from collections.abc import Mapping, Sequence
 
 from waiver.github.comment import shown_verdict
 from waiver.github.rest import FULL_SHA, ApiFailed, Opener, connect, urlopen
+from waiver.write.escape import md_code
 from waiver.write.report_types import ProvenanceJson, ReportJson, RowJson
 from waiver.write.why import row_blocks
 
 CONTEXT = "waiver"
 MAX_DESCRIPTION = 140  # GitHub cuts a status description there
+# A check run has no `error` conclusion: a gate that did not finish fails the check.
+CONCLUSIONS = {"success": "success", "failure": "failure", "error": "failure"}
 
 
 def _cut(text: str) -> str:
@@ -73,3 +82,32 @@ def post_status(
         body["target_url"] = target_url
     api.send("POST", f"{api.base}/repos/{repository}/statuses/{sha}", body)
     return f"status {CONTEXT} is {state} on {sha}: {description}"
+
+
+def post_check_run(
+    env: Mapping[str, str],
+    sha: str,
+    state_and_description: tuple[str, str],
+    target_url: str | None,
+    opener: Opener = urlopen,
+) -> str:
+    """Post the check run `waiver` on `sha`, completed, with the app's token that `env`
+    holds; what was done, in a line."""
+    if not FULL_SHA.match(sha):
+        raise ApiFailed("the commit of the check run must be a full commit id")
+    api, repository = connect(env, opener)
+    state, description = state_and_description
+    conclusion = CONCLUSIONS[state]
+    # Markdown: the description may carry untrusted names, so it is an inert code span.
+    summary = f"**{state}**: {md_code(description, MAX_DESCRIPTION)}"
+    body: dict[str, object] = {
+        "name": CONTEXT,
+        "head_sha": sha,
+        "status": "completed",
+        "conclusion": conclusion,
+        "output": {"title": description, "summary": summary},
+    }
+    if target_url is not None:
+        body["details_url"] = target_url
+    api.send("POST", f"{api.base}/repos/{repository}/check-runs", body)
+    return f"check run {CONTEXT} is {conclusion} on {sha}: {description}"

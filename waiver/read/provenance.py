@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from waiver.errors import InputError
 from waiver.read.files import read_small
 from waiver.read.jsonfile import parse_json
@@ -29,6 +31,8 @@ class ReportsRun:
     referenced: tuple[tuple[str, str], ...]  # (path@ref, commit) of each reusable workflow
     # Artifacts of the run whose names no job of waiver's reusable workflow uploads.
     unexpected_artifacts: tuple[str, ...] = ()
+    attempt: int = 1  # the attempt judged
+    pull_request: int | None = None  # the pull request it is bound to; None: a merge group's
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class Provenance:
     waiver_commit: str  # the commit the run's reusable gate workflow must be pinned to
     run: ReportsRun | None
     error: str | None  # why no run could be named
+    superseded: str | None = None  # why nothing is posted: a newer run or attempt reports
 
 
 def _text(value: Mapping[str, Any], key: str, source: str, optional: bool = False) -> Any:
@@ -67,6 +72,13 @@ def _run(value: object, source: str, unexpected: tuple[str, ...]) -> ReportsRun 
     referenced = value.get("referenced_workflows")
     if not isinstance(run_id, int) or isinstance(run_id, bool):
         raise InputError(source, "the run's id is not a number")
+    attempt, pull_request = value.get("attempt", 1), value.get("pull_request")
+    if not isinstance(attempt, int) or isinstance(attempt, bool):
+        raise InputError(source, "the run's attempt is not a number")
+    if pull_request is not None and (
+        not isinstance(pull_request, int) or isinstance(pull_request, bool)
+    ):
+        raise InputError(source, "the run's pull request is not a number")
     if not isinstance(referenced, list) or not all(
         isinstance(item, dict) and isinstance(item.get("path"), str)
         and isinstance(item.get("sha"), str)
@@ -80,6 +92,8 @@ def _run(value: object, source: str, unexpected: tuple[str, ...]) -> ReportsRun 
         event=_text(value, "event", source, optional=True),
         referenced=tuple((item["path"], item["sha"]) for item in referenced),
         unexpected_artifacts=unexpected,
+        attempt=attempt,
+        pull_request=pull_request,
     )
 
 
@@ -95,4 +109,22 @@ def read_provenance(path: str) -> Provenance:
         waiver_commit=_text(waiver, "commit", path),
         run=_run(document.get("run"), path, _unexpected(document, path)),
         error=_text(document, "error", path, optional=True),
+        superseded=_text(document, "superseded", path, optional=True),
     )
+
+
+def reusable_calls(text: bytes) -> list[str] | None:
+    """The reusable workflows a workflow file's jobs call (`jobs.<id>.uses`), as written;
+    None when the text is no YAML mapping. The file is the trusted base's, read as blobs."""
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    jobs = document.get("jobs")
+    return [
+        job["uses"]
+        for job in (jobs.values() if isinstance(jobs, dict) else ())
+        if isinstance(job, dict) and isinstance(job.get("uses"), str)
+    ]
