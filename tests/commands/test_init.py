@@ -475,6 +475,8 @@ def test_a_dry_run_prints_every_file_and_writes_nothing(
     [
         (["--waiver-ref", "main"], "--waiver-ref must be a full commit id"),
         (["--waiver-repository", "not a repo"], "--waiver-repository must be OWNER/NAME"),
+        (["--app-client-id", "Iv1; rm -rf"],
+         "argument --app-client-id: must be the app's client ID (letters and digits)"),
         (["--fixtures", "../elsewhere"], "--fixtures must name a folder inside the repository"),
         # A selection pytest cannot take apart:
         (["--property-select=-x"], "--property-select takes -m EXPR, -k EXPR or test ids"),

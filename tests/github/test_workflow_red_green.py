@@ -107,10 +107,13 @@ def test_waiver_lays_out_and_reads_in_its_image_and_only_the_command_runs_on_the
 def test_the_gate_and_the_report_workflow_pass_the_shards_that_arrived(
     workflow: dict[Any, Any], job: str, tmp_path: Path
 ) -> None:
+    # The gate job downloads its own run's by pattern; the report workflow another run's,
+    # by the ids of their exact names.
     download = next(
         s
         for s in steps(workflow, job)
         if s.get("with", {}).get("pattern", "").startswith("waiver-red-green-shard-")
+        or "red-green-artifacts" in s.get("with", {}).get("artifact-ids", "")
     )
     # A folder per shard: each holds a red-green.json, which merge-multiple would overwrite.
     assert download["with"]["path"] == "change/waiver-red-green"

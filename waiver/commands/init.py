@@ -43,6 +43,13 @@ def _read_policy() -> bytes:
         return stream.read()
 
 
+def _client_id(value: str) -> str:
+    """A GitHub App's client ID (`Iv23li…`) or numeric app ID: letters and digits only."""
+    if not value.isascii() or not value.isalnum() or len(value) > 64:
+        raise argparse.ArgumentTypeError("must be the app's client ID (letters and digits)")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     options = InitOptions(
         fixtures=tuple(args.fixtures),
@@ -57,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         harness=tuple(args.harness),
         verify=not args.no_verify,
         runner=args.runner,
+        app_client_id=args.app_client_id,
     )
     targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW, HISTORY_WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
@@ -175,6 +183,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         choices=sorted(RUNNERS),
         help="the test runner to set up (default: pytest for a Python test suite, else the "
         "jest, vitest or mocha that package.json names)",
+    )
+    parser.add_argument(
+        "--app-client-id",
+        metavar="ID",
+        type=_client_id,
+        help="the client ID of the team's GitHub App that posts the verdict as the check run "
+        "`waiver` (its key in the environment waiver-verdict); default: the commit status",
     )
     parser.add_argument("--force", action="store_true", help="rewrite files that exist")
     parser.add_argument(

@@ -167,6 +167,7 @@ def plan_node(
         runner=layout.runner,
         node_version=version,
         default_branch=default_branch("."),
+        app_client_id=options.app_client_id,
     )
     merged = options.existing_policy is not None
     policy = policy_text(setup, options.existing_policy, problems)

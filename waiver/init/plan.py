@@ -75,6 +75,7 @@ class InitOptions:
     existing_policy: bytes | None = None  # the policy file there is, which init completes
     verify: bool = True  # False (--no-verify): the registry from pytest in this environment
     runner: str | None = None  # --runner: the runner to set up; None: the one found
+    app_client_id: str | None = None  # --app-client-id: the app that posts the verdict
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,7 @@ def plan(
         waiver_ref=ref,
         harness_globs=options.harness,
         default_branch=default_branch("."),
+        app_client_id=options.app_client_id,
     )
     merged = options.existing_policy is not None
     policy = policy_text(setup, options.existing_policy, problems)

@@ -40,6 +40,7 @@ class Setup:
     runner: str | None = None  # the policy's `runner:`; None for pytest, the default
     node_version: str | None = None  # the Node the replay jobs set up, for a JavaScript runner
     python_version: str | None = None  # the workflow's python-version, when not its default
+    app_client_id: str | None = None  # the team's app that posts the verdict; None: a status
 
 
 def _quoted(text: str) -> str:
@@ -220,16 +221,41 @@ def _gate_inputs(setup: Setup) -> list[str]:
 
 
 def render_report_workflow(setup: Setup) -> str:
+    if setup.app_client_id is None:
+        verdict = [
+            "# The gate's verdict on the pull request: after every run of the waiver workflow, the",
+            "# commit status `waiver` on the head commit, which the branch rule should require, and",
+            "# one comment, edited in place. Written by `waiver init`.",
+        ]
+        app = [
+            "      # The team's GitHub App that posts the verdict as the check run `waiver`, the one",
+            "      # check no pull request's own workflow can post (docs/review.md, \"Which check to",
+            '      # require"): its client ID, its key the secret WAIVER_APP_PRIVATE_KEY of the',
+            "      # environment waiver-verdict, which only the default branch may use. Empty: the",
+            "      # commit status `waiver`, which a same-repository pull request could also post.",
+            '      app-client-id: ""',
+        ]
+    else:
+        verdict = [
+            "# The gate's verdict on the pull request: after every run of the waiver workflow, the",
+            "# check run `waiver` of the team's GitHub App on the head commit, which the branch rule",
+            "# should require from that app, and one comment, edited in place. Written by",
+            "# `waiver init`.",
+        ]
+        app = [
+            "      # The team's GitHub App that posts the check run `waiver`: its key is the secret",
+            "      # WAIVER_APP_PRIVATE_KEY of the environment waiver-verdict, which only the default",
+            "      # branch may use, so no pull request's workflow can post its check.",
+            f"      app-client-id: {_quoted(setup.app_client_id)}",
+        ]
     lines = [
-        "# The gate's verdict on the pull request: after every run of the waiver workflow, the",
-        "# commit status `waiver` on the head commit, which the branch rule should require, and",
-        "# one comment, edited in place. Written by `waiver init`.",
+        *verdict,
         "#",
         "# GitHub runs this file from the default branch, with a token that can write even for",
         "# a fork's pull request. It runs the gate itself on the triggering run's reports, with",
         "# the lock, registry and policy of the pull request's base; nothing of the change runs.",
         "# Only reports that a run of .github/workflows/waiver.yml, as the base holds it, made",
-        "# are judged: any other run's get the status failure.",
+        "# for this pull request, on its base, are judged: any other run's get a failure.",
         "# Keep its inputs and its commit the same as the waiver workflow's.",
         "name: waiver report",
         "on:",
@@ -244,14 +270,15 @@ def render_report_workflow(setup: Setup) -> str:
         "      actions: read # the triggering run's reports",
         "      contents: read # the merge ref and the base commit",
         "      pull-requests: write # the reviews, and the one comment",
-        "      statuses: write # the `waiver` commit status on the head commit",
+        "      statuses: write # the `waiver` commit status on the head commit, without an app",
         "    cache-mode: none # it restores and saves no cache, so none can be poisoned for it",
         *_pinned(setup, "waiver-report.yml"),
         *_gate_inputs(setup),
         "      # The history shown beside each unstable or failing row: the newest one this",
         "      # file's runs on the default branch uploaded.",
         f"      history-workflow: {_quoted(HISTORY_WORKFLOW)}",
-        "      # false posts no comment; the status is posted whatever this says.",
+        *app,
+        "      # false posts no comment; the verdict is posted whatever this says.",
         "      comment: true",
     ]
     return "\n".join(lines) + "\n"
