@@ -9,12 +9,23 @@ block until a maintainer approves the head. The triggering run's reports are rep
 here beforehand, in the artifact folder the download stand-in reads
 (tests/helpers/workflow_support.py). The checkout stand-in serves refs/pull/7/merge, a merge of
 the head into the base, as GitHub does.
+
+The stand-in answers as GitHub's schema says, and the attacks on the required verdict are
+run as an attacker would stage them: a second pull request from the same branch into a
+branch the change controls (open, or closed before the report; the run naming both, or, a
+fork's, none), a review that would re-judge another pull request's run, a retarget while
+the run ran and its re-run, a re-run of an older green run after a newer red one, a run
+that called no, more or another waiver, and near-duplicate artifact names. Each earns a
+failure that names why, or nothing at all; the honest run still earns success. The
+verdict as the check run of the team's own app is minted and posted in the job, and a
+job without the app's key posts nothing.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,17 +33,19 @@ from typing import Any
 import pytest
 
 from helpers.change_support import add_a_test, replay_and_gate
-from helpers.github_api import Answers, comment, github_api, review
+from helpers.github_api import VERDICT_APP, Answers, App, comment, github_api, review
 from helpers.support import NOW, git
 from helpers.workflow_support import (
     DEMO_REPOSITORY,
     WAIVER_REPOSITORY,
     Repositories,
     commit_all,
+    listed_artifacts,
     run_report,
 )
 from waiver.cli import main
 from waiver.github.comment import MARKER
+from waiver.github.status import post_check_run
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 
@@ -42,8 +55,15 @@ MOVED = "d" * 40
 RUN = "run-42"
 
 
-def open_pull(number: int, head: str, branch: str = "main") -> dict[str, Any]:
-    return {"number": number, "state": "open", "head": {"sha": head}, "base": {"ref": branch}}
+CREATED = "2026-12-01T10:00:00Z"
+
+
+def open_pull(
+    number: int, head: str, branch: str = "main", state: str = "open", ref: str = "fix"
+) -> dict[str, Any]:
+    """A pull request as `GET /commits/{sha}/pulls` lists it."""
+    return {"number": number, "state": state, "base": {"ref": branch},
+            "head": {"sha": head, "ref": ref, "repo": {"full_name": DEMO_REPOSITORY}}}  # fmt: skip
 
 
 GATE_CALLER = ".github/workflows/waiver.yml"
@@ -78,6 +98,7 @@ class Fork:
         git(self.demo, "update-ref", f"refs/heads/{self.queue}", self.group)
         self.artifacts = self.run / "artifacts"
         self._replay_artifacts(self.run / "replayed")
+        self.listed = listed_artifacts(self.artifacts / RUN)
 
     def _merge(self, base: str, head: str, ref: str) -> str:
         git(self.demo, "checkout", "--quiet", "--detach", base)
@@ -108,10 +129,13 @@ class Fork:
             shutil.copy(scratch / "reports" / f"run-{n}.xml", shard / "shard-1.xml")
 
     def gate_run(self, **more: Any) -> dict[str, Any]:
-        """The triggering run as GitHub tells of it: the base's gate caller, on the head."""
+        """The triggering run as GitHub tells of it: the base's gate caller, on the head of
+        #7's branch `fix`, completed."""
         return {
             "id": 42, "event": "pull_request", "head_sha": self.head, "pull_requests": [],
-            "path": GATE_CALLER, "head_branch": "fix",
+            "path": GATE_CALLER, "head_branch": "fix", "status": "completed",
+            "run_attempt": 1, "created_at": CREATED,
+            "head_repository": {"full_name": DEMO_REPOSITORY},
             "referenced_workflows": [{
                 "path": f"{WAIVER_REPOSITORY}/.github/workflows/waiver-gate.yml@{self.waiver_commit}",
                 "sha": self.waiver_commit, "ref": self.waiver_commit,
@@ -119,9 +143,27 @@ class Fork:
             **more,
         }  # fmt: skip
 
-    def report(self, api: str, name: str, **run: Any) -> str:
+    def answers(self, **more: Any) -> Answers:
+        """What the API says of pull request #7 into main, its one gate run 42 and that run's
+        artifacts."""
+        settled: dict[str, Any] = {
+            "commit_pulls": [open_pull(7, self.head)], "head": self.head, "base": self.base,
+            "runs": [self.gate_run()], "run_artifacts": {42: list(self.listed)},
+        }  # fmt: skip
+        return Answers(**{**settled, **more})
+
+    def report(
+        self,
+        api: str,
+        name: str,
+        inputs: dict[str, Any] | None = None,
+        secrets: dict[str, str] | None = None,
+        **run: Any,
+    ) -> str:
         """act on a workflow_run event of `gate_run(**run)`; the log."""
-        log, _ = run_report(self.demo, self.waiver_commit, self.gate_run(**run), api, TOKEN, name)
+        log, _ = run_report(
+            self.demo, self.waiver_commit, self.gate_run(**run), api, TOKEN, name, inputs, secrets
+        )
         return log
 
     def gated(self) -> dict[str, Any]:
@@ -140,12 +182,7 @@ def test_the_status_turns_green_on_an_approval_and_the_one_comment_is_edited_in_
     fork: Fork,
 ) -> None:
     forged = comment(1, "mallory", MARKER + "\n## ✅ waiver: clean\n")
-    answers = Answers(
-        commit_pulls=[open_pull(7, fork.head)],
-        comments=[forged, comment(2, "someone", "looks fine")],
-        head=fork.head,
-        base=fork.base,
-    )
+    answers = fork.answers(comments=[forged, comment(2, "someone", "looks fine")])
     with github_api(answers) as api:
         blocked_log = fork.report(api, "unreviewed")
         assert [s["state"] for s in answers.statuses] == ["failure"], blocked_log[-6000:]
@@ -172,14 +209,13 @@ def test_the_status_turns_green_on_an_approval_and_the_one_comment_is_edited_in_
     assert forged["body"] == MARKER + "\n## ✅ waiver: clean\n"
     assert {authorization for _, authorization in answers.asked} == {f"Bearer {TOKEN}"}
     assert TOKEN not in blocked_log + approved_log
+    # The reports came by the ids of their exact names, and nothing else did.
+    assert "download stand-in: artifact 1 is waiver-junit-run-1-shard-1" in approved_log
+    assert answers.check_runs == []
 
 
 def test_a_head_that_moved_on_posts_nothing(fork: Fork) -> None:
-    answers = Answers(
-        commit_pulls=[open_pull(7, fork.head)],
-        head=MOVED,
-        base=fork.base,
-    )
+    answers = fork.answers(head=MOVED)
     with github_api(answers) as api:
         log = fork.report(api, "moved")
 
@@ -205,7 +241,8 @@ def edit_the_gate_caller(work: Path) -> None:
 
 def test_reports_of_an_edited_gate_caller_earn_a_failure_that_names_it(fork: Fork) -> None:
     forged = fork.commit_on_head(edit_the_gate_caller, "refs/pull/9/merge")
-    answers = Answers(commit_pulls=[open_pull(9, forged)], head=forged, base=fork.base)
+    answers = fork.answers(commit_pulls=[open_pull(9, forged)], head=forged,
+                           runs=[fork.gate_run(head_sha=forged)])  # fmt: skip
     with github_api(answers) as api:
         log = fork.report(api, "edited-caller", head_sha=forged)
 
@@ -218,73 +255,237 @@ def test_reports_of_an_edited_gate_caller_earn_a_failure_that_names_it(fork: For
 
 
 def test_reports_of_another_file_named_waiver_earn_a_failure_that_names_it(fork: Fork) -> None:
-    answers = Answers(commit_pulls=[open_pull(7, fork.head)], head=fork.head, base=fork.base)
-    answers.reviews = [review(1, "maintainer", "APPROVED", fork.head)]
-    answers.permissions = {"maintainer": "write"}
+    evil = ".github/workflows/evil.yml"
+    answers = fork.answers(
+        reviews=[review(1, "maintainer", "APPROVED", fork.head)],
+        permissions={"maintainer": "write"},
+        runs=[fork.gate_run(path=evil)],
+    )
     with github_api(answers) as api:
-        log = fork.report(api, "evil", path=".github/workflows/evil.yml")
+        log = fork.report(api, "evil", path=evil)
 
     assert [s["state"] for s in answers.statuses] == ["failure"], log[-6000:]
     assert answers.statuses[0]["description"] == (
-        "blocked: the reports come from run 42 of .github/workflows/evil.yml, not from the "
-        f"base's gate workflow {GATE_CALLER}"
+        f"blocked: the reports come from run 42 of {evil}, not from the base's gate workflow "
+        f"{GATE_CALLER}"
     )
     ours = [c for c in answers.comments if c["user"]["login"] == "github-actions[bot]"]
-    assert ".github/workflows/evil.yml" in ours[0]["body"]
+    assert evil in ours[0]["body"]
 
 
-def test_a_second_pull_request_with_the_same_head_earns_no_success(fork: Fork) -> None:
-    # #8 shares the head and targets a branch the change controls; its run is the one that
-    # triggered this. The status speaks for #7 into main, and #8's reports are not #7's.
-    answers = Answers(
-        commit_pulls=[open_pull(7, fork.head), open_pull(8, fork.head, "evil")],
-        head=fork.head, base=fork.base,
-        reviews=[review(1, "maintainer", "APPROVED", fork.head)],
-        permissions={"maintainer": "write"},
-    )  # fmt: skip
+APPROVED = {"permissions": {"maintainer": "write"}}
+
+
+def approved(fork: Fork, **more: Any) -> Answers:
+    """#7's answers with a maintainer's approval of its head: only a binding stops success."""
+    return fork.answers(reviews=[review(1, "maintainer", "APPROVED", fork.head)], **APPROVED,
+                        **more)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("other", "named", "said"),
+    [
+        pytest.param(open_pull(8, "", "evil"), [{"number": 7}, {"number": 8}],
+                     "#8 (open, into evil)", id="open into a branch the change controls"),
+        pytest.param(open_pull(8, "", "evil", "closed"), [],
+                     "#8 (closed, into evil)", id="closed before the report, a fork's run"),
+    ],
+)  # fmt: skip
+def test_a_second_pull_request_from_the_same_branch_earns_a_failure_that_names_it(
+    fork: Fork, other: dict[str, Any], named: list[dict[str, Any]], said: str
+) -> None:
+    # #8 has #7's head and targets a branch the change controls, whose waiver.yml would
+    # upload forged reports; the run that triggered this looks the same either way.
+    other["head"]["sha"] = fork.head
+    answers = approved(fork, commit_pulls=[open_pull(7, fork.head), other])
     with github_api(answers) as api:
-        log = fork.report(api, "second", pull_requests=[{"number": 8}])
+        log = fork.report(api, f"second-{other['state']}", pull_requests=named)
 
     assert [s["state"] for s in answers.statuses] == ["failure"], log[-6000:]
-    assert "the run was for pull request #8, not #7" in answers.statuses[0]["description"]
-    assert not [
-        path for path, _ in answers.asked if path.startswith(f"/repos/{DEMO_REPOSITORY}/pulls/8")
-    ]
+    blocker = fork.gated()["run_blockers"][0]
+    assert f"pull request {said} has had head {fork.head} or its branch too" in blocker
+    assert fork.gated()["rows"] == []
+    assert answers.check_runs == []
 
 
-def test_a_review_is_re_judged_on_the_latest_run_s_reports_without_replays(fork: Fork) -> None:
-    answers = Answers(
-        commit_pulls=[open_pull(7, fork.head)],
-        head=fork.head, base=fork.base,
-        reviews=[review(1, "maintainer", "APPROVED", fork.head)],
-        permissions={"maintainer": "write"},
-        runs=[fork.gate_run(id=41, path=".github/workflows/other.yml"), fork.gate_run()],
+def test_a_review_re_judges_the_newest_run_of_the_pull_request_s_own_branch(fork: Fork) -> None:
+    # Run 44 ran from branch b2 at the same commit, for #8 into evil, which has moved on
+    # since (so it no longer has the head): it is not #7's, however new.
+    moved_on = open_pull(8, MOVED, "evil", ref="b2")
+    answers = approved(
+        fork,
+        commit_pulls=[open_pull(7, fork.head), moved_on],
+        runs=[fork.gate_run(id=41, path=".github/workflows/other.yml"), fork.gate_run(),
+              fork.gate_run(id=44, head_branch="b2")],
     )  # fmt: skip
     with github_api(answers) as api:
         log = fork.report(api, "review", id=99, event="pull_request_review")
 
     assert [s["state"] for s in answers.statuses] == ["success"], log[-6000:]
-    assert "download stand-in: from run 42" in log and "from run 99" not in log
+    assert "download stand-in: from run 42" in log
+    assert "from run 44" not in log and "from run 99" not in log
     assert fork.gated()["provenance"]["run_id"] == 42
+
+
+@pytest.mark.parametrize("attempt", [1, 2])
+def test_a_pull_request_retargeted_after_its_run_began_earns_a_failure(
+    fork: Fork, attempt: int
+) -> None:
+    # Opened into evil, whose caller the run executed; retargeted to main while it ran
+    # (attempt 1), or before a re-run (attempt 2, which replays the same event).
+    changed = {"event": "base_ref_changed", "created_at": "2026-12-01T10:05:00Z"}
+    answers = approved(fork, timeline=[changed],
+                       runs=[fork.gate_run(run_attempt=attempt)])  # fmt: skip
+    with github_api(answers) as api:
+        log = fork.report(api, f"retarget-{attempt}", run_attempt=attempt)
+
+    assert [s["state"] for s in answers.statuses] == ["failure"], log[-6000:]
+    assert (
+        "the base of #7 changed at 2026-12-01T10:05:00Z, not before run 42 began"
+        in (fork.gated()["run_blockers"][0])
+    )
+
+
+def test_a_re_run_of_an_older_green_run_never_replaces_a_newer_red_verdict(fork: Fork) -> None:
+    # Run 45 is newer and posted failure; run 42 is re-run (attempt 2) and completes green.
+    answers = approved(
+        fork,
+        runs=[fork.gate_run(run_attempt=2), fork.gate_run(id=45)],
+        statuses=[{"state": "failure", "context": "waiver", "description": "run 45"}],
+    )
+    with github_api(answers) as api:
+        log = fork.report(api, "older", run_attempt=2)
+
+    assert answers.statuses == [
+        {"state": "failure", "context": "waiver", "description": "run 45"}
+    ], log[-6000:]
+    assert answers.writes == []
+    assert (
+        "Nothing is posted for this run. run 45 of the gate's caller for this head is newer" in log
+    )
+
+
+GATE_WORKFLOW = f"{WAIVER_REPOSITORY}/.github/workflows/waiver-gate.yml"
+
+
+@pytest.mark.parametrize(
+    ("called", "said"),
+    [
+        pytest.param([], "it calls no reusable workflow", id="none"),
+        pytest.param(
+            [{"path": f"{GATE_WORKFLOW}@PIN", "sha": "PIN"},
+             {"path": f"{DEMO_REPOSITORY}/.github/workflows/up.yml@main", "sha": "e" * 40}],
+            f"it calls {DEMO_REPOSITORY}/.github/workflows/up.yml@main, which is not",
+            id="an extra workflow",
+        ),
+        pytest.param(
+            [{"path": "attacker/waiver/.github/workflows/waiver-gate.yml@PIN", "sha": "PIN"}],
+            "it calls attacker/waiver/.github/workflows/waiver-gate.yml@",
+            id="a lookalike waiver at the pin",
+        ),
+    ],
+)  # fmt: skip
+def test_a_run_that_called_anything_but_exactly_waiver_earns_a_failure(
+    fork: Fork, called: list[dict[str, str]], said: str
+) -> None:
+    pinned = [{key: value.replace("PIN", fork.waiver_commit) for key, value in item.items()}
+              for item in called]  # fmt: skip
+    answers = approved(fork, runs=[fork.gate_run(referenced_workflows=pinned)])
+    with github_api(answers) as api:
+        log = fork.report(api, f"called-{len(called)}", referenced_workflows=pinned)
+
+    assert [s["state"] for s in answers.statuses] == ["failure"], log[-6000:]
+    assert said in fork.gated()["run_blockers"][0]
+
+
+@pytest.mark.parametrize("name", ["waiver-junit-run-1-shard-1 ", "waiver-junit-run-1-shard-1x"])
+def test_a_near_duplicate_artifact_name_earns_a_failure_and_is_never_downloaded(
+    fork: Fork, name: str
+) -> None:
+    # Its report says every test passed: downloaded by pattern into the same folder, it
+    # would replace replay 1's.
+    planted = {"id": 90, "name": name, "expired": False}
+    answers = approved(fork, run_artifacts={42: [*fork.listed, planted]})
+    with github_api(answers) as api:
+        log = fork.report(api, f"near-{name[-1].strip() or 'space'}")
+
+    assert [s["state"] for s in answers.statuses] == ["failure"], log[-6000:]
+    assert fork.gated()["run_blockers"] == [
+        f"run 42 of {GATE_CALLER} uploaded artifacts that no job of waiver's gate workflow "
+        f"uploads: {json.dumps(name)}"
+    ]
+    assert "artifact 90" not in log
 
 
 def test_a_merge_group_gets_the_status_on_its_commit_and_keeps_what_was_approved(
     fork: Fork,
 ) -> None:
     group = {"id": 42, "event": "merge_group", "head_sha": fork.group, "head_branch": fork.queue}
-    answers = Answers(head=fork.head, base=fork.base)
+    answers = fork.answers(runs=[fork.gate_run(**group)])
     with github_api(answers) as api:
         unapproved = fork.report(api, "group", **group)
         answers.reviews = [review(1, "maintainer", "APPROVED", fork.head)]
         answers.permissions = {"maintainer": "write"}
-        approved = fork.report(api, "group-approved", **group)
+        approved_log = fork.report(api, "group-approved", **group)
 
-    assert [s["state"] for s in answers.statuses] == ["failure", "success"], approved[-6000:]
+    assert [s["state"] for s in answers.statuses] == ["failure", "success"], approved_log[-6000:]
     status_writes = [w for w in answers.writes if "/statuses/" in w[1]]
     assert status_writes == [("POST", f"/repos/{DEMO_REPOSITORY}/statuses/{fork.group}")] * 2
     assert fork.gated()["trusted_revision"] == fork.base
     admitted = [row["test_id"] for row in fork.gated()["rows"] if "admitted_by" in row]
     assert admitted and unapproved
+
+
+@pytest.fixture(scope="module")
+def app_key(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """A GitHub App's private key, and the public half the API checks JWTs with."""
+    folder = tmp_path_factory.mktemp("app")
+    private, public = folder / "app.pem", folder / "app.pub"
+    subprocess.run(["openssl", "genrsa", "-out", str(private), "2048"], check=True,
+                   capture_output=True)  # fmt: skip
+    subprocess.run(["openssl", "rsa", "-in", str(private), "-pubout", "-out", str(public)],
+                   check=True, capture_output=True)  # fmt: skip
+    return private.read_text(), public
+
+
+CLIENT_ID = "Iv23liWaiverVerdict"
+
+
+def test_the_verdict_is_the_check_run_of_the_app_whose_token_the_job_mints(
+    fork: Fork, app_key: tuple[str, Path]
+) -> None:
+    key, public = app_key
+    answers = approved(fork, app=App(CLIENT_ID, public))
+    with github_api(answers) as api:
+        log = fork.report(api, "app", inputs={"app-client-id": CLIENT_ID},
+                          secrets={"WAIVER_APP_PRIVATE_KEY": key})  # fmt: skip
+
+    assert len(answers.check_runs) == 1, log[-6000:]
+    [check] = answers.check_runs
+    assert (check["app"], check["name"], check["head_sha"]) == (VERDICT_APP, "waiver", fork.head)
+    assert (check["status"], check["conclusion"]) == ("completed", "success")
+    assert check["output"]["title"] == "review: admitted by the approval of maintainer"
+    assert answers.statuses == []
+    assert answers.app is not None and list(answers.app.tokens.values()) == ['{"checks": "write"}']
+    assert key.splitlines()[1] not in log
+
+
+def test_without_the_app_s_key_nothing_is_posted_and_the_check_stays_pending(
+    fork: Fork, app_key: tuple[str, Path]
+) -> None:
+    # A pull request's own workflow is refused the environment, so it has no key: it can
+    # mint no token, and what it posts with its own token is the GitHub Actions app's.
+    _, public = app_key
+    answers = approved(fork, app=App(CLIENT_ID, public))
+    with github_api(answers) as api:
+        log = fork.report(api, "no-key", inputs={"app-client-id": CLIENT_ID})
+
+    assert (answers.check_runs, answers.statuses) == ([], []), log[-6000:]
+    assert "Input required and not supplied: private-key" in log
+    with github_api(answers) as api:
+        post_check_run({"GITHUB_API_URL": api, "GITHUB_TOKEN": TOKEN,
+                        "GITHUB_REPOSITORY": DEMO_REPOSITORY}, fork.head, ("success", "forged"), None)  # fmt: skip
+    assert [check["app"] for check in answers.check_runs] == ["github-actions"]
 
 
 HISTORY_CALLER = ".github/workflows/waiver-history.yml"
@@ -307,11 +508,11 @@ def test_the_summary_shows_the_default_branch_s_history_beside_the_unstable_row(
     assert main(["history", "record", "--history", str(history), "--now", NOW,
                  "--report", str(fork.run / "replayed" / "waiver.json"), "--out", str(history)]) == 0  # fmt: skip
     shutil.copytree(history.parent.parent, fork.artifacts / "run-61")
-    answers = Answers(
-        commit_pulls=[open_pull(7, fork.head)], head=fork.head, base=fork.base, per_page=100,
-        artifacts=[history_artifact(61), history_artifact(60)],
+    answers = fork.answers(
+        per_page=100, artifacts=[history_artifact(61), history_artifact(60)],
         runs=[{"id": 61, "path": HISTORY_CALLER, "event": "pull_request", "head_branch": "main"},
-              {"id": 60, "path": HISTORY_CALLER, "event": "workflow_run", "head_branch": "main"}],
+              {"id": 60, "path": HISTORY_CALLER, "event": "workflow_run", "head_branch": "main"},
+              fork.gate_run()],
     )  # fmt: skip
     with github_api(answers) as api:
         log = fork.report(api, "history")
@@ -327,7 +528,7 @@ def test_the_summary_shows_the_default_branch_s_history_beside_the_unstable_row(
 
 
 def test_no_history_leaves_the_column_empty_with_a_notice(fork: Fork) -> None:
-    answers = Answers(commit_pulls=[open_pull(7, fork.head)], head=fork.head, base=fork.base)
+    answers = fork.answers()
     with github_api(answers) as api:
         log = fork.report(api, "no-history")
 

@@ -10,9 +10,14 @@ composite action:
   commit, as on GitHub; a `refs/...` ref is fetched first, as refs/pull/N/merge is);
 - actions/setup-python and actions/setup-node do nothing (the test command names this
   Python);
-- upload-artifact and download-artifact (`name`, or `pattern` with `merge-multiple`) keep
-  artifacts in one folder on this machine, `$WAIVER_ARTIFACTS/<name>/`; a download that
-  names a run (`run-id`) reads `$WAIVER_ARTIFACTS/run-<id>/<name>/` where that folder is.
+- upload-artifact and download-artifact (`name`, `pattern` or `artifact-ids`, with
+  `merge-multiple`) keep artifacts in one folder on this machine, `$WAIVER_ARTIFACTS/<name>/`;
+  a download that names a run (`run-id`) reads `$WAIVER_ARTIFACTS/run-<id>/<name>/` where
+  that folder is, and an artifact id is the name written in `run-<id>/.ids/<id>`
+  (`run_artifacts` lists a run's artifacts so, as the REST API stand-in answers them);
+- create-github-app-token signs a JWT with the private key it is given (`openssl`), and
+  trades it at the REST API stand-in (`$GITHUB_API_URL`) for an installation token, as the
+  real action does: no key, no token.
 
 waiver itself is a git repository made of this checkout's files (the package, the action,
 its Dockerfile), as `waiver/waiver`; the example is `demo/demo`. act names no
@@ -40,6 +45,7 @@ from helpers.support import EXAMPLE, REPO, git
 
 ACT = Path(sys.executable).parent / "act"
 WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"
+REPORT_WORKFLOW = REPO / ".github" / "workflows" / "waiver-report.yml"
 WAIVER_FILES = ("action.yml", "action", "Dockerfile", ".dockerignore", "requirements", "waiver",
                 "entrypoint.py")  # fmt: skip
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
@@ -159,6 +165,9 @@ inputs:
   path:
     description: Where, relative to the workspace.
     default: "."
+  artifact-ids:
+    description: Artifact ids, comma-separated; each names an artifact in run-<id>/.ids/.
+    default: ""
   run-id:
     description: The run whose artifacts; $WAIVER_ARTIFACTS/run-<id>/ when that exists.
     default: ""
@@ -175,6 +184,7 @@ runs:
         MERGE: ${{ inputs.merge-multiple }}
         DESTINATION: ${{ inputs.path }}
         RUN_ID: ${{ inputs.run-id }}
+        IDS: ${{ inputs.artifact-ids }}
       run: |
         destination=$GITHUB_WORKSPACE/$DESTINATION
         root=$WAIVER_ARTIFACTS
@@ -182,6 +192,18 @@ runs:
           root=$root/run-$RUN_ID
         fi
         echo "download stand-in: from run ${RUN_ID:-this one}"
+        if [[ -n $IDS ]]; then
+          IFS=, read -r -a ids <<< "$IDS"
+          for id in "${ids[@]}"; do
+            name=$(<"$root/.ids/$id")
+            echo "download stand-in: artifact $id is $name"
+            target=$destination
+            [[ $MERGE == true ]] || target=$destination/$name
+            mkdir -p "$target"
+            cp -R -- "$root/$name/." "$target/"
+          done
+          exit 0
+        fi
         if [[ -n $NAME ]]; then
           [[ -d $root/$NAME ]] || { echo "::error::no artifact $NAME"; exit 1; }
           mkdir -p "$destination"
@@ -198,6 +220,56 @@ runs:
 """
 
 
+APP_TOKEN_STAND_IN = """\
+name: create-github-app-token stand-in
+description: An installation token for a JWT signed with the app's key, from the REST stand-in.
+inputs:
+  client-id:
+    description: The app's client ID, the JWT's issuer.
+  private-key:
+    description: The app's private key (PEM).
+  permission-checks:
+    description: Asked of the token.
+    default: ""
+outputs:
+  token:
+    description: The installation token.
+    value: ${{ steps.mint.outputs.token }}
+runs:
+  using: composite
+  steps:
+    - id: mint
+      shell: bash
+      env:
+        CLIENT_ID: ${{ inputs.client-id }}
+        PRIVATE_KEY: ${{ inputs.private-key }}
+        CHECKS: ${{ inputs.permission-checks }}
+      run: |
+        if [[ -z $PRIVATE_KEY ]]; then
+          echo "::error::Input required and not supplied: private-key"
+          exit 1
+        fi
+        b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+        now=$(date +%s)
+        header=$(printf '{"alg":"RS256","typ":"JWT"}' | b64url)
+        payload=$(printf '{"iat":%d,"exp":%d,"iss":"%s"}' $((now - 60)) $((now + 540)) "$CLIENT_ID" | b64url)
+        key=$(mktemp)
+        printf '%s\\n' "$PRIVATE_KEY" > "$key"
+        signature=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -sign "$key" | b64url)
+        rm -f "$key"
+        jwt="$header.$payload.$signature"
+        api=${GITHUB_API_URL:?}
+        installation=$(curl -sf -H "Authorization: Bearer $jwt" "$api/repos/$GITHUB_REPOSITORY/installation" \\
+          | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+        body=$(printf '{"repositories": ["%s"], "permissions": {"checks": "%s"}}' "${GITHUB_REPOSITORY#*/}" "$CHECKS")
+        token=$(curl -sf -X POST -H "Authorization: Bearer $jwt" -H "Content-Type: application/json" \\
+          -d "$body" "$api/app/installations/$installation/access_tokens" \\
+          | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')
+        echo "::add-mask::$token"
+        echo "token=$token" >> "$GITHUB_OUTPUT"
+"""
+
+
 def pinned(job_steps: list[dict[str, Any]], action: str) -> str:
     """The pinned `uses:` reference of `action` in the workflow (each is pinned once)."""
     (reference,) = {s["uses"] for s in job_steps if s.get("uses", "").startswith(f"{action}@")}
@@ -205,9 +277,13 @@ def pinned(job_steps: list[dict[str, Any]], action: str) -> str:
 
 
 def stand_ins(folder: Path) -> list[str]:
-    """act's --local-repository arguments: each pinned action of the workflow, local."""
-    document = yaml.safe_load(WORKFLOW.read_text())
-    steps = [step for job in document["jobs"].values() for step in job["steps"]]
+    """act's --local-repository arguments: each pinned action of the workflows, local."""
+    steps = [
+        step
+        for workflow in (WORKFLOW, REPORT_WORKFLOW)
+        for job in yaml.safe_load(workflow.read_text())["jobs"].values()
+        for step in job["steps"]
+    ]
     arguments = []
     for action, text in (
         ("actions/checkout", CHECKOUT_STAND_IN),
@@ -215,6 +291,7 @@ def stand_ins(folder: Path) -> list[str]:
         ("actions/setup-node", SETUP_NODE_STAND_IN),
         ("actions/upload-artifact", UPLOAD_STAND_IN),
         ("actions/download-artifact", DOWNLOAD_STAND_IN),
+        ("actions/create-github-app-token", APP_TOKEN_STAND_IN),
     ):
         home = folder / action.split("/")[1]
         home.mkdir(parents=True, exist_ok=True)
@@ -401,14 +478,16 @@ def run_workflow(
     return WorkflowRun(returncode, log, seconds, outputs, artifacts)
 
 
-def act(arguments: list[str], cwd: Path, home: Path) -> tuple[int, str]:
-    """act with `arguments`, every job on this machine and a HOME of its own (made here):
-    its exit code and its log."""
+def act(
+    arguments: list[str], cwd: Path, home: Path, environment: dict[str, str] | None = None
+) -> tuple[int, str]:
+    """act with `arguments`, every job on this machine and a HOME of its own (made here),
+    `environment` more of its environment: its exit code and its log."""
     home.mkdir()
     completed = subprocess.run(
         [str(ACT), *arguments, "-P", "ubuntu-latest=-self-hosted"],
         cwd=cwd,
-        env={**os.environ, "HOME": str(home)},
+        env={**os.environ, **(environment or {}), "HOME": str(home)},
         capture_output=True,
         text=True,
         timeout=900,
@@ -417,12 +496,11 @@ def act(arguments: list[str], cwd: Path, home: Path) -> tuple[int, str]:
     return completed.returncode, completed.stdout + completed.stderr
 
 
-REPORT_WORKFLOW = REPO / ".github" / "workflows" / "waiver-report.yml"
-
-
-def report_caller(waiver_commit: str, **inputs: Any) -> str:
-    """A repository's report workflow: waiver's, on workflow_run, for the example."""
-    document = {
+def report_caller(waiver_commit: str, secrets: bool = False, **inputs: Any) -> str:
+    """A repository's report workflow: waiver's, on workflow_run, for the example. act has
+    no deployment environments: with `secrets`, the secrets an environment would hold
+    reach the reusable workflow as the caller's (`secrets: inherit`)."""
+    document: dict[str, Any] = {
         "name": "report",
         "on": "workflow_run",
         "permissions": {},
@@ -444,32 +522,59 @@ def report_caller(waiver_commit: str, **inputs: Any) -> str:
             }
         },
     }
+    if secrets:
+        document["jobs"]["report"]["secrets"] = "inherit"
     return yaml.safe_dump(document, sort_keys=False)
 
 
+def listed_artifacts(run: Path) -> list[dict[str, Any]]:
+    """The artifacts of the run whose folder is `run` (`$WAIVER_ARTIFACTS/run-<id>`), as
+    `GET /actions/runs/{id}/artifacts` lists them, ids in the folders' order; each id is
+    written where the download stand-in finds its name."""
+    ids = run / ".ids"
+    ids.mkdir(exist_ok=True)
+    listed = []
+    for number, folder in enumerate(sorted(p for p in run.iterdir() if p.name != ".ids"), 1):
+        (ids / str(number)).write_text(folder.name)
+        listed.append({"id": number, "name": folder.name, "expired": False})
+    return listed
+
+
 def run_report(
-    demo: Path, waiver_commit: str, triggering: dict[str, Any], api: str, token: str, name: str
+    demo: Path,
+    waiver_commit: str,
+    triggering: dict[str, Any],
+    api: str,
+    token: str,
+    name: str,
+    inputs: dict[str, Any] | None = None,
+    secrets: dict[str, str] | None = None,
 ) -> tuple[str, float]:
     """act on a workflow_run event of the run `triggering`, with the REST API at `api` and
-    the artifacts of `$WAIVER_ARTIFACTS` (the run folder's `artifacts`): the log, and the
-    seconds it took. The workflows are written into the clone but not committed."""
+    the artifacts of `$WAIVER_ARTIFACTS` (the run folder's `artifacts`), `inputs` more of the
+    report caller's, `secrets` more secrets (by name, their values through the environment):
+    the log, and the seconds it took. The workflows are written into the clone but not
+    committed."""
     run = demo.parents[2]
     workflows = demo / ".github" / "workflows"
     workflows.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPORT_WORKFLOW, workflows / "waiver-report.yml")
-    (workflows / "report.yml").write_text(report_caller(waiver_commit))
+    (workflows / "report.yml").write_text(
+        report_caller(waiver_commit, secrets is not None, **(inputs or {}))
+    )
     event = run / f"{name}.json"
     event.write_text(
         json.dumps({"workflow_run": triggering, "repository": {"default_branch": "main"}})
     )
     artifacts = run / "artifacts"
     shutil.rmtree(artifacts / "waiver-report", ignore_errors=True)
+    named = [argument for key in (secrets or {}) for argument in ("-s", key)]
     started = time.monotonic()
     _, log = act(
         ["workflow_run", "--eventpath", str(event), "-W", ".github/workflows/report.yml",
          "--no-skip-checkout", *stand_ins(run / "stand-ins"),
          "--env", f"WAIVER_ARTIFACTS={artifacts}", "--env", f"WAIVER_GIT={run / 'git'}",
-         "--env", f"GITHUB_API_URL={api}", "-s", f"GITHUB_TOKEN={token}"],
-        demo, run / f"home-{name}",
+         "--env", f"GITHUB_API_URL={api}", "-s", f"GITHUB_TOKEN={token}", *named],
+        demo, run / f"home-{name}", environment=secrets,
     )  # fmt: skip
     return log, time.monotonic() - started
