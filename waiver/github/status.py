@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from waiver.github.comment import shown_verdict
-from waiver.github.rest import FULL_SHA, ApiFailed, Opener, connect, urlopen
+from waiver.github.rest import FULL_SHA, Api, ApiFailed, Opener, connect, urlopen
 from waiver.write.escape import md_code
 from waiver.write.report_types import ProvenanceJson, ReportJson, RowJson
 from waiver.write.why import row_blocks
@@ -65,6 +65,13 @@ def status_of(exit_code: str, report: ReportJson | None) -> tuple[str, str]:
     return "success", _cut(f"{verdict}: nothing blocks admission")
 
 
+def _on_commit(env: Mapping[str, str], sha: str, what: str, opener: Opener) -> tuple[Api, str]:
+    """The API and repository to post `what` on commit `sha` with, which must be whole."""
+    if not FULL_SHA.match(sha):
+        raise ApiFailed(f"the commit of the {what} must be a full commit id")
+    return connect(env, opener)
+
+
 def post_status(
     env: Mapping[str, str],
     sha: str,
@@ -73,9 +80,7 @@ def post_status(
     opener: Opener = urlopen,
 ) -> str:
     """Post the status on `sha`; what was done, in a line."""
-    if not FULL_SHA.match(sha):
-        raise ApiFailed("the commit of the status must be a full commit id")
-    api, repository = connect(env, opener)
+    api, repository = _on_commit(env, sha, "status", opener)
     state, description = state_and_description
     body = {"state": state, "context": CONTEXT, "description": description}
     if target_url is not None:
@@ -93,9 +98,7 @@ def post_check_run(
 ) -> str:
     """Post the check run `waiver` on `sha`, completed, with the app's token that `env`
     holds; what was done, in a line."""
-    if not FULL_SHA.match(sha):
-        raise ApiFailed("the commit of the check run must be a full commit id")
-    api, repository = connect(env, opener)
+    api, repository = _on_commit(env, sha, "check run", opener)
     state, description = state_and_description
     conclusion = CONCLUSIONS[state]
     # Markdown: the description may carry untrusted names, so it is an inert code span.
