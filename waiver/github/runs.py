@@ -63,6 +63,12 @@ def workflow_path(path: object, repository: str) -> str | None:
     return path
 
 
+def job_workflow(env: Mapping[str, str]) -> str | None:
+    """The file of the running job's own caller (`$GITHUB_WORKFLOW_REF`), in its repository."""
+    reference = env.get("GITHUB_WORKFLOW_REF", "")
+    return workflow_path(reference, env.get("GITHUB_REPOSITORY", "")) if "@" in reference else None
+
+
 def referenced_workflows(run: Mapping[str, Any]) -> list[CalledJson]:
     listed = run.get("referenced_workflows")
     if listed is None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
 
 from waiver.decide.provenance import GateShape
 from waiver.errors import EXIT_CLEAR, InputError
@@ -33,7 +32,7 @@ from waiver.github.artifacts import gate_artifacts
 from waiver.github.history_runs import default_branch_run, latest_history_run
 from waiver.github.pulls import branches_of
 from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, Api, ApiFailed, connect, read_event
-from waiver.github.runs import Superseded, gate_run, workflow_path
+from waiver.github.runs import Superseded, gate_run, job_workflow
 from waiver.github.workflow import write_outputs
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
@@ -44,12 +43,6 @@ from waiver.write.provenance_file import (
     artifacts_json,
     render_provenance,
 )
-
-
-def _report_workflow(env: Mapping[str, str]) -> str | None:
-    """The file of the job's own caller (`$GITHUB_WORKFLOW_REF`), one of the gate's files."""
-    reference = env.get("GITHUB_WORKFLOW_REF", "")
-    return workflow_path(reference, env.get("GITHUB_REPOSITORY", "")) if "@" in reference else None
 
 
 def _history_run(document: ProvenanceFileJson, writer: object) -> str:
@@ -129,7 +122,7 @@ def _name_run(args: argparse.Namespace, document: ProvenanceFileJson) -> str:
 def run(args: argparse.Namespace) -> int:
     document: ProvenanceFileJson = {
         "caller": args.caller,
-        "report_workflow": _report_workflow(os.environ),
+        "report_workflow": job_workflow(os.environ),
         "waiver": {"repository": args.waiver_repository, "commit": args.waiver_ref},
         "run": None,
         "error": None,
