@@ -34,7 +34,8 @@ import pytest
 
 from helpers.change_support import add_a_test, replay_and_gate
 from helpers.github_api import VERDICT_APP, Answers, App, comment, github_api, review
-from helpers.support import NOW, git
+from helpers.junit_support import case, junit
+from helpers.support import NOW, gate_args, git
 from helpers.workflow_support import (
     DEMO_REPOSITORY,
     WAIVER_REPOSITORY,
@@ -67,6 +68,7 @@ def open_pull(
 
 
 GATE_CALLER = ".github/workflows/waiver.yml"
+BLOCKING_POLICY = "waiver-block.yml"
 GATE_CALLER_TEXT = """\
 name: waiver
 on: [pull_request, pull_request_review, merge_group]
@@ -90,6 +92,10 @@ class Fork:
         caller = self.demo / GATE_CALLER
         caller.parent.mkdir(parents=True)
         caller.write_text(GATE_CALLER_TEXT.replace("PIN", self.waiver_commit))
+        # Only the base-evidence tests name it (`config`): the others judge without a policy.
+        (self.demo / BLOCKING_POLICY).write_text(
+            "registry: known-tests.txt\nintroduced_instability: block\n"
+        )
         self.base = commit_all(self.demo, "the gate's caller")
         add_a_test(self.demo)
         self.head = commit_all(self.demo, "change")
@@ -165,6 +171,30 @@ class Fork:
             self.demo, self.waiver_commit, self.gate_run(**run), api, TOKEN, name, inputs, secrets
         )
         return log
+
+    def base_history(self, head: str) -> Path:
+        """The default branch's history after one gate run of the base in which every test
+        passed every replay, recorded as having replayed `head`: the writer's artifact of
+        run 60."""
+        scratch = self.run / f"base-run-{head[:8]}"
+        git(self.run, "clone", "--quiet", str(self.demo), str(scratch))
+        git(scratch, "checkout", "--quiet", "--detach", self.base)
+        reports = scratch / "reports"
+        reports.mkdir()
+        passing = [
+            case(test_id.split("::")[0].removesuffix(".py").replace("/", "."), test_id.split("::")[1])
+            for test_id in (scratch / "known-tests.txt").read_text().split()
+        ]  # fmt: skip
+        for replay in range(1, 6):
+            (reports / f"run-{replay}.xml").write_text(junit(*passing))
+        shutil.copy(self.artifacts / RUN / "waiver-properties" / "properties.xml", scratch)
+        assert main(gate_args(scratch)) == 0
+        history = self.artifacts / "run-60" / "waiver-history" / "history.gz"
+        shutil.rmtree(history.parent, ignore_errors=True)
+        history.parent.mkdir(parents=True)
+        assert main(["history", "record", "--history", str(history), "--now", NOW, "--head", head,
+                     "--report", str(scratch / "waiver.json"), "--out", str(history)]) == 0  # fmt: skip
+        return history
 
     def gated(self) -> dict[str, Any]:
         document: dict[str, Any] = json.loads(
@@ -525,6 +555,43 @@ def test_the_summary_shows_the_default_branch_s_history_beside_the_unstable_row(
     [line] = [line for line in ours["body"].splitlines() if unstable["test_id"] in line]
     assert "flipped in 1 of the last 1 run on main" in line
     assert "| on main |" in ours["body"]
+
+
+WRITER_RUNS = [
+    {"id": 60, "path": HISTORY_CALLER, "event": "workflow_run", "head_branch": "main"},
+]
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["recorded base", "unrecorded base"])
+def test_a_base_the_default_branch_ran_is_the_evidence_and_a_flip_the_change_brought_blocks(
+    fork: Fork, recorded: bool
+) -> None:
+    # The default branch's run of the base passed every test every time; the change's round
+    # trip flips. Under introduced_instability: block it blocks, the base run named, with
+    # no base replay job. A base the history never ran falls back: no base evidence, and
+    # the unstable row blocks with its base unknown.
+    fork.base_history(fork.base if recorded else MOVED)
+    answers = approved(fork, per_page=100, artifacts=[history_artifact(60)],
+                       runs=[*WRITER_RUNS, fork.gate_run()])  # fmt: skip
+    with github_api(answers) as api:
+        log = fork.report(api, f"base-evidence-{recorded}",
+                          inputs={"config": BLOCKING_POLICY})  # fmt: skip
+
+    assert [s["state"] for s in answers.statuses] == ["failure"], log[-6000:]
+    gated = fork.gated()
+    [unstable] = [row for row in gated["rows"] if row["class"] == "unstable_assertion"]
+    assert "waiver-base-junit" not in log and "from run 60" in log
+    [ours] = [c for c in answers.comments if c["user"]["login"] == "github-actions[bot]"]
+    if recorded:
+        assert unstable["base"] == {
+            "replay_pass": 5, "replay_total": 5, "meaning": "introduced", "blocks": True,
+        }  # fmt: skip
+        assert gated["base"]["history_run"]["commit"] == fork.base
+        assert "introduced by this change" in ours["body"]
+    else:
+        assert unstable["base"]["meaning"] == "base_unknown" and unstable["base"]["blocks"]
+        assert "base" not in gated
+    assert unstable["freeze"] is None
 
 
 def test_no_history_leaves_the_column_empty_with_a_notice(fork: Fork) -> None:

@@ -24,6 +24,7 @@ from waiver.cli import main
 from waiver.github.comment import LIMIT, MARKER, render_comment
 from waiver.github.pulls import post_comment
 from waiver.github.rest import ApiFailed
+from waiver.github.status import status_of
 from waiver.write.report_types import report_of
 
 HOSTILE = "@org/admins <img src=x> </details> ``` |"
@@ -140,3 +141,22 @@ def test_the_command_posts_the_report_and_fails_clearly_on_an_api_error(
         assert main(["comment", "--report", str(example / "waiver.json")]) == 2
     assert "the GitHub API: GET /repos/owner/repo/commits" in capsys.readouterr().err
     assert answers.comments[0]["body"].startswith(MARKER + "\n## ⛔ waiver: blocked")
+
+
+def test_an_instability_the_change_brought_is_shown_as_what_blocks(example: Path) -> None:
+    # Under introduced_instability: block, an unstable row the base did not show flipping
+    # blocks: the comment and the status count it, as the summary and the annotations do.
+    report = blocked_report(example)
+    [unstable] = [row for row in report["rows"] if row["test_id"] == ROUND_TRIP]
+    unstable["base"] = {"replay_pass": 5, "replay_total": 5, "meaning": "introduced",
+                        "blocks": True}  # fmt: skip
+    report["rows"] = [unstable]
+    text = render_comment(report_of(report), None)
+    assert "What blocks (1)" in text
+    [line] = [
+        line
+        for line in text.splitlines()
+        if line.startswith(f"| `unstable_assertion` | `{ROUND_TRIP}`")
+    ]
+    assert "| 5/5, introduced by this change |" in line
+    assert status_of("1", report_of(report)) == ("failure", "blocked: 1 test(s) block admission")

@@ -16,11 +16,13 @@ from waiver.read import history as history_file
 from waiver.read.history import read_history
 
 RUN = {"commit": None, "time": "2026-11-01T00:00:00Z", "fixture_hash": None,
-       "ran": 1, "failed": 0, "storm": False}  # fmt: skip
+       "ran": 1, "failed": 0, "storm": False, "head": "b" * 40, "replays": 5}  # fmt: skip
+# A run as version 1 wrote it: without the commit it replayed or its replay count.
+OLD_RUN = {key: value for key, value in RUN.items() if key not in ("head", "replays")}
 
 
 def packed(tests: object, runs: object = (RUN,), **top: object) -> bytes:
-    document = {"format": "waiver-history", "version": 1, "runs": list(runs), "tests": tests}
+    document = {"format": "waiver-history", "version": 2, "runs": list(runs), "tests": tests}
     return gzip.compress(json.dumps({**document, **top}).encode())
 
 
@@ -56,6 +58,14 @@ HOSTILE = {
     "an empty id": (packed({"": ["P", [], False, None]}), "not a test id"),
     "an id with a newline": (packed({"a\nb": ["P", [], False, None]}), "not a test id"),
     "a flag that is no boolean": (packed({"a::b": ["P", [], 1, None]}), "expected true or false"),
+    "a head that is no commit": (packed({}, runs=[{**RUN, "head": "main"}]), "runs/0/head"),
+    "a replay count that is no count": (
+        packed({}, runs=[{**RUN, "replays": "5"}]),
+        "runs/0/replays",
+    ),
+    "a version 2 run without its head": (packed({}, runs=[OLD_RUN]), "at runs/0"),
+    "a version 1 run with a head": (packed({}, runs=[RUN], version=1), "at runs/0"),
+    "a version to come": (packed({}, version=3), "expected format waiver-history version 2"),
     "duplicate keys": (gzip.compress(b'{"format": 1, "format": 2}'), "duplicate key"),
 }
 
@@ -77,6 +87,18 @@ def test_a_gzip_bomb_is_refused_before_it_is_spelt_out(
     (tmp_path / "h.gz").write_bytes(gzip.compress(b" " * (2 << 20)))
     with pytest.raises(InputError, match="holds more than 1 MiB"):
         read_history(str(tmp_path / "h.gz"))
+
+
+def test_a_version_1_history_is_read_and_none_of_its_runs_is_base_evidence(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "h.gz").write_bytes(packed({"a::b": ["P", [], False, None]}, [OLD_RUN], version=1))
+    history = read_history(str(tmp_path / "h.gz"))
+    assert history is not None
+    assert [(run.head, run.replays) for run in history.runs] == [(None, None)]
+    (tmp_path / "h2.gz").write_bytes(VALID)
+    again = read_history(str(tmp_path / "h2.gz"))
+    assert again is not None and [(r.head, r.replays) for r in again.runs] == [("b" * 40, 5)]
 
 
 def test_a_missing_history_is_none(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ PLACES: dict[str, str] = {
     "AdmittedByJson": "/$defs/admission",
     "ErrorJson": "/properties/error",
     "BaseJson": "/properties/base",
+    "HistoryRunJson": "/properties/base/properties/history_run",
 }
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from waiver.commands.support import moment, now_of
+from waiver.commands.support import full_commit, moment, now_of
 from waiver.decide.decision import check_policy
 from waiver.decide.history import History, fold
 from waiver.decide.history_rates import ranked
@@ -39,6 +39,7 @@ class RecordOptions:
     out: str
     config: str | None
     now: datetime
+    head: str | None = None  # the commit the run replayed
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ def record(options: RecordOptions) -> int:
         # A run that ended in an input error judged no test: the history goes on without it.
         folded, said = history, "did not record (it ended in an input error)"
     else:
-        folded = fold(history, recorded_run(report, passing), policy, options.now)
+        recorded = recorded_run(report, passing, options.head)
+        folded = fold(history, recorded, policy, options.now)
         said = "already recorded" if folded is history else "recorded"
     try:
         write_history(options.out, folded)
@@ -136,6 +138,7 @@ def run_record(args: argparse.Namespace) -> int:
             out=args.out,
             config=args.config,
             now=now_of(args.now),
+            head=args.head,
         )
     )
 
@@ -168,6 +171,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     recorder.add_argument(
         "--config", metavar="FILE", help="the policy file (waiver.yml): its window and thresholds"
+    )
+    recorder.add_argument(
+        "--head",
+        type=full_commit,
+        metavar="COMMIT",
+        help="the commit the run replayed (a push's head): a pull request on that commit then "
+        "takes the run's rows as its base replays",
     )
     recorder.add_argument(
         "--now",

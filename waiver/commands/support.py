@@ -12,6 +12,7 @@ from typing import Any
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR
 from waiver.github.workflow import on_github
 from waiver.model import BASE_WORDS, BaseMeaning
+from waiver.read.trusted.git import COMMIT_ID
 from waiver.write.escape import log_line
 from waiver.write.terminal import render_terminal
 
@@ -24,6 +25,13 @@ def moment(text: str) -> datetime:
     if moment.utcoffset() is None:
         raise argparse.ArgumentTypeError(f"the time needs a timezone: {text!r}")
     return moment
+
+
+def full_commit(text: str) -> str:
+    """An argparse type: a full commit id; a branch, tag or short id could be moved."""
+    if not COMMIT_ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"not a full commit id: {text!r}")
+    return text
 
 
 def whole_number(least: int = 1, most: int | None = None) -> Callable[[str], int]:
@@ -78,7 +86,13 @@ def print_verdict(out: str, document: dict[str, Any], table: str | None = None) 
             if number and BASE_WORDS[BaseMeaning(meaning)]
         ]
         nothing = "no row introduced, broken, already flaky or already failing"
-        print(f"waiver: base replays: {', '.join(said) or nothing}")
+        run = base.get("history_run")
+        source = (
+            "base replays"
+            if run is None
+            else f"base evidence from the default branch's run of {run['commit'][:12]}"
+        )
+        print(log_line(f"waiver: {source}: {', '.join(said) or nothing}"))
     if not on_github(os.environ):  # on a runner, the annotations and the log list the rows
         print(render_terminal(document) if table is None else table, end="")
     return EXIT_BLOCKED if blocked else EXIT_CLEAR

@@ -57,6 +57,10 @@ class HistoryRun:
     ran: int  # tests whose assertions ran (stable pass, unstable or failing)
     failed: int  # of those, tests where a replay failed
     storm: bool  # more than storm_failure_share of them failed: out of every rate
+    # The commit the run replayed (a push's head), and its replay count: what makes its
+    # rows the base evidence of a pull request on that commit. None in older histories.
+    head: str | None = None
+    replays: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,8 @@ class RecordedRun:
     fixture_hash: str | None
     passing: frozenset[str]
     others: Mapping[str, tuple[str, str]]  # test id: (token, detail)
+    head: str | None = None  # the commit it replayed
+    replays: int | None = None  # how many replays it read
 
     @property
     def key(self) -> tuple[str | None, datetime]:
@@ -95,7 +101,8 @@ def detail(replay_pass: int, replay_total: int, base: BaseMeaning | None) -> str
     return f"{replay_pass}/{replay_total}" + ("" if base is None else BASE_LETTERS[base])
 
 
-def _detailed_before(trace: str, end: int) -> int:
+def detailed_before(trace: str, end: int) -> int:
+    """How many details the tokens before `end` hold: the index of the detail at `end`."""
     head = trace[:end]
     return sum(map(head.count, DETAILED))
 
@@ -116,7 +123,10 @@ def fold(history: History, run: RecordedRun, policy: Policy, now: datetime) -> H
     ran, failed, storm = _storm(run, policy)
     place = bisect.bisect_right([kept.time for kept in history.runs], run.time)
     runs = list(history.runs)
-    runs.insert(place, HistoryRun(run.commit, run.time, run.fixture_hash, ran, failed, storm))
+    kept = HistoryRun(
+        run.commit, run.time, run.fixture_hash, ran, failed, storm, run.head, run.replays
+    )
+    runs.insert(place, kept)
     appended = place == len(history.runs)
     tests: dict[str, TestHistory] = {}
     # Tests that share a history object and a token share the result: the thousands that
@@ -163,7 +173,7 @@ def _inserted(
     else:
         trace = trace[:place] + token + trace[place:]
         if token in DETAILED:
-            at = _detailed_before(test.trace, place)
+            at = detailed_before(test.trace, place)
             details = (*details[:at], text, *details[at:])
     last_failed = test.last_failed
     if token in FAILING and not storm and (last_failed is None or run.time > last_failed):
@@ -186,7 +196,7 @@ def trimmed(history: History, policy: Policy, now: datetime) -> History:
     for test_id, test in history.tests.items():
         if id(test) not in shared:
             trace = test.trace[cut:]
-            dropped = _detailed_before(test.trace, cut)
+            dropped = detailed_before(test.trace, cut)
             shared[id(test)] = (
                 None
                 if trace.count(ABSENT) == len(trace)

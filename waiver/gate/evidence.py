@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import repeat
 
 from waiver.model import BaseEvidence, Case, Evidence
@@ -20,8 +20,19 @@ from waiver.read.registry import Registry
 GroupKey = tuple[tuple[int, ...], int, int, tuple[int, ...] | None]
 
 
-def base_lookup(base: ReplaySet) -> Callable[[str], tuple[int, ...] | None]:
-    """A test id's states in the base replays, or None when the base never saw the id."""
+@dataclass(frozen=True)
+class BaseStates:
+    """Where each row's base evidence comes from: a test id's states in the base's replays
+    (None when the base never ran it), and how many of those replays could not be read. Base
+    replays read like the change's give them, and so does the default branch's recorded run
+    of the base commit (`waiver.gate.history.history_base`)."""
+
+    of: Callable[[str], tuple[int, ...] | None]
+    unreadable: int
+
+
+def replayed_base(base: ReplaySet) -> BaseStates:
+    """The base replays read like the change's, as base evidence."""
     rows = list(base.tally.state_rows())
     index = base.tally.index
 
@@ -29,16 +40,15 @@ def base_lookup(base: ReplaySet) -> Callable[[str], tuple[int, ...] | None]:
         position = index.get(test_id)
         return None if position is None else rows[position]
 
-    return states
+    return BaseStates(states, len(base.errors))
 
 
-def base_evidence(base: ReplaySet | None, states: tuple[int, ...] | None) -> BaseEvidence | None:
+def base_evidence(base: BaseStates | None, states: tuple[int, ...] | None) -> BaseEvidence | None:
     if base is None:
         return None
-    unreadable = len(base.errors)
     if states is None:
-        return BaseEvidence((), on_base=False, unreadable_replays=unreadable)
-    return BaseEvidence(outcomes_of(states), unreadable_replays=unreadable)
+        return BaseEvidence((), on_base=False, unreadable_replays=base.unreadable)
+    return BaseEvidence(outcomes_of(states), unreadable_replays=base.unreadable)
 
 
 def build_cases(
@@ -47,15 +57,15 @@ def build_cases(
     property_ok: bool,
     fixtures: Fixtures,
     skipped: list[str],
-    base: ReplaySet | None = None,
+    base: BaseStates | None = None,
     edited: frozenset[str] = frozenset(),
 ) -> list[Case]:
     """One case per distinct evidence, holding every test id seen or expected that has it.
 
     Ids skipped in every replay and not expected by the registry are not cases: they are
     appended to `skipped`. Each case carries the digests of the fixtures its tests are
-    bound to (the whole set unless a policy binding says otherwise), and with base replays
-    the id's states there. An id in `edited` is a test whose definition the change
+    bound to (the whole set unless a policy binding says otherwise), and with base evidence
+    the id's states on the base. An id in `edited` is a test whose definition the change
     edited: its case says so.
     """
     tally: Tally = replays.tally
@@ -65,7 +75,7 @@ def build_cases(
     listed = registry.expected if registry is not None else b"\x01" * len(tally.ids)
     # Keyed on the raw states, so that per id this is one tuple and one dict lookup.
     groups: defaultdict[GroupKey, list[str]] = defaultdict(list)
-    on_base = base_lookup(base) if base is not None else None
+    on_base = base.of if base is not None else None
     bases = repeat(None, len(tally.ids)) if on_base is None else map(on_base, tally.ids)
     keys = zip(tally.state_rows(), listed, extras, bases, strict=True)
     for test_id, key in zip(tally.ids, keys, strict=True):

@@ -19,8 +19,8 @@ from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.gate.context import fixture_facts
 from waiver.gate.edited import EditedFacts, edited_ahead
-from waiver.gate.evidence import build_cases, failed_property_cases
-from waiver.gate.history import history_evidence
+from waiver.gate.evidence import BaseStates, build_cases, failed_property_cases, replayed_base
+from waiver.gate.history import GateHistory, history_base, history_evidence, load_history
 from waiver.gate.options import GateOptions
 from waiver.gate.provenance import judge_provenance
 from waiver.gate.red_green import annotate, read_evidence, with_red_green
@@ -38,6 +38,7 @@ from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.harness.reach_in import reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
+from waiver.read.junit.replay_set import ReplaySet
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
 from waiver.read.policy.policy_file import read_settings
@@ -92,8 +93,10 @@ def classify_replays(
     properties: PropertyRun,
     approval: Admission | None,
     now: datetime,
+    history: GateHistory | None = None,
 ) -> Classified:
-    """Replays, registry and freeze store in, decision out.
+    """Replays, registry and freeze store in, decision out. Without base replays, the
+    history's run of the trusted base commit, if it holds one, is the base evidence.
 
     A function of its own so that the per-test tally is freed before the report is built:
     at 500,000 tests its index alone is some 40 MB.
@@ -137,8 +140,9 @@ def classify_replays(
             edited_properties = tuple(filter(edits.edited.__contains__, registered_properties))
             registry = Registry(registry.expected, registry.vanished + edited_properties)
     skipped: list[str] = []
+    base_states, base_facts = _base_evidence(options, base, history, protected.revision, skip)
     cases = build_cases(
-        replays, registry, property_ok, fixtures, skipped, base, frozenset(edits.edited)
+        replays, registry, property_ok, fixtures, skipped, base_states, frozenset(edits.edited)
     )
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
@@ -152,16 +156,40 @@ def classify_replays(
         decision=annotate(decision, red_green, settings.policy),
         replays=replay_facts(replays, skip, runner, options.root),
         skipped=skipped,
-        base=(
-            None
-            if base is None or options.base_reports is None
-            else BaseReplays(options.base_reports, read_facts(base))
-        ),
+        base=base_facts,
         replays_skipped=None if replays.replay_count else skip,
         edited=edits.edited,
         findings=edits.findings,
         diffs=edits.diffs,
     )
+
+
+def _base_evidence(
+    options: GateOptions,
+    base: ReplaySet | None,
+    history: GateHistory | None,
+    trusted: str | None,
+    skip: Skip | None,
+) -> tuple[BaseStates | None, BaseReplays | None]:
+    """Each row's base evidence and what the report says of it: the base replays given,
+    else the history's run of the trusted base commit, else none."""
+    if base is not None:
+        facts = (
+            None
+            if options.base_reports is None
+            else BaseReplays(options.base_reports, read_facts(base))
+        )
+        return replayed_base(base), facts
+    found = (
+        None
+        if history is None or trusted is None or skip is not None
+        else history_base(history, trusted)
+    )
+    if history is None or found is None:
+        return None, None
+    states, run = found
+    replays = run.replays or 0
+    return states, BaseReplays(history.path, ReplayFacts(replays, replays, ()), run)
 
 
 def _untrusted_reports(
@@ -216,8 +244,9 @@ def _gate(
     paths = LockPaths(options.root, options.fixtures, options.lock)
     modules = settings.locked_property_modules(properties.modules)
     fixtures = read_fixtures(paths, settings, protected, modules, policy_harness)
+    history = None if options.history is None else load_history(options.history)
     classified = classify_replays(
-        options, settings, protected, rule, fixtures, properties, approval, now
+        options, settings, protected, rule, fixtures, properties, approval, now, history
     )
     decision = classified.decision
     run_blockers = []
@@ -248,9 +277,9 @@ def _gate(
     elif (admitted_update or reach_admitted is not None) and decision.verdict is Verdict.CLEAN:
         # What an approval admitted is a person's call, never `clean`.
         decision = replace(decision, verdict=Verdict.REVIEW)
-    history = None
-    if options.history is not None:
-        decision, history = history_evidence(options.history, decision)
+    history_used = None
+    if history is not None:
+        decision, history_used = history_evidence(history, decision)
     context = Context(
         fixtures=fixtures_json(
             fixture_facts(options, settings, protected, fixtures, reach_ins, reach_admitted)
@@ -268,7 +297,7 @@ def _gate(
         base=classified.base,
         approvals=approvals,
         provenance=provenance,
-        history=history,
+        history=history_used,
     )
     return report_json(decision, settings, context, now)
 

@@ -21,6 +21,7 @@ from waiver.write.escape import md_code
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson
 from waiver.write.review_evidence import edited_by_id, review_why
+from waiver.write.summary_tables import base_cell
 from waiver.write.why import (
     class_label,
     expected_replays,
@@ -82,20 +83,27 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
     label = {id(row): class_label(row, expected) for row in blocking}
     steps = {id(row): next_step(row, report, md_code) or "" for row in blocking}
     on_main = {id(row): history_words(row) or "—" for row in rows}
-    groups = group_rows(blocking, lambda row: (label[id(row)], steps[id(row)], on_main[id(row)]))
+    on_base = {id(row): base_cell(row) for row in blocking}
+    groups = group_rows(
+        blocking, lambda row: (label[id(row)], steps[id(row)], on_main[id(row)], on_base[id(row)])
+    )
     with_steps = any(steps.values())
     with_history = any("history" in row for row in rows)
+    # The base's evidence, where a row has it: an instability the change brought blocks.
+    with_base = any("base" in row for row in blocking)
     left_out += table(
         out,
         f"What blocks ({len(blocking)})",
         ["class", "test id", "replays passed, in order", "first failure",
-         *(["on main"] if with_history else []), *(["what next"] if with_steps else [])],
+         *(["on main"] if with_history else []), *(["base"] if with_base else []),
+         *(["what next"] if with_steps else [])],
         Rendered(
             groups,
             lambda group: [
                 f"`{label[id(group.first)]}`", md_code(group.test_id) + group.count_note,
                 md_code(group.replays()), _message(group.message()),
                 *([on_main[id(group.first)]] if with_history else []),
+                *([on_base[id(group.first)]] if with_base else []),
                 *([steps[id(group.first)] or "—"] if with_steps else []),
             ],
             lambda group: len(group.rows),

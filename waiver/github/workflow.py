@@ -18,14 +18,14 @@ from collections.abc import Callable, Mapping
 from typing import TextIO
 
 from waiver.errors import InputError
-from waiver.model import CLOSED_CLASSES, TestClass
+from waiver.model import TestClass
 from waiver.read.files import open_beneath
 from waiver.write.escape import visible_text
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson, report_of
 from waiver.write.summary import render_summary
 from waiver.write.summary_facts import listed_order
-from waiver.write.why import class_label, expected_replays
+from waiver.write.why import class_label, expected_replays, row_blocks
 
 MAX_PER_KIND = 10  # the runner shows at most 10 error and 10 warning annotations per step
 MAX_LOGGED_ROWS = 100
@@ -108,20 +108,13 @@ def repository_file(test_id: str, root: str, workspace: str) -> str | None:
 
 def _row_annotation(row: RowJson, root: str, workspace: str, expected: int) -> tuple[str, str]:
     test_class = TestClass(row["class"])
-    # Every row that blocks is an error: the closed classes, unknown_test, an unstable row
-    # under a strict pattern, and one the policy blocks as not flipping on the base. An
-    # unstable row that does not block, and a row an approval admitted, is a warning.
-    unstable = test_class is TestClass.UNSTABLE_ASSERTION
-    strict = unstable and row["strict"]
-    base = row.get("base")
-    base_blocks = unstable and not strict and base is not None and base["blocks"]
-    blocking = "admitted_by" not in row and (
-        test_class in CLOSED_CLASSES
-        or test_class is TestClass.UNKNOWN_TEST
-        or strict
-        or base_blocks
-    )
-    kind = "error" if blocking else "warning"
+    # Every row that blocks is an error (`row_blocks`: the closed classes, unknown_test, an
+    # unstable row under a strict pattern or one the policy blocks as not flipping on the
+    # base). An unstable row that does not block, and a row an approval admitted, is a
+    # warning.
+    strict = test_class is TestClass.UNSTABLE_ASSERTION and row["strict"]
+    base_blocks = test_class is TestClass.UNSTABLE_ASSERTION and not strict and row_blocks(row)
+    kind = "error" if row_blocks(row) else "warning"
     # The title says which question an unknown_test row asks: new, vanished or short.
     properties = {"title": f"waiver: {class_label(row, expected)}"}
     path = repository_file(row["test_id"], root, workspace)

@@ -2,16 +2,19 @@
 
 The file is gzip-compressed JSON, written by `waiver.write.history_file`:
 
-    {"format": "waiver-history", "version": 1,
+    {"format": "waiver-history", "version": 2,
      "runs": [{"commit": str | null, "time": ISO, "fixture_hash": str | null,
-               "ran": int, "failed": int, "storm": bool}, ...],
+               "ran": int, "failed": int, "storm": bool,
+               "head": str | null, "replays": int | null}, ...],
      "tests": {test id: [trace, [detail, ...], flagged, last failed ISO | null], ...}}
 
 A trace (`waiver.decide.history`) is stored run-length encoded, a token and, when it
 repeats, how many times (`P97U1P2`), so a test that passed each of 1,000 runs costs a few
 bytes. The file is an artifact of the default branch's workflow, yet it is read as hostile:
 every count, length and id is checked, and whatever does not hold is an input error that
-the callers turn into a fresh history and a warning.
+the callers turn into a fresh history and a warning. Version 1, written before the runs kept
+the commit they replayed (`head`) and their replay count, is read too: its runs have
+neither, so none of them is base evidence.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from waiver.read.files import read_small
 from waiver.read.jsonfile import parse_json
 
 FORMAT = "waiver-history"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 MAX_FILE_BYTES = 64 << 20
 MAX_JSON_BYTES = 512 << 20
 MAX_RUNS = 10_000
@@ -49,6 +53,9 @@ _TRACE = re.compile(r"(?:[PUFKDV.]\d{0,5})*")
 _SEGMENT = re.compile(r"([PUFKDV.])(\d{0,5})")
 _DETAIL = re.compile(r"(\d{1,6})/(\d{1,6})[iabfnux]?")
 _RUN_KEYS = {"commit", "time", "fixture_hash", "ran", "failed", "storm"}
+# What a version 2 run holds beside them.
+_REPLAYED_KEYS = _RUN_KEYS | {"head", "replays"}
+_COMMIT = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
 
 
 def read_history(path: str) -> History | None:
@@ -88,9 +95,18 @@ def _count(value: object, path: str, where: str) -> int:
     return value
 
 
-def _run(value: object, path: str, where: str) -> HistoryRun:
-    if not isinstance(value, dict) or value.keys() != _RUN_KEYS:
-        raise _problem(path, where, f"expected an object of {', '.join(sorted(_RUN_KEYS))}")
+def _replayed(value: dict[str, Any], path: str, where: str) -> tuple[str | None, int | None]:
+    """A version 2 run's replayed commit and replay count."""
+    head, replays = value["head"], value["replays"]
+    if not (head is None or (isinstance(head, str) and _COMMIT.match(head))):
+        raise _problem(path, f"{where}/head", "expected a full commit id or null")
+    return head, None if replays is None else _count(replays, path, f"{where}/replays")
+
+
+def _run(value: object, path: str, where: str, version: int) -> HistoryRun:
+    keys = _RUN_KEYS if version == 1 else _REPLAYED_KEYS
+    if not isinstance(value, dict) or value.keys() != keys:
+        raise _problem(path, where, f"expected an object of {', '.join(sorted(keys))}")
     commit, fixture_hash, storm = value["commit"], value["fixture_hash"], value["storm"]
     if not (commit is None or isinstance(commit, str)):
         raise _problem(path, f"{where}/commit", "expected a string or null")
@@ -103,7 +119,8 @@ def _run(value: object, path: str, where: str) -> HistoryRun:
     if failed > ran:
         raise _problem(path, f"{where}/failed", "more failed than ran")
     time = _time(value["time"], path, f"{where}/time")
-    return HistoryRun(commit, time, fixture_hash, ran, failed, storm)
+    head, replays = (None, None) if version == 1 else _replayed(value, path, where)
+    return HistoryRun(commit, time, fixture_hash, ran, failed, storm, head, replays)
 
 
 def _trace(encoded: object, runs: int, path: str, where: str) -> str:
@@ -169,12 +186,13 @@ def _test(
 def decode_history(document: object, path: str) -> History:
     if not isinstance(document, dict) or document.keys() != {"format", "version", "runs", "tests"}:
         raise _problem(path, "the top level", "expected format, version, runs and tests")
-    if document["format"] != FORMAT or document["version"] != VERSION:
+    version = document["version"]
+    if document["format"] != FORMAT or version not in READABLE_VERSIONS:
         raise _problem(path, "the top level", f"expected format {FORMAT} version {VERSION}")
     listed, tests = document["runs"], document["tests"]
     if not isinstance(listed, list) or len(listed) > MAX_RUNS:
         raise _problem(path, "runs", f"expected a list of at most {MAX_RUNS} runs")
-    runs = tuple(_run(run, path, f"runs/{number}") for number, run in enumerate(listed))
+    runs = tuple(_run(run, path, f"runs/{number}", version) for number, run in enumerate(listed))
     if any(later.time < earlier.time for earlier, later in itertools.pairwise(runs)):
         raise _problem(path, "runs", "the runs are not in order of time")
     if not isinstance(tests, dict):
@@ -185,9 +203,12 @@ def decode_history(document: object, path: str) -> History:
     )
 
 
-def recorded_run(document: Mapping[str, Any], passing: list[str]) -> RecordedRun:
+def recorded_run(
+    document: Mapping[str, Any], passing: list[str], head: str | None = None
+) -> RecordedRun:
     """One schema-valid waiver.json as the history takes it: `passing` holds the ids of its
-    stable passes, and its rows the others. Ids no registry could hold are left out."""
+    stable passes, and its rows the others; `head`, the commit its replays ran. Ids no
+    registry could hold are left out."""
     others: dict[str, tuple[str, str]] = {}
     for row in document["rows"]:
         if not valid_id(row["test_id"]):
@@ -208,4 +229,6 @@ def recorded_run(document: Mapping[str, Any], passing: list[str]) -> RecordedRun
         fixture_hash=None if fixtures is None else fixtures["lock_digest"],
         passing=frozenset(filter(valid_id, passing)),
         others=others,
+        head=head,
+        replays=None if document["replays"] is None else document["replays"]["read"],
     )

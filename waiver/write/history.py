@@ -14,7 +14,7 @@ from waiver.decide.policy import Policy
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code, visible_text
 from waiver.write.history_file import run_json
-from waiver.write.report import timestamp
+from waiver.write.report_sections import timestamp
 
 HISTORY_SCHEMA_VERSION = 1
 SUMMARY_LIMIT = 1_000_000  # under GitHub's 1 MiB step summary

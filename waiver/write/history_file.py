@@ -10,7 +10,7 @@ import re
 from waiver.decide.history import History, HistoryRun, TestHistory
 from waiver.read.history import FORMAT, VERSION
 from waiver.write.atomic import write_atomic
-from waiver.write.report import timestamp
+from waiver.write.report_sections import timestamp
 
 _REPEATS = re.compile(r"(.)\1*")
 
@@ -35,6 +35,8 @@ def run_json(run: HistoryRun) -> dict[str, object]:
         "ran": run.ran,
         "failed": run.failed,
         "storm": run.storm,
+        "head": run.head,
+        "replays": run.replays,
     }
 
 

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import compress, islice, repeat
 from json.encoder import encode_basestring_ascii
 from operator import attrgetter, is_, not_
@@ -31,7 +31,7 @@ from waiver.model import (
 )
 from waiver.read.policy.settings import Settings
 from waiver.write import report_types
-from waiver.write.report_sections import BaseReplays, admission_json, base_replays_json
+from waiver.write.report_sections import BaseReplays, admission_json, base_replays_json, timestamp
 
 SCHEMA_VERSION = 2
 Json = dict[str, object]
@@ -53,10 +53,6 @@ class Context:
     approvals: report_types.ApprovalsJson | None = None  # only when asked to read them
     provenance: report_types.ProvenanceJson | None = None  # the reports' run, when given
     history: report_types.HistoryUsedJson | None = None  # the default branch's, when given
-
-
-def timestamp(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def proposal_json(proposal: FreezeProposal) -> report_types.ProposalJson:

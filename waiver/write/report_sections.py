@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Literal
 
+from waiver.decide.history import HistoryRun
 from waiver.model import Admission, CollapsedId, TestClass
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.harness.reach_in import ReachIn
@@ -114,21 +116,32 @@ def replays_json(facts: ReplayFacts) -> ReplaysJson:
     return document
 
 
+def timestamp(moment: datetime) -> str:
+    """A time as every report writes it: in UTC, with a `Z`."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 @dataclass(frozen=True)
 class BaseReplays:
-    reports: str  # the folder they were read from
+    reports: str  # the folder they were read from, or the history file
     replays: ReplayFacts
+    # When the base evidence is the default branch's recorded run of the base commit.
+    history_run: HistoryRun | None = None
 
 
 def base_replays_json(base: BaseReplays, meanings: Mapping[str, int]) -> BaseJson:
     """`meanings`: rows per base meaning, which only the decision knows."""
-    return {
+    document: BaseJson = {
         "reports": base.reports,
         "count": base.replays.count,
         "read": base.replays.read,
         "errors": _errors_json(base.replays.errors),
         "meanings": meanings,
     }
+    run = base.history_run
+    if run is not None and run.head is not None:
+        document["history_run"] = {"commit": run.head, "time": timestamp(run.time)}
+    return document
 
 
 def admission_json(admission: Admission) -> AdmittedByJson:

@@ -312,14 +312,20 @@ class ErrorJson(TypedDict):
     problem: str
 
 
+class HistoryRunJson(TypedDict):
+    commit: str
+    time: str
+
+
 class BaseJson(TypedDict):
-    """The base revision's replays, only when they were given."""
+    """The base revision's replays, only when they were given or the history held them."""
 
     reports: str
     count: int
     read: int
     errors: Sequence[ReplayErrorJson]
     meanings: Mapping[str, int]
+    history_run: NotRequired[HistoryRunJson]
 
 
 class ReportJson(TypedDict):

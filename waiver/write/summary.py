@@ -175,9 +175,17 @@ def _base_replays(out: Budget, facts: Facts) -> int:
         for meaning, number in base["meanings"].items()
         if number and BASE_WORDS[BaseMeaning(meaning)]
     )
+    run = base.get("history_run")
+    source = (
+        f"Base replays ({base['read']} of {base['count']} read)"
+        if run is None
+        else f"Base evidence from the default branch's gate run of {md_code(run['commit'][:12])} "
+        f"({md_code(run['time'])}, {base['read']} replays), kept in its history; no base "
+        "replay ran"
+    )
     return paragraph(
         out,
-        f"Base replays ({base['read']} of {base['count']} read): "
+        f"{source}: "
         f"{meanings or 'no test introduced, broken, already flaky or already failing'}. "
         "They never change a class.",
     )

@@ -50,7 +50,7 @@ def _base_words(base: RowBaseJson) -> str:
     return BASE_WORDS[BaseMeaning(base["meaning"])]
 
 
-def _base_cell(row: RowJson) -> str:
+def base_cell(row: RowJson) -> str:
     """The row's base replays and what the pair means: "5/5, introduced by this change"."""
     base = row.get("base")
     if base is None:
@@ -143,7 +143,7 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
     def shown(row: RowJson) -> tuple[str, ...]:
         return (
             _class_cell(row, expected),
-            _base_cell(row),
+            base_cell(row),
             str(row["retries"]),
             _freeze_cell(row),
             step(row) or "",
@@ -155,7 +155,7 @@ def rows_table(out: Budget, rows: Sequence[RowJson], report: ReportJson) -> int:
             _class_cell(group.first, expected),
             _id_cell(group),
             group.replays(),
-            *([_base_cell(group.first)] if with_base else []),
+            *([base_cell(group.first)] if with_base else []),
             *([history_words(group.first) or "—"] if with_history else []),
             *([str(group.first["retries"])] if retries else []),
             _freeze_cell(group.first),

@@ -138,8 +138,10 @@ def _why_blocked(report: ReportJson) -> list[str]:
     expected = expected_replays(report)
 
     def label(row: RowJson) -> str:
-        strict = " (strict)" if row["class"] == TestClass.UNSTABLE_ASSERTION else ""
-        return f"{class_label(row, expected)}{strict}"
+        why = ""
+        if row["class"] == TestClass.UNSTABLE_ASSERTION:
+            why = " (strict)" if row["strict"] else " (not flipping on the base)"
+        return f"{class_label(row, expected)}{why}"
 
     # Only what blocks the run apart from its rows, when no row blocks.
     return _rows(report, blocking, "blocking tests", "blocking tests", label)

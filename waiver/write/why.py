@@ -27,13 +27,15 @@ def expected_replays(report: ReportJson) -> int:
 
 def row_blocks(row: RowJson) -> bool:
     """Whether a row blocks admission: a closed class or an unknown test that no approval
-    admitted, or an unstable row under a strict pattern."""
+    admitted, or an unstable row under a strict pattern or that the policy blocks as not
+    flipping on the base (`introduced_instability: block`)."""
     if "admitted_by" in row:
         return False
     test_class = row["class"]  # as the report spells it: a class is its own name
-    return test_class in BLOCKING_CLASSES or (
-        test_class == TestClass.UNSTABLE_ASSERTION and row["strict"]
-    )
+    if test_class != TestClass.UNSTABLE_ASSERTION:
+        return test_class in BLOCKING_CLASSES
+    base = row.get("base")
+    return row["strict"] or (base is not None and base["blocks"])
 
 
 def history_words(row: RowJson) -> str | None:
