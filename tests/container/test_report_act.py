@@ -208,11 +208,24 @@ def fork(act_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Fork:
     return Fork(tmp_path_factory.mktemp("report"))
 
 
+JOBS = [
+    {"name": f"waiver / {name}", "started_at": start, "completed_at": end,
+     "steps": [{"name": "Run the assertion suite", "started_at": start, "completed_at": tested}]}
+    for name, start, end, tested in (
+        ("properties", "2026-12-01T10:00:00Z", "2026-12-01T10:00:30Z", None),
+        ("replay 1, shard 1", "2026-12-01T10:01:00Z", "2026-12-01T10:01:50Z", "2026-12-01T10:01:12Z"),
+        ("replay 2, shard 1", "2026-12-01T10:01:00Z", "2026-12-01T10:01:55Z", "2026-12-01T10:01:12Z"),
+        ("gate", "2026-12-01T10:02:00Z", "2026-12-01T10:02:40Z", None),
+    )
+]  # fmt: skip
+
+
 def test_the_status_turns_green_on_an_approval_and_the_one_comment_is_edited_in_place(
     fork: Fork,
 ) -> None:
     forged = comment(1, "mallory", MARKER + "\n## ✅ waiver: clean\n")
-    answers = fork.answers(comments=[forged, comment(2, "someone", "looks fine")])
+    answers = fork.answers(comments=[forged, comment(2, "someone", "looks fine")],
+                           jobs={42: JOBS})  # fmt: skip
     with github_api(answers) as api:
         blocked_log = fork.report(api, "unreviewed")
         assert [s["state"] for s in answers.statuses] == ["failure"], blocked_log[-6000:]
@@ -242,6 +255,14 @@ def test_the_status_turns_green_on_an_approval_and_the_one_comment_is_edited_in_
     # The reports came by the ids of their exact names, and nothing else did.
     assert "download stand-in: artifact 1 is waiver-junit-run-1-shard-1" in approved_log
     assert answers.check_runs == []
+    # What the verdict cost, from the run's jobs, in the comment and the report.
+    bill = (
+        "**What this verdict cost:** 4 jobs, 2 min 55 s of runner time (GitHub bills 4 min): "
+        "properties 30 s, replays 1 min 45 s, gate 40 s. One plain run of the suite took 12 s: "
+        "the verdict cost 15 of them."
+    )
+    assert bill in ours[0]["body"].splitlines()
+    assert fork.gated()["cost"]["billed_minutes"] == 4
 
 
 def test_a_head_that_moved_on_posts_nothing(fork: Fork) -> None:

@@ -62,10 +62,12 @@ def test_the_writer_s_newest_history_on_the_default_branch_is_named(
     assert "history_error" not in document
     assert outputs == report_outputs("42", **{"history-run-id": "60"})
     assert "notice" not in capsys.readouterr().err
-    # The judged run's attempts and artifacts, then the history's candidates newest first.
+    # The judged run's attempts, artifacts and jobs, then the history's candidates newest
+    # first.
     looked_up = [path for path, _ in answers.asked if "/actions/runs/" in path]
     assert looked_up == [
         "/repos/owner/repo/actions/runs/42", "/repos/owner/repo/actions/runs/42/artifacts",
+        "/repos/owner/repo/actions/runs/42/attempts/1/jobs",
         *(f"/repos/owner/repo/actions/runs/{n}" for n in (95, 90, 60)),
     ]  # fmt: skip
 

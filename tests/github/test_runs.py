@@ -290,7 +290,8 @@ def test_a_merge_group_s_run_needs_no_pull_request_of_its_commit(
     assert (document["run"]["event"], document["run"]["pull_request"]) == ("merge_group", None)
     assert document["error"] is None
     assert [path for path, _ in answers.asked] == [
-        "/repos/owner/repo/actions/runs/42", "/repos/owner/repo/actions/runs/42/artifacts"
+        "/repos/owner/repo/actions/runs/42", "/repos/owner/repo/actions/runs/42/artifacts",
+        "/repos/owner/repo/actions/runs/42/attempts/1/jobs",
     ]  # fmt: skip
 
 
@@ -326,3 +327,42 @@ def test_a_waiver_ref_that_is_not_a_full_commit_is_a_usage_error(
     assert code == 2
     assert "argument --waiver-ref: must be a full commit id" in capsys.readouterr().err
     assert not (tmp_path / "p.json").exists()
+
+
+def timed(
+    name: str, start: str, end: str, steps: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    return {"name": name, "started_at": start, "completed_at": end, "steps": steps or []}
+
+
+def test_what_the_run_cost_is_kept_from_its_attempt_s_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = honest()
+    answers.runs = [run(42, run_attempt=2)]
+    step = {"name": "Run the assertion suite", "started_at": "2026-12-01T10:02:10Z",
+            "completed_at": "2026-12-01T10:02:25Z"}  # fmt: skip
+    answers.jobs[42] = [
+        timed("waiver / properties", "2026-12-01T10:00:00Z", "2026-12-01T10:00:40Z"),
+        timed("waiver / replay 1, shard 1", "2026-12-01T10:01:00Z", "2026-12-01T10:03:00Z", [step]),
+        timed("waiver / gate", "2026-12-01T10:04:00Z", None),  # never completed: costs nothing
+    ]
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42, run_attempt=2))
+    assert document["cost"] == {
+        "jobs": 3, "seconds": {"properties": 40.0, "replays": 120.0}, "billed_minutes": 3,
+        "plain_run": 15.0,
+    }  # fmt: skip
+    asked = [path for path, _ in answers.asked if path.endswith("/jobs")]
+    assert asked == ["/repos/owner/repo/actions/runs/42/attempts/2/jobs"] * 2  # two pages
+
+
+def test_jobs_that_cannot_be_read_cost_a_notice_and_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = honest()
+    answers.jobs[42] = [{"name": 7}]
+    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42))
+    assert "cost" not in document and outputs["run-id"] == "42"
+    assert "waiver: notice: what the run cost is not shown: a job of run 42 has no name" in (
+        capsys.readouterr().err
+    )

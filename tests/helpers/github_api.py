@@ -5,9 +5,9 @@ closed, as the API lists them), a pull request's timeline, an issue's comments, 
 lets be created and edited, commit statuses and check runs, which it records with the app
 that posted them, the repository's workflow runs (in an object, as `/actions/runs`
 answers them, filtered by `head_sha`, `event` and `status`, and one by id), a run's
-artifacts and the repository's (in an object too), and a GitHub App's installation and
-installation tokens, minted only for a JWT signed with the app's key (checked with
-`openssl`). Tests set what it answers and read what it was asked."""
+artifacts and the repository's and a run attempt's jobs (in an object too), and a GitHub
+App's installation and installation tokens, minted only for a JWT signed with the app's
+key (checked with `openssl`). Tests set what it answers and read what it was asked."""
 
 from __future__ import annotations
 
@@ -71,6 +71,7 @@ class Answers:
     head_repo: str | None = None  # its head repository; None: the repository itself
     timeline: list[dict[str, Any]] = field(default_factory=list)  # the pull request's events
     check_runs: list[dict[str, Any]] = field(default_factory=list)  # posted, with their `app`
+    jobs: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # a run's, any attempt
     app: App | None = None  # the installed GitHub App, if any
 
 
@@ -250,6 +251,8 @@ class _Handler(BaseHTTPRequestHandler):
         items = lists.get(segments[-1])
         if segments[-1] == "artifacts" and segments[-3] == "runs":
             items = answers.run_artifacts.get(int(segments[-2]), [])
+        if segments[-1] == "jobs" and segments[-3] == "attempts":
+            items = answers.jobs.get(int(segments[-4]), [])
         if items is None:
             self._send(404, b'{"message": "Not Found"}')
             return
@@ -265,7 +268,9 @@ class _Handler(BaseHTTPRequestHandler):
             more = urllib.parse.urlencode({**kept, "per_page": 100, "page": page + 1})
             link = f'<http://{host}{parts.path}?{more}>; rel="next"'
         # The runs and artifacts endpoints wrap their page in an object, as GitHub's do.
-        wrapped = {"runs": "workflow_runs", "artifacts": "artifacts"}.get(segments[-1])
+        wrapped = {"runs": "workflow_runs", "artifacts": "artifacts", "jobs": "jobs"}.get(
+            segments[-1]
+        )
         body = chunk if wrapped is None else {"total_count": len(items), wrapped: chunk}
         self._send(200, json.dumps(body).encode(), link)
 

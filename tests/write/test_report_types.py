@@ -49,6 +49,7 @@ PLACES: dict[str, str] = {
     "ErrorJson": "/properties/error",
     "BaseJson": "/properties/base",
     "HistoryRunJson": "/properties/base/properties/history_run",
+    "CostJson": "/properties/cost",
 }
 
 

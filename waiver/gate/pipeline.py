@@ -54,6 +54,7 @@ from waiver.write.report_sections import (
     BaseReplays,
     RegistryFacts,
     ReplayFacts,
+    cost_json,
     fixtures_json,
     properties_json,
     registry_json,
@@ -227,13 +228,17 @@ def _gate(
 ) -> Json:
     check_policy(settings.policy)
     approval, approvals = read_review(options, settings, protected, options.environment)
-    judged, provenance = None, None
+    judged, provenance, cost = None, None, None
     if options.provenance is not None:
-        judged = judge_provenance(read_provenance(options.provenance), protected.committed())
+        run = read_provenance(options.provenance)
+        judged = judge_provenance(run, protected.committed())
+        cost = None if run.cost is None else cost_json(run.cost)
         blocker = judged.blocker(approval)
         provenance = judged.json(approval if blocker is None else None)
         if blocker is not None:
-            early = Context(run_blockers=[blocker], approvals=approvals, provenance=provenance)
+            early = Context(
+                run_blockers=[blocker], approvals=approvals, provenance=provenance, cost=cost
+            )
             return _untrusted_reports(settings, protected, early, now)
     rule = runner_named(settings.policy.runner).test_ids(options.root)
     check_untracked(
@@ -298,6 +303,7 @@ def _gate(
         approvals=approvals,
         provenance=provenance,
         history=history_used,
+        cost=cost,
     )
     return report_json(decision, settings, context, now)
 

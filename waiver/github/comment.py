@@ -15,6 +15,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from waiver.write.bill import bill_line
 from waiver.write.budget import Budget, Rendered, table
 from waiver.write.definition_diff import diff_blocks
 from waiver.write.escape import md_code
@@ -181,6 +182,10 @@ def render_comment(report: ReportJson, run_url: str | None) -> str:
     for reason in report["run_blockers"]:
         out.add("")
         out.add(f"**Blocked:** {md_code(reason, limit=600)}")
+    cost = report.get("cost")
+    if cost is not None:
+        out.add("")
+        out.add(bill_line(cost))
     left_out = _sections(out, report, rows)
     if left_out:
         out.force("")

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from waiver.decide.cost import KINDS, Cost
 from waiver.errors import InputError
 from waiver.read.files import read_small
 from waiver.read.jsonfile import parse_json
@@ -44,6 +45,7 @@ class Provenance:
     run: ReportsRun | None
     error: str | None  # why no run could be named
     superseded: str | None = None  # why nothing is posted: a newer run or attempt reports
+    cost: Cost | None = None  # what the run's jobs cost, when they could be read
 
 
 def _text(value: Mapping[str, Any], key: str, source: str, optional: bool = False) -> Any:
@@ -97,6 +99,26 @@ def _run(value: object, source: str, unexpected: tuple[str, ...]) -> ReportsRun 
     )
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
+def _cost(value: object, source: str) -> Cost | None:
+    if value is None:
+        return None
+    seconds = value.get("seconds") if isinstance(value, dict) else None
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("jobs"), int)
+        or not isinstance(value.get("billed_minutes"), int)
+        or not isinstance(seconds, dict)
+        or not all(kind in KINDS and _number(spent) for kind, spent in seconds.items())
+        or not (value.get("plain_run") is None or _number(value.get("plain_run")))
+    ):
+        raise InputError(source, "the run's cost is not what `waiver provenance` writes")
+    return Cost(value["jobs"], seconds, value["billed_minutes"], value.get("plain_run"))
+
+
 def read_provenance(path: str) -> Provenance:
     document = parse_json(read_small(path, MAX_PROVENANCE_BYTES, path), path)
     if not isinstance(document, dict) or not isinstance(document.get("waiver"), dict):
@@ -110,6 +132,7 @@ def read_provenance(path: str) -> Provenance:
         run=_run(document.get("run"), path, _unexpected(document, path)),
         error=_text(document, "error", path, optional=True),
         superseded=_text(document, "superseded", path, optional=True),
+        cost=_cost(document.get("cost"), path),
     )
 
 

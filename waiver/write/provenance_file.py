@@ -9,6 +9,7 @@ import json
 from typing import NotRequired, TypedDict
 
 from waiver.decide.provenance import SortedArtifacts
+from waiver.write.report_types import CostJson
 
 
 class WaiverJson(TypedDict):
@@ -51,6 +52,7 @@ class ProvenanceFileJson(TypedDict):
     error: str | None  # why no run could be named
     superseded: NotRequired[str]  # why nothing is posted for this run: a newer one reports
     artifacts: NotRequired[ArtifactsJson]
+    cost: NotRequired[CostJson]
     history_error: NotRequired[str]
 
 

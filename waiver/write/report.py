@@ -53,6 +53,7 @@ class Context:
     approvals: report_types.ApprovalsJson | None = None  # only when asked to read them
     provenance: report_types.ProvenanceJson | None = None  # the reports' run, when given
     history: report_types.HistoryUsedJson | None = None  # the default branch's, when given
+    cost: report_types.CostJson | None = None  # what the judged run's jobs cost, when known
 
 
 def proposal_json(proposal: FreezeProposal) -> report_types.ProposalJson:
@@ -188,6 +189,7 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
         **({"approvals": context.approvals} if context.approvals is not None else {}),
         **({"provenance": context.provenance} if context.provenance is not None else {}),
         **({"history": context.history} if context.history is not None else {}),
+        **({"cost": context.cost} if context.cost is not None else {}),
         # Present only when base replays were given: without them the report is as before.
         **(
             {"base": base_replays_json(context.base, base_counts(decision.rows))}

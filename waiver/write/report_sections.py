@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+from waiver.decide.cost import Cost
 from waiver.decide.history import HistoryRun
 from waiver.model import Admission, CollapsedId, TestClass
 from waiver.read.definitions.edit_kinds import EditFinding
@@ -28,6 +29,7 @@ from waiver.write.report_types import (
     AdmittedByJson,
     BaseJson,
     CommittedChangeJson,
+    CostJson,
     DriftJson,
     EditedTestJson,
     FixturesJson,
@@ -142,6 +144,16 @@ def base_replays_json(base: BaseReplays, meanings: Mapping[str, int]) -> BaseJso
     if run is not None and run.head is not None:
         document["history_run"] = {"commit": run.head, "time": timestamp(run.time)}
     return document
+
+
+def cost_json(cost: Cost) -> CostJson:
+    """What a run's jobs cost, as provenance.json and waiver.json both hold it."""
+    return {
+        "jobs": cost.jobs,
+        "seconds": {kind: round(spent, 1) for kind, spent in cost.seconds.items()},
+        "billed_minutes": cost.billed_minutes,
+        "plain_run": None if cost.plain_run is None else round(cost.plain_run, 1),
+    }
 
 
 def admission_json(admission: Admission) -> AdmittedByJson:

@@ -328,6 +328,15 @@ class BaseJson(TypedDict):
     history_run: NotRequired[HistoryRunJson]
 
 
+class CostJson(TypedDict):
+    """What the gate run's jobs cost, only in a workflow_run job that could read them."""
+
+    jobs: int
+    seconds: Mapping[str, float]
+    billed_minutes: int
+    plain_run: float | None
+
+
 class ReportJson(TypedDict):
     schema_version: Literal[2]
     tool: ToolJson
@@ -351,6 +360,7 @@ class ReportJson(TypedDict):
     approvals: NotRequired[ApprovalsJson]
     provenance: NotRequired[ProvenanceJson]
     history: NotRequired[HistoryUsedJson]
+    cost: NotRequired[CostJson]
     base: NotRequired[BaseJson]
 
 

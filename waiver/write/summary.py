@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from waiver.model import BASE_WORDS, BLOCKING_CLASSES, BaseMeaning, TestClass
+from waiver.write.bill import bill_line
 from waiver.write.budget import Budget, folded_list
 from waiver.write.escape import md_code
 from waiver.write.report_types import ReportJson
@@ -208,6 +209,11 @@ def _history(out: Budget, facts: Facts) -> int:
     )
 
 
+def _bill(out: Budget, facts: Facts) -> int:
+    cost = facts.report.get("cost")
+    return 0 if cost is None else paragraph(out, bill_line(cost))
+
+
 def _introduced(out: Budget, facts: Facts) -> int:
     """Names each unstable row the policy blocks; returns how many did not fit."""
     rows = facts.introduced
@@ -285,6 +291,7 @@ SECTIONS: Sequence[Section] = (
     _what_blocks,
     _run_cause,
     _counts,
+    _bill,
     _strict,
     _base_replays,
     _history,

@@ -26,10 +26,12 @@ import argparse
 import os
 import sys
 
+from waiver.decide.cost import verdict_cost
 from waiver.decide.provenance import GateShape
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.github.artifacts import gate_artifacts
 from waiver.github.history_runs import default_branch_run, latest_history_run
+from waiver.github.jobs import run_jobs
 from waiver.github.pulls import branches_of
 from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, Api, ApiFailed, connect, read_event
 from waiver.github.runs import Superseded, gate_run, job_workflow
@@ -43,6 +45,7 @@ from waiver.write.provenance_file import (
     artifacts_json,
     render_provenance,
 )
+from waiver.write.report_sections import cost_json
 
 
 def _history_run(document: ProvenanceFileJson, writer: object) -> str:
@@ -97,6 +100,18 @@ def _artifact_outputs(artifacts: ArtifactsJson | None) -> dict[str, str]:
     }
 
 
+def _add_cost(document: ProvenanceFileJson, api: Api, repository: str, run: JudgedRunJson) -> None:
+    """What the run's jobs cost, for the summary and the comment; a failure to read them is
+    a notice, and no bill, never a verdict."""
+    attempt = run["attempt"] if isinstance(run["attempt"], int) else 1
+    try:
+        jobs = run_jobs(api, repository, run["id"], attempt)
+        if jobs:
+            document["cost"] = cost_json(verdict_cost(jobs))
+    except ApiFailed as error:
+        print(log_line(f"waiver: notice: what the run cost is not shown: {error}"), file=sys.stderr)
+
+
 def _name_run(args: argparse.Namespace, document: ProvenanceFileJson) -> str:
     """Fill in the run (and its artifacts) or why there is none; what to say of it."""
     try:
@@ -107,6 +122,7 @@ def _name_run(args: argparse.Namespace, document: ProvenanceFileJson) -> str:
             document["artifacts"] = artifacts_json(
                 gate_artifacts(api, repository, run["id"], shape)
             )
+            _add_cost(document, api, repository, run)
     except Superseded as why:
         document["run"] = None
         document["superseded"] = str(why)
