@@ -71,15 +71,6 @@ def test_every_docs_page_is_linked_from_the_front_page() -> None:
     assert pages <= linked, sorted(pages - linked)
 
 
-def test_the_changelog_adds_to_an_unreleased_section_at_its_top() -> None:
-    headings = re.findall(r"^(#{1,2}) (.+)$", prose(CHANGELOG.read_text()), re.MULTILINE)
-    assert headings[0] == ("#", "Changelog")
-    assert headings[1] == ("##", "Unreleased"), "newest first: changes go under Unreleased"
-    unreleased = CHANGELOG.read_text().partition("\n## Unreleased\n")[2].partition("\n## ")[0]
-    # Right after a release it says so in a line of its own.
-    assert re.search(r"^- ", unreleased, re.MULTILINE) or unreleased.strip() == "Nothing yet."
-
-
 def test_the_front_page_is_short_and_shows_the_workflow_on_its_first_screen() -> None:
     lines = (REPO / "README.md").read_text().splitlines()
     assert len(lines) <= 300

@@ -1,10 +1,10 @@
-"""A local stand-in for the GitHub REST API endpoints waiver uses, on 127.0.0.1: a pull
-request's reviews and commits (paginated with `Link` headers, as the API does), a
-collaborator's permission, a pull request and the pull requests of a commit, an issue's
-comments, which it lets be created and edited, commit statuses, which it records, the
-repository's workflow runs (in an object, as `/actions/runs` answers them, and one by id)
-and its artifacts (in an object too). Tests set what it answers and read what it was
-asked."""
+"""A local stand-in for the GitHub REST API endpoints waiver and its release workflow use,
+on 127.0.0.1: a pull request's reviews and commits (paginated with `Link` headers, as the
+API does), a collaborator's permission, a pull request and the pull requests of a commit,
+an issue's comments, which it lets be created and edited, commit statuses and releases,
+which it records, the repository's workflow runs (in an object, as `/actions/runs` answers
+them, and one by id) and its artifacts (in an object too). Tests set what it answers and
+read what it was asked."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ class Answers:
     comments: list[dict[str, Any]] = field(default_factory=list)
     writes: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
     statuses: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
+    releases: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
     runs: list[dict[str, Any]] = field(default_factory=list)  # the repository's workflow runs
     artifacts: list[dict[str, Any]] = field(default_factory=list)  # the repository's artifacts
     base_ref: str = "main"  # the pull request's base branch
@@ -94,8 +95,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", "0"))
         posted = json.loads(self.rfile.read(length))
         segments = parts.path.strip("/").split("/")
-        if segments[-2] == "statuses":
-            answers.statuses.append(posted)
+        if segments[-2] == "statuses" or segments[-1] == "releases":
+            (answers.statuses if segments[-2] == "statuses" else answers.releases).append(posted)
             self._send(201, json.dumps(posted).encode())
             return
         body = posted["body"]
