@@ -31,7 +31,7 @@ BIN = Path(sys.executable).parent
 TOOL_ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
 
 
-def step(step_id: str) -> dict[str, Any]:
+def action_step(step_id: str) -> dict[str, Any]:
     steps: list[dict[str, Any]] = ACTION["runs"]["steps"]
     return next(s for s in steps if s.get("id") == step_id)
 
@@ -63,7 +63,7 @@ RUN_GATE_INPUTS = ("working-directory",)
 
 
 def test_the_gate_step_passes_each_gate_input_through_env() -> None:
-    env = step("gate")["env"]
+    env = action_step("gate")["env"]
     expected = {
         input_variable(name).replace("-", "_"): f"${{{{ inputs.{name} }}}}"
         for name in (*GATE_INPUTS, *RUN_GATE_INPUTS)

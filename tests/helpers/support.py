@@ -143,9 +143,18 @@ def gate_args(
     ]  # fmt: skip
 
 
-def run_gate(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    code = main(gate_args(work, *extra))
-    return code, load_report(work / "waiver.json")
+def run_gate(
+    work: Path,
+    *extra: str,
+    reports: str = "reports",
+    properties: str = "properties.xml",
+    known_tests: bool = True,
+    summary: bool = False,
+) -> tuple[int, dict[str, Any]]:
+    """`waiver gate` with `gate_args`: its exit code and the report it wrote."""
+    args = gate_args(work, *extra, reports=reports, properties=properties,
+                     known_tests=known_tests, summary=summary)  # fmt: skip
+    return main(args), load_report(work / "waiver.json")
 
 
 def classes(report: Mapping[str, Any]) -> dict[str, str]:
@@ -155,6 +164,12 @@ def classes(report: Mapping[str, Any]) -> dict[str, str]:
 def rows(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The report's rows by test id."""
     return {row["test_id"]: row for row in report["rows"]}
+
+
+def workflow_step(workflow: Mapping[Any, Any], job: str, name: str) -> dict[str, Any]:
+    """The step of `job` named `name` in a workflow document (step names are unique there)."""
+    (found,) = [step for step in workflow["jobs"][job]["steps"] if step.get("name") == name]
+    return dict(found)
 
 
 def read_github_output(text: str) -> dict[str, str]:
