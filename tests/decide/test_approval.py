@@ -281,7 +281,7 @@ def test_the_summary_names_the_reviewer_what_they_admitted_and_what_was_edited()
 def test_the_terminal_names_the_edits_and_the_reviews() -> None:
     document = review_report()
     document["approvals"]["problem"] = "no approval is counted: GITHUB_TOKEN is not set"
-    document["blocked"], document["run_blockers"] = True, []  # it explains a blocked run
+    document["blocked"] = True  # it explains a blocked run
     lines = render_terminal(document).splitlines()
     assert lines[-4:] == [
         "tests this change edits (1), no evidence about it:",

@@ -19,7 +19,9 @@ from waiver.cli import main
 from waiver.model import TestClass
 from waiver.read.harness.named import Harness
 from waiver.read.harness.resolve import resolve_harness
+from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.trees import DiskTree
+from waiver.write.report import policy_json
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "demo"
@@ -272,8 +274,9 @@ def check_caller_workflow(
 def report_document(
     rows: list[tuple[str, str]], skipped: list[str] | None = None
 ) -> dict[str, Any]:
-    """A report document holding just what the summary, annotation and log renderers read;
-    rows are (test id, class), blocked when one is neither a pass nor unstable."""
+    """A report document holding just what the summary, annotation, comment and log
+    renderers read; rows are (test id, class), blocked when one is neither a pass nor
+    unstable, under the declared policy's defaults."""
     counts = {test_class.value: 0 for test_class in TestClass}
     for _, test_class in rows:
         counts[test_class] += 1
@@ -305,4 +308,6 @@ def report_document(
         "registry": None,
         "trusted_revision": None,
         "freezes": {"active": [], "void": []},
+        "run_blockers": [],
+        "policy": policy_json(effective(None, Flags(), ".")),
     }

@@ -20,6 +20,8 @@ from helpers.junit_support import case, junit
 from helpers.support import REPO, git, rows, run_gate
 from waiver.cli import main
 from waiver.decide.policy import Policy, policy_key
+from waiver.read.policy.settings import Flags, effective
+from waiver.write.report import policy_json
 
 AUTH = "tests/auth/test_login.py::test_token"
 PARSE = "tests/parse/test_parse.py::test_round_trip"
@@ -43,16 +45,14 @@ RENDER_BINDING = """\
 # The top-level keys of waiver.yml, as the declaration (`waiver.decide.policy.Policy`) has them.
 KEYS = ", ".join(sorted({policy_key(f).section or f.name for f in fields(Policy)}))
 
-# The history keys (docs/history.md) at their defaults.
-HISTORY_DEFAULTS = {
-    "history_runs": 100,
-    "history_days": 30,
-    "flag_failure_rate": 0.15,
-    "clear_failure_rate": 0.05,
-    "min_history_sample": 10,
-    "storm_failure_share": 0.8,
-    "ewma_lambda": 0.1,
-}
+
+def effective_json(values: dict[str, Any], sources: dict[str, str], config: str) -> dict[str, Any]:
+    """What `policy_json` holds when the file and the flags set `values`, from `sources`:
+    every other key at its declared default, so a new key needs no line in these tests."""
+    document = policy_json(effective(None, Flags(), "."))
+    limits = {**document["limits"], **values.pop("limits", {})}
+    return {**document, **values, "limits": limits, "config": config,
+            "sources": {**document["sources"], **sources}}  # fmt: skip
 
 
 def junit_xml(outcomes: Mapping[str, bool]) -> str:
@@ -363,50 +363,13 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
     }
     assert rows(report)[PARSE]["freeze"]["expires_at"] == "2026-12-01T18:00:00Z"
     assert report["min_replays"] == 3
-    assert report["policy"] == {
-        "min_replays": 3,
-        "freeze_hours": 6,
-        "max_freeze_hours": 168,
-        "strict": [],
-        "introduced_instability": "review",
-        "freeze_requires": [],
-        "max_renewals": None,
-        "review_requires": [],
-        "fixtures": [],
-        "bindings": [],
-        "harness": [],
-        "unlocked_data": [],
-        "property_suite": "folder",
-        "runner": "pytest",
-        "approvers": None,
-        "registry": str(root / "known-tests.txt"),
-        "freezes": None,
-        **HISTORY_DEFAULTS,
-        "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 50},
-        "config": str(config),
-        "sources": {
-            "min_replays": "file",
-            "freeze_hours": "flag",
-            "max_freeze_hours": "default",
-            "strict": "file",
-            "introduced_instability": "default",
-            "freeze_requires": "default",
-            "max_renewals": "default",
-            "review_requires": "default",
-            "fixtures": "default",
-            "bindings": "default",
-            "harness": "default",
-            "unlocked_data": "default",
-            "property_suite": "default",
-            "runner": "default",
-            "approvers": "default",
-            "registry": "file",
-            "freezes": "default",
-            **dict.fromkeys(HISTORY_DEFAULTS, "default"),
-            "limits.max_report_bytes": "default",
-            "limits.max_files_per_replay": "file",
-        },
-    }
+    assert report["policy"] == effective_json(
+        {"min_replays": 3, "freeze_hours": 6, "strict": [],
+         "registry": str(root / "known-tests.txt"), "limits": {"max_files_per_replay": 50}},
+        {"min_replays": "file", "freeze_hours": "flag", "strict": "file", "registry": "file",
+         "limits.max_files_per_replay": "file"},
+        config=str(config),
+    )  # fmt: skip
 
 
 def test_a_flag_above_the_files_maximum_is_a_usage_error(
@@ -459,50 +422,14 @@ def test_policy_check_prints_the_effective_values(
         + "freezes: ci/freezes.json\nintroduced_instability: block\n",
     )
     assert main(["policy", "--check", str(config)]) == 0
-    assert json.loads(capsys.readouterr().out) == {
-        "min_replays": 7,
-        "freeze_hours": 24,
-        "max_freeze_hours": 168,
-        "strict": ["tests/auth/*"],
-        "introduced_instability": "block",
-        "freeze_requires": [],
-        "max_renewals": None,
-        "review_requires": [],
-        "fixtures": [],
-        "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
-        "harness": [],
-        "unlocked_data": [],
-        "property_suite": "folder",
-        "runner": "pytest",
-        "approvers": None,
-        "registry": None,
-        "freezes": "ci/freezes.json",
-        **HISTORY_DEFAULTS,
-        "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 10_000},
-        "config": str(config),
-        "sources": {
-            "min_replays": "file",
-            "freeze_hours": "default",
-            "max_freeze_hours": "default",
-            "strict": "file",
-            "introduced_instability": "file",
-            "freeze_requires": "default",
-            "max_renewals": "default",
-            "review_requires": "default",
-            "fixtures": "default",
-            "bindings": "file",
-            "harness": "default",
-            "unlocked_data": "default",
-            "property_suite": "default",
-            "runner": "default",
-            "approvers": "default",
-            "registry": "default",
-            "freezes": "file",
-            **dict.fromkeys(HISTORY_DEFAULTS, "default"),
-            "limits.max_report_bytes": "default",
-            "limits.max_files_per_replay": "default",
-        },
-    }
+    assert json.loads(capsys.readouterr().out) == effective_json(
+        {"min_replays": 7, "strict": ["tests/auth/*"], "introduced_instability": "block",
+         "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
+         "freezes": "ci/freezes.json"},
+        dict.fromkeys(["min_replays", "strict", "introduced_instability", "bindings", "freezes"],
+                      "file"),
+        config=str(config),
+    )  # fmt: skip
 
 
 def test_the_documented_example_is_valid_and_sets_every_key(
