@@ -91,6 +91,13 @@ def test_the_row_check_sees_a_page_listed_twice() -> None:
     assert documentation_rows(readme) == ["docs/a.md", "docs/b.md", "docs/a.md"]
 
 
+def test_the_development_page_names_every_test_helper_module() -> None:
+    page = (REPO / "docs" / "development.md").read_text()
+    helpers = sorted((REPO / "tests" / "helpers").glob("[!_]*.py"))
+    assert len(helpers) > 10
+    assert [path.name for path in helpers if f"`{path.name}`" not in page] == []
+
+
 def test_the_front_page_is_short_and_shows_the_workflow_on_its_first_screen() -> None:
     lines = (REPO / "README.md").read_text().splitlines()
     assert len(lines) <= 300
