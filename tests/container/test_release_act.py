@@ -15,7 +15,13 @@ import pytest
 
 from helpers.docker_support import DOCKER
 from helpers.github_api import Answers, github_api
-from helpers.release_support import GITHUB_REPOSITORY, Cut, cut_release, run_release
+from helpers.release_support import (
+    GITHUB_REPOSITORY,
+    Cut,
+    ReleaseRun,
+    cut_release,
+    run_release,
+)
 from helpers.support import git
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
@@ -27,6 +33,17 @@ ENTRY = "- A change worth a release ([the image](docs/action.md#the-image))."
 @pytest.fixture
 def cut(act_ready: None, tmp_path: Path) -> Cut:
     return cut_release(tmp_path / "waiver", ENTRY)
+
+
+def run_with_api(
+    cut: Cut, commit: str, tmp_path: Path, registry: str
+) -> tuple[ReleaseRun, Answers]:
+    """The release workflow for `commit`, with the REST API's stand-in: the run, and what
+    the API was asked."""
+    answers = Answers()
+    with github_api(answers) as api:
+        run = run_release(cut, commit, tmp_path / "run", registry, api, TOKEN)
+    return run, answers
 
 
 def manifest_digest(registry: str, repository: str, tag: str) -> str:
@@ -48,9 +65,7 @@ def manifest_digest(registry: str, repository: str, tag: str) -> str:
 def test_a_release_is_tagged_published_with_its_notes_and_its_image_recorded_by_digest(
     cut: Cut, tmp_path: Path, local_registry: str
 ) -> None:
-    answers = Answers()
-    with github_api(answers) as api:
-        run = run_release(cut, cut.release, tmp_path / "run", local_registry, api, TOKEN)
+    run, answers = run_with_api(cut, cut.release, tmp_path, local_registry)
     assert run.returncode == 0, run.log[-6000:]
     tag = f"v{cut.version}"
 
@@ -90,9 +105,7 @@ def test_a_release_is_tagged_published_with_its_notes_and_its_image_recorded_by_
 def test_a_commit_that_cuts_no_release_stops_before_anything_is_built(
     cut: Cut, tmp_path: Path, local_registry: str
 ) -> None:
-    answers = Answers()
-    with github_api(answers) as api:
-        run = run_release(cut, cut.cut_from, tmp_path / "run", local_registry, api, TOKEN)
+    run, answers = run_with_api(cut, cut.cut_from, tmp_path, local_registry)
 
     assert run.returncode != 0
     assert f"release: {cut.cut_from}: a release commit has one parent, not 0" in run.log

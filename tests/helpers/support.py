@@ -145,18 +145,9 @@ def gate_args(
     ]  # fmt: skip
 
 
-def run_gate(
-    work: Path,
-    *extra: str,
-    reports: str = "reports",
-    properties: str = "properties.xml",
-    known_tests: bool = True,
-    summary: bool = False,
-) -> tuple[int, dict[str, Any]]:
-    """`waiver gate` with `gate_args`: its exit code and the report it wrote."""
-    args = gate_args(work, *extra, reports=reports, properties=properties,
-                     known_tests=known_tests, summary=summary)  # fmt: skip
-    return main(args), load_report(work / "waiver.json")
+def run_gate(work: Path, *extra: str, **options: Any) -> tuple[int, dict[str, Any]]:
+    """`waiver gate` with `gate_args(work, *extra, **options)`: its exit code and report."""
+    return main(gate_args(work, *extra, **options)), load_report(work / "waiver.json")
 
 
 def classes(report: Mapping[str, Any]) -> dict[str, str]:
