@@ -233,8 +233,9 @@ def test_workflows_match_the_github_workflows_schema() -> None:
     assert completed.returncode == 0, completed.stdout + completed.stderr
 
 
-def test_the_action_scripts_pass_shellcheck() -> None:
+def test_the_action_and_ci_scripts_pass_shellcheck() -> None:
     scripts = sorted(str(path) for path in (REPO / "action").glob("*.sh"))
+    scripts += [str(REPO / ".ci" / name) for name in ("provision-docker.sh", "run", "mutation")]
     completed = tool("shellcheck", "--severity=style", *scripts)
     assert completed.returncode == 0, completed.stdout
 
