@@ -24,7 +24,6 @@ import itertools
 import re
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,8 +136,8 @@ def file_at(commit: str, path: str) -> str:
 
 def release_at(commit: str) -> Release:
     """The release `commit` cuts, when it is a release commit of HEAD's history: one
-    parent, named by the newest section of its CHANGELOG.md, whose version its
-    pyproject.toml states."""
+    parent, named by the newest section of its CHANGELOG.md, whose version each of its
+    VERSION_FILES states."""
     if FULL_SHA.fullmatch(commit) is None:
         raise ReleaseError(f"{commit!r}: name the release commit by its full SHA")
     if not succeeds("cat-file", "-e", f"{commit}^{{commit}}"):
@@ -157,11 +156,12 @@ def release_at(commit: str) -> Release:
             f"{commit}: its {CHANGELOG} says {release.version} was cut from "
             f"{release.cut_from}, but its parent is {parents[0]} (was it squashed or rebased?)"
         )
-    version = tomllib.loads(file_at(commit, "pyproject.toml"))["project"]["version"]
-    if version != release.version:
-        raise ReleaseError(
-            f"{commit}: pyproject.toml says {version}, {CHANGELOG} {release.version}"
-        )
+    texts = {path: file_at(commit, path) for path in VERSION_FILES}
+    for path, statement in version_statements(texts).items():
+        if statement.group(1) != release.version:
+            raise ReleaseError(
+                f"{commit}: {path} says {statement.group(1)}, {CHANGELOG} {release.version}"
+            )
     return release
 
 

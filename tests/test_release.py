@@ -105,14 +105,17 @@ def test_a_release_commit_rebased_onto_another_commit_is_refused(cut: Cut) -> No
     )
 
 
-def test_a_release_commit_that_leaves_the_version_is_refused(cut: Cut) -> None:
+@pytest.mark.parametrize("left", ["pyproject.toml", "waiver/__init__.py", "docs/action.md"])
+def test_a_release_commit_that_leaves_a_statement_of_the_version_is_refused(
+    cut: Cut, left: str
+) -> None:
     git(cut.folder, "reset", "--quiet", "--hard", cut.cut_from)
     release_run(cut.folder, "cut", cut.version)
-    git(cut.folder, "checkout", "--", "pyproject.toml")
+    git(cut.folder, "checkout", "--", left)
     git(cut.folder, "commit", "--quiet", "-am", "a release without its version")
     commit = git(cut.folder, "rev-parse", "HEAD")
     old = release.parse_changelog((REPO / "CHANGELOG.md").read_text()).releases[0].version
-    assert refusal(commit) == f"{commit}: pyproject.toml says {old}, CHANGELOG.md {cut.version}"
+    assert refusal(commit) == f"{commit}: {left} says {old}, CHANGELOG.md {cut.version}"
 
 
 # --- cut: the release commit's edits ---------------------------------------------------------
