@@ -4,14 +4,17 @@
 # Debian's archive and PyPI (no Docker Hub), and installs Debian's `docker-registry`, which
 # the tests start on a loopback port to pull the action's image by digest (the engine
 # treats 127.0.0.0/8 as an insecure registry by default). Idempotent: a second run only
-# checks.
+# checks. The base is debootstrapped from the archive the host's apt uses.
+#
+# WAIVER_BASE_IMAGE=waiver-base:check builds the base into that tag instead, to check a
+# change of this script without touching the base the tests use.
 #
 # Always /usr/bin/docker: Debian's client. Another `docker` earlier on PATH may lack the
 # builder this engine speaks to.
 set -euo pipefail
 
 readonly DOCKER=/usr/bin/docker
-readonly BASE_IMAGE=waiver-base:bookworm
+readonly BASE_IMAGE=${WAIVER_BASE_IMAGE:-waiver-base:bookworm}
 readonly SUITE=bookworm
 readonly DOCKERD_LOG=/var/log/waiver-dockerd.log
 readonly DOCKERD_WAIT_SECONDS=60
@@ -79,22 +82,32 @@ start_dockerd() {
     say "dockerd answers after $((SECONDS - started))s"
 }
 
-# The first archive URI that apt's own sources use for the release suite, so debootstrap
-# goes through the same mirror the machine is already allowed to reach.
+# The archive of the release suite that the host's apt uses, as apt itself reads its
+# sources (sources.list and sources.list.d, one-line or deb822, with options or several
+# URIs): debootstrap then goes through the mirror this machine is allowed to reach. A host
+# whose apt has no source of the suite (another distribution) gets Debian's redirector.
 debian_mirror() {
     local uri
-    uri=$(awk -v suite="$SUITE" '
-        /^deb[ \t]/ && $0 !~ /\[/ && $3 == suite { print $2; exit }
-    ' /etc/apt/sources.list 2>/dev/null || true)
+    # shellcheck disable=SC2016 # apt's format fields, not shell expansions
+    uri=$(apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE) $(TARGET_OF)' \
+        2>/dev/null | awk -v suite="$SUITE" '$2 == suite && $3 == "deb" { print $1; exit }' || true)
     if [[ -z $uri ]]; then
-        uri=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v suite="$SUITE" '
-            /^$/ { if (uri != "" && has_suite) { print uri; exit } uri = ""; has_suite = 0; next }
-            /^URIs:/ { uri = $2 }
-            /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) has_suite = 1 }
-            END { if (uri != "" && has_suite) print uri }
-        ' | head -n 1)
+        uri=http://deb.debian.org/debian
+        say "apt has no source of $SUITE here; debootstrap uses $uri" >&2
     fi
-    printf '%s\n' "${uri:-http://deb.debian.org/debian}"
+    printf '%s\n' "$uri"
+}
+
+# The proxy the host's apt goes through, for debootstrap's downloads too, unless the
+# environment names one.
+carry_apt_proxy() {
+    local http_proxy_of_apt=""
+    [[ -z ${http_proxy:-} ]] || return 0
+    eval "$(apt-config shell http_proxy_of_apt Acquire::http::Proxy 2>/dev/null)"
+    if [[ -n $http_proxy_of_apt ]]; then
+        say "debootstrap goes through apt's proxy $http_proxy_of_apt"
+        export http_proxy=$http_proxy_of_apt
+    fi
 }
 
 # pip inside `docker build` must reach the index the host uses. Debian's pip trusts the
@@ -116,6 +129,7 @@ remove_rootfs() { [[ -z $rootfs ]] || rm -rf --one-file-system "$rootfs" "$rootf
 build_base_image() {
     local mirror
     mirror=$(debian_mirror)
+    carry_apt_proxy
     rootfs=$(mktemp -d /var/tmp/waiver-base.XXXXXX)
     trap remove_rootfs EXIT
     say "debootstrap $SUITE from $mirror into $rootfs"
@@ -154,4 +168,7 @@ main() {
     fi
 }
 
-main "$@"
+# Sourced (by the tests), it only defines its functions.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    main "$@"
+fi

@@ -224,6 +224,7 @@ def test_approval_to_status_is_a_section_the_benchmark_keeps_and_meets_its_targe
     assert abs(approval / full - ratio) < 0.01 and ratio <= 0.25
 
 
+@pytest.mark.slow  # runs real pytest, as the other benchmarks' tests do
 def test_the_red_green_benchmark_writes_a_row_per_run_and_checks_the_outcomes(
     tmp_path: Path,
 ) -> None:

@@ -71,12 +71,31 @@ def test_every_docs_page_is_linked_from_the_front_page() -> None:
     assert pages <= linked, sorted(pages - linked)
 
 
-def test_the_changelog_adds_to_an_unreleased_section_at_its_top() -> None:
-    headings = re.findall(r"^(#{1,2}) (.+)$", prose(CHANGELOG.read_text()), re.MULTILINE)
-    assert headings[0] == ("#", "Changelog")
-    assert headings[1] == ("##", "Unreleased"), "newest first: changes go under Unreleased"
-    unreleased = CHANGELOG.read_text().partition("\n## Unreleased\n")[2].partition("\n## ")[0]
-    assert re.search(r"^- ", unreleased, re.MULTILINE), "the Unreleased section lists no change"
+def documentation_rows(readme: str) -> list[str]:
+    """The page each row of the front page's documentation table links, in order."""
+    section = readme.partition("## Documentation\n")[2].lstrip("\n").partition("\n\n")[0]
+    return [LINK.findall(row)[0] for row in section.splitlines()[2:]]
+
+
+def test_no_row_of_the_documentation_table_repeats_a_page() -> None:
+    rows = documentation_rows((REPO / "README.md").read_text())
+    assert len(rows) > len(DOCS)
+    assert [page for page in rows if rows.count(page) > 1] == []
+
+
+def test_the_row_check_sees_a_page_listed_twice() -> None:
+    readme = (
+        "## Documentation\n\n| page | covers |\n|---|---|\n| [A](docs/a.md) | a |\n"
+        "| [B](docs/b.md) | b |\n| [A again](docs/a.md) | more |\n\nMIT.\n"
+    )
+    assert documentation_rows(readme) == ["docs/a.md", "docs/b.md", "docs/a.md"]
+
+
+def test_the_development_page_names_every_test_helper_module() -> None:
+    page = (REPO / "docs" / "development.md").read_text()
+    helpers = sorted((REPO / "tests" / "helpers").glob("[!_]*.py"))
+    assert len(helpers) > 10
+    assert [path.name for path in helpers if f"`{path.name}`" not in page] == []
 
 
 def test_the_front_page_is_short_and_shows_the_workflow_on_its_first_screen() -> None:

@@ -1,3 +1,3 @@
 """waiver: name the class of every test id before anything may be waived."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -27,7 +27,7 @@ from helpers.init_support import (
     WAIVER_REF,
     commit_as_base,
     copy_to_change,
-    gate,
+    gate_written,
     init,
     installed_from_github,
     workflow_inputs,
@@ -172,7 +172,7 @@ def test_init_writes_the_four_files_and_the_gate_passes_an_honest_change(
     assert any(test_id.endswith("::TestParametrized::test_identity[2]") for test_id in registry)
     # An honest change: a new helper file beside the tests, and a refactor.
     (root / "tests" / "notes.txt").write_text("not a fixture\n")
-    code, report = gate(root, base)
+    code, report = gate_written(root, base)
     assert (code, report["verdict"]) == (0, "clean"), report
     assert report["counts"]["stable_pass"] == 4
     assert report["fixtures"]["drift"] == []
@@ -182,7 +182,7 @@ def test_the_gate_blocks_a_broken_test(change: tuple[Path, str]) -> None:
     root, base = change
     library = root / "lib.py" if (root / "lib.py").exists() else root / "src/pkg/__init__.py"
     library.write_text("def add(a, b):\n    return a + b + (a == 1)\n")
-    code, report = gate(root, base)
+    code, report = gate_written(root, base)
     assert code == 1
     assert {row["class"] for row in report["rows"]} >= {"stable_assertion_fail"}
 
@@ -193,7 +193,7 @@ def test_the_gate_blocks_a_conftest_hook(change: tuple[Path, str]) -> None:
     (root / "lib.py" if (root / "lib.py").exists() else root / "src/pkg/__init__.py").write_text(
         "def add(a, b):\n    return a - b\n"
     )
-    code, report = gate(root, base)
+    code, report = gate_written(root, base)
     assert code == 1
     assert {row["class"] for row in report["rows"]} == {"fixture_drift"}
     assert {d["path"] for d in report["fixtures"]["drift"]} == {"tests/conftest.py"}
@@ -204,7 +204,7 @@ def test_a_fixture_edit_in_any_of_the_folders_is_drift(change: tuple[Path, str])
     nested = "tests/fixtures/nested/y.json"
     fixture = nested if (root / nested).exists() else "fixtures/x.json"
     (root / fixture).write_text('{"changed": true}\n')
-    code, report = gate(root, base)
+    code, report = gate_written(root, base)
     assert code == 1
     assert {row["class"] for row in report["rows"]} == {"fixture_drift"}
     assert [d["path"] for d in report["fixtures"]["drift"]] == [fixture]

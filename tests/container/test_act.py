@@ -10,16 +10,11 @@ input, so no Docker Hub is needed; the released-image path pulls from a Debian
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
 import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from helpers.act_support import ActRun, install_action, pull_request_event, uploaded
 from helpers.act_support import run_act as act
@@ -36,7 +31,6 @@ from helpers.support import (
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 
-REGISTRY = Path("/usr/bin/docker-registry")
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
              "slugify.py", "pytest.ini")  # fmt: skip
 EXAMPLE_INPUTS = {
@@ -133,52 +127,6 @@ def test_an_input_error_gives_exit_code_2_and_names_the_file(
     assert report["blocked"] is True and report["trusted_revision"] == base
     assert report["error"] == {"source": "no-such.xml", "problem": "file not found"}
     assert "::error title=waiver::input or usage error" in run.log
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="session")
-def local_registry(act_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Debian's docker-registry on a free loopback port, for this session alone."""
-    if not REGISTRY.is_file():
-        reason = f"{REGISTRY} is missing (run: bash .ci/provision-docker.sh)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    folder = tmp_path_factory.mktemp("registry")
-    address = f"127.0.0.1:{free_port()}"
-    config = folder / "config.yml"
-    config.write_text(
-        yaml.safe_dump(
-            {
-                "version": 0.1,
-                "storage": {"filesystem": {"rootdirectory": str(folder / "data")}},
-                "http": {"addr": address},
-            }
-        )
-    )
-    server = subprocess.Popen(
-        [str(REGISTRY), "serve", str(config)],
-        stdout=subprocess.DEVNULL,
-        stderr=(folder / "registry.log").open("w"),
-    )
-    try:
-        for _ in range(100):
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", int(address.rsplit(":", 1)[1]))) == 0:
-                    break
-            time.sleep(0.1)
-        else:
-            pytest.fail("docker-registry did not listen: " + (folder / "registry.log").read_text())
-        yield address
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def push_to(registry: str, image: str) -> str:

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
+from helpers.change_support import approvals_file
 from helpers.github_api import Answers, github_api, review
 from helpers.red_green_support import (
     BYSTANDER_TEST,
     FIX_TEST,
     RED_GREEN_POLICY,
-    approvals_file,
     fix_with_a_green_green_test,
     fix_with_a_red_green_test,
 )

@@ -382,7 +382,7 @@ def clean_pass(classname: str, *names: str) -> str:
     )
 
 
-def run_gate(tmp_path: Path, replays: list[str | Path]) -> tuple[int, dict[str, Any]]:
+def gate_corpus_replays(tmp_path: Path, replays: list[str | Path]) -> tuple[int, dict[str, Any]]:
     """`waiver gate` over `replays` (corpus files or report text), as run-1 … run-N."""
     root = tmp_path / "repo"
     (root / "fixtures").mkdir(parents=True)
@@ -416,7 +416,7 @@ def row_of(report: dict[str, Any], test_id: str) -> dict[str, Any]:
 
 def test_a_flaky_pass_in_every_replay_is_a_stable_failure(tmp_path: Path) -> None:
     flaky = CORPUS / "junit" / SUREFIRE_FLAKY
-    code, report = run_gate(tmp_path, [flaky] * 5)
+    code, report = gate_corpus_replays(tmp_path, [flaky] * 5)
     assert code == 1
     row = row_of(report, "org.acme.FlakyTest::testFlaky")
     assert (row["class"], row["replay_pass"], row["replay_total"]) == (
@@ -432,7 +432,7 @@ def test_a_flaky_pass_in_every_replay_is_a_stable_failure(tmp_path: Path) -> Non
 def test_a_flaky_pass_mixed_with_clean_passes_is_unstable(tmp_path: Path) -> None:
     flaky = CORPUS / "junit" / SUREFIRE_FLAKY
     clean = clean_pass("org.acme.FlakyTest", "testFlaky", "testStable")
-    code, report = run_gate(tmp_path, [flaky, clean, flaky, clean, flaky])
+    code, report = gate_corpus_replays(tmp_path, [flaky, clean, flaky, clean, flaky])
     row = row_of(report, "org.acme.FlakyTest::testFlaky")
     assert (row["class"], row["replay_pass"], row["replay_total"]) == ("unstable_assertion", 2, 5)
     assert row["retries"] == 12
@@ -449,7 +449,7 @@ def test_two_failed_gradle_attempts_then_a_pass_is_a_failed_replay(tmp_path: Pat
     assert tally.retries == {0: 2}
 
     clean = clean_pass("org.test.sample.FlakyTestSuite", "flakyTest()")
-    code, report = run_gate(tmp_path, [clean, clean, report_file, clean, clean])
+    code, report = gate_corpus_replays(tmp_path, [clean, clean, report_file, clean, clean])
     row = row_of(report, "org.test.sample.FlakyTestSuite::flakyTest()")
     assert (row["class"], row["replay_pass"], row["replay_total"]) == ("unstable_assertion", 4, 5)
     assert row["retries"] == 2

@@ -287,6 +287,12 @@ def repo(tmp_path: Path) -> Path:
         ),
         (
             "pytest",
+            "tests.unit.test_x.TestY",
+            "test_z[1-a/b.c]",
+            "tests/unit/test_x.py::TestY::test_z[1-a/b.c]",
+        ),
+        (
+            "pytest",
             "tests.unit.test_x.TestY.TestInner",
             "test_z",
             "tests/unit/test_x.py::TestY::TestInner::test_z",

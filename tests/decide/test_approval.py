@@ -13,6 +13,7 @@ from helpers.change_support import (
     NEW,
     NEW_TEST,
     add_a_test,
+    approved,
     commit_base,
     commit_change,
     replay_and_gate,
@@ -23,12 +24,9 @@ from helpers.support import (
     KNOWN,
     REPO,
     check_golden,
-    gate_args,
     git,
-    load_report,
     report_document,
 )
-from waiver.cli import main
 from waiver.decide.approval import Refusal, count_approvals
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
@@ -174,29 +172,6 @@ def test_a_document_of_the_wrong_shape_is_unusable(document: object) -> None:
 # --- the gate ---------------------------------------------------------------------------
 
 
-def approvals_file(work: Path, head: str, login: str = "maintainer") -> Path:
-    document = {
-        "pull_request": {"number": 7, "user": {"login": "agent"}, "head": {"sha": head}},
-        "reviews": [review(1, login, "APPROVED", head)],
-        "commits": [commit("agent", "agent")],
-        "permissions": {login: {"permission": "write", "role_name": "write"}},
-        "error": None,
-    }
-    path = work.parent / "approvals.json"
-    path.write_text(json.dumps(document))
-    return path
-
-
-def gate_with(work: Path, base: str, approvals: Path) -> tuple[int, dict[str, Any]]:
-    code = main(
-        gate_args(
-            work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"),
-            "--approvals", str(approvals),
-        )
-    )  # fmt: skip
-    return code, load_report(work / "waiver.json")
-
-
 @pytest.mark.slow
 def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
     tmp_path: Path,
@@ -211,7 +186,7 @@ def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
         KNOWN: "edited",
     }
     head = git(work, "rev-parse", "HEAD")
-    gated, report = gate_with(work, base, approvals_file(work, head))
+    gated, report = approved(work, base, head)
     assert (gated, report["verdict"]) == (0, "review")
     admitted = {row["test_id"]: row.get("admitted_by") for row in report["rows"]}
     by = {"login": "maintainer", "review_id": 1, "commit": head}
@@ -222,7 +197,7 @@ def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
     }
     assert report["approvals"]["counted"] == [by]
     # An approval of another commit admits nothing, and says why.
-    gated, report = gate_with(work, base, approvals_file(work, "c" * 40))
+    gated, report = approved(work, base, "c" * 40)
     assert (gated, report["verdict"]) == (1, "blocked")
     assert (
         report["approvals"]["problem"]
@@ -232,10 +207,10 @@ def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
     git(work, "checkout", "--quiet", "--detach", base)
     git(work, "merge", "--quiet", "--no-ff", "-m", "Merge the head into the base", head)
     merge = git(work, "rev-parse", "HEAD")
-    gated, report = gate_with(work, base, approvals_file(work, head))
+    gated, report = approved(work, base, head)
     assert (gated, report["verdict"], report["approvals"]["problem"]) == (0, "review", None)
     # ...but an approval of the base, the merge's other parent, does not.
-    gated, report = gate_with(work, base, approvals_file(work, base))
+    gated, report = approved(work, base, base)
     assert (gated, report["approvals"]["problem"]) == (
         1, f"the reviews are of head {base}; the gate checks {merge}",
     )  # fmt: skip
@@ -255,7 +230,7 @@ def test_a_closed_class_is_never_admitted(tmp_path: Path) -> None:
     commit_change(work, add_without_the_fix)
     replay_and_gate(work, base, harness_from=True, replays=5)
     head = git(work, "rev-parse", "HEAD")
-    gated, report = gate_with(work, base, approvals_file(work, head))
+    gated, report = approved(work, base, head)
     assert (gated, report["verdict"]) == (1, "blocked")
     row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
     assert row["class"] == "stable_assertion_fail" and "admitted_by" not in row
@@ -306,7 +281,7 @@ def test_the_summary_names_the_reviewer_what_they_admitted_and_what_was_edited()
 def test_the_terminal_names_the_edits_and_the_reviews() -> None:
     document = review_report()
     document["approvals"]["problem"] = "no approval is counted: GITHUB_TOKEN is not set"
-    document["blocked"], document["run_blockers"] = True, []  # it explains a blocked run
+    document["blocked"] = True  # it explains a blocked run
     lines = render_terminal(document).splitlines()
     assert lines[-4:] == [
         "tests this change edits (1), no evidence about it:",

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from helpers.support import REPO, check_golden, gate_args, load_report, write_tree
+from helpers.support import REPO, check_golden, run_gate, write_tree
 from waiver.cli import main
 
 GOLDEN = REPO / "tests" / "golden" / "summary" / "collapsed.md"
@@ -73,14 +73,14 @@ def workspace(root: Path, runner: str, reports: dict[str, str]) -> Path:
     return root
 
 
-def gate(root: Path, summary: bool = False) -> tuple[int, dict[str, Any]]:
-    args = gate_args(root, "--config", str(root / "waiver.yml"), "--replays", "2", summary=summary)
-    return main(args), load_report(root / "waiver.json")
+def gate_twice(root: Path, summary: bool = False) -> tuple[int, dict[str, Any]]:
+    """The gate on the project's two replays, under its policy file."""
+    return run_gate(root, "--config", str(root / "waiver.yml"), "--replays", "2", summary=summary)
 
 
 def test_a_mocha_gate_names_each_collapsed_id_with_its_file(tmp_path: Path) -> None:
     root = workspace(tmp_path / "calc", "mocha", {"xunit": XUNIT, "junit": JUNIT})
-    code, report = gate(root, summary=True)
+    code, report = gate_twice(root, summary=True)
     assert code == 0
     assert report["replays"]["collapsed"] == [
         {"test_id": "loads::loads", "testcases": 2, "file": None},
@@ -94,7 +94,7 @@ def test_a_mocha_gate_names_each_collapsed_id_with_its_file(tmp_path: Path) -> N
 
 
 def test_pytest_repeats_are_its_attempts_and_not_named(tmp_path: Path) -> None:
-    _, report = gate(workspace(tmp_path / "calc", "pytest", {"xunit": XUNIT, "junit": JUNIT}))
+    _, report = gate_twice(workspace(tmp_path / "calc", "pytest", {"xunit": XUNIT, "junit": JUNIT}))
     assert "collapsed" not in report["replays"]
 
 
@@ -117,7 +117,7 @@ def test_jest_and_vitest_name_their_collapsed_ids_too(
     tmp_path: Path, runner: str, case: str, test_id: str
 ) -> None:
     report_text = f"<testsuites><testsuite name='add'>{case}{case}</testsuite></testsuites>"
-    _, report = gate(workspace(tmp_path / "calc", runner, {"report": report_text}))
+    _, report = gate_twice(workspace(tmp_path / "calc", runner, {"report": report_text}))
     assert report["replays"]["collapsed"] == [
         {"test_id": test_id, "testcases": 2, "file": "test/calc.spec.js"}
     ]

@@ -276,8 +276,6 @@ def review_report() -> dict[str, Any]:
         ],
     }
     document["rows"][1]["test_id"] = "t.py::green`|<b>@x"
-    document["run_blockers"] = []
-    document["policy"] = {"approvers": None}
     return document
 
 

@@ -8,13 +8,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from helpers.change_support import commit_base, commit_change, fix_slugify, replay_and_gate
-from helpers.red_green_support import approvals_file
-from helpers.support import gate_args, git, load_report, rows
+from helpers.change_support import (
+    approved,
+    commit_base,
+    commit_change,
+    fix_slugify,
+    replay_and_gate,
+)
+from helpers.support import git, rows
 from waiver.cli import main
 
 pytestmark = pytest.mark.slow
@@ -48,17 +52,6 @@ def fix_and_add_tests(work: Path) -> None:
     registry.write_text(registry.read_text() + f"{RED}\n{GREEN}\n")
 
 
-def gate(work: Path, base: str, *extra: str) -> tuple[int, dict[str, Any]]:
-    head = git(work, "rev-parse", "HEAD")
-    code = main(
-        gate_args(
-            work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"),
-            "--approvals", str(approvals_file(work, head)), *extra,
-        )
-    )  # fmt: skip
-    return code, load_report(work / "waiver.json")
-
-
 def test_an_approval_admits_a_red_green_test_and_not_one_that_passes_on_the_base(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -80,8 +73,9 @@ def test_an_approval_admits_a_red_green_test_and_not_one_that_passes_on_the_base
     ]
 
     # Without the policy the evidence sits beside the rows and changes nothing.
-    code, plain = gate(work, base)
-    code_with, beside = gate(work, base, "--red-green", evidence)
+    head = git(work, "rev-parse", "HEAD")
+    code, plain = approved(work, base, head)
+    code_with, beside = approved(work, base, head, "--red-green", evidence)
     assert (code, plain["verdict"]) == (code_with, beside["verdict"]) == (0, "review")
     assert {t: r["class"] for t, r in rows(plain).items()} == {
         t: r["class"] for t, r in rows(beside).items()
@@ -96,7 +90,7 @@ def test_an_approval_admits_a_red_green_test_and_not_one_that_passes_on_the_base
     assert rows(beside)[GREEN]["red_green"]["outcome"] == "green_green"
 
     # With `review_requires: red_green` the green-green test stays blocked, and says why.
-    code, report = gate(work, base, "--red-green", evidence, "--config", "waiver.yml")
+    code, report = approved(work, base, head, "--red-green", evidence, "--config", "waiver.yml")
     assert (code, report["verdict"]) == (1, "blocked")
     red, green = rows(report)[RED], rows(report)[GREEN]
     assert (red["class"], red["unknown"], red["red_green"]["outcome"]) == (
@@ -109,7 +103,7 @@ def test_an_approval_admits_a_red_green_test_and_not_one_that_passes_on_the_base
     }  # fmt: skip
     assert report["policy"]["review_requires"] == ["red_green"]
     # Without the evidence, nothing new or edited is admitted under that policy.
-    code, report = gate(work, base, "--config", "waiver.yml")
+    code, report = approved(work, base, head, "--config", "waiver.yml")
     assert code == 1
     assert rows(report)[RED]["red_green"]["outcome"] == "not_run"
     assert "admitted_by" not in rows(report)[RED]

@@ -8,16 +8,16 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from helpers.support import REPO, check_caller_workflow, read_github_output
+from helpers.support import REPO, check_caller_workflow, read_github_output, workflow_step
 
 WORKFLOWS = REPO / ".github" / "workflows"
 REPORT = yaml.safe_load((WORKFLOWS / "waiver-report.yml").read_text())
 GATE = yaml.safe_load((WORKFLOWS / "waiver-gate.yml").read_text())
+(REPORT_JOB,) = REPORT["jobs"]  # its one job
 DOCS = (REPO / "docs" / "replays.md").read_text()
 SECTION = DOCS[DOCS.index("### The report workflow") : DOCS.index("### GitHub Enterprise Server")]
 
@@ -53,7 +53,7 @@ def test_its_one_job_reads_the_runs_and_writes_only_the_verdict_and_the_comment(
     assert gate["with"]["commit-status"] == "${{ inputs.app-client-id == '' }}"
     assert gate["with"]["check-run-token"] == "${{ steps.app.outputs.token }}"
     assert job["environment"] == "${{ inputs.app-client-id != '' && inputs.environment || '' }}"
-    mint = step("Mint the verdict app's token")
+    mint = workflow_step(REPORT, REPORT_JOB, "Mint the verdict app's token")
     assert mint["uses"].startswith("actions/create-github-app-token@")
     assert mint["with"] == {
         "client-id": "${{ inputs.app-client-id }}",
@@ -93,19 +93,13 @@ def test_the_documented_caller_passes_the_linters(tmp_path: Path) -> None:
     assert caller[True] == {"workflow_run": {"workflows": ["waiver"], "types": ["completed"]}}
 
 
-def step(name: str) -> dict[str, Any]:
-    [job] = REPORT["jobs"].values()
-    found: dict[str, Any] = next(each for each in job["steps"] if each.get("name") == name)
-    return found
-
-
 def test_the_gate_is_shown_the_history_of_the_run_provenance_names_and_nothing_else() -> None:
-    named = step("Name the run whose reports are judged")
+    named = workflow_step(REPORT, REPORT_JOB, "Name the run whose reports are judged")
     assert named["env"]["HISTORY_WORKFLOW"] == "${{ inputs.history-workflow }}"
     assert '"--history-workflow=$HISTORY_WORKFLOW"' in named["run"]
     assert "--default-branch" not in named["run"]
-    download = step("Download the default branch's history")
-    replays = step("Download the triggering run's replays")
+    download = workflow_step(REPORT, REPORT_JOB, "Download the default branch's history")
+    replays = workflow_step(REPORT, REPORT_JOB, "Download the triggering run's replays")
     assert download["uses"] == replays["uses"]
     assert download["continue-on-error"] is True
     assert download["if"] == "${{ steps.provenance.outputs.history-run-id != '' }}"
@@ -117,7 +111,9 @@ def test_the_gate_is_shown_the_history_of_the_run_provenance_names_and_nothing_e
     gate = next(each for each in REPORT["jobs"]["report"]["steps"] if "with" in each
                 and each.get("uses") == "./waiver-action")  # fmt: skip
     assert gate["with"]["history"] == "${{ steps.history.outputs.file }}"
-    assert "continue-on-error" not in step("Name the history that arrived")
+    assert "continue-on-error" not in workflow_step(
+        REPORT, REPORT_JOB, "Name the history that arrived"
+    )
 
 
 @pytest.mark.parametrize(
@@ -143,7 +139,7 @@ def test_a_history_that_did_not_arrive_is_a_notice_and_names_no_file(
     output = tmp_path / "output"
     output.write_text("")
     completed = subprocess.run(
-        ["bash", "-e", "-c", step("Name the history that arrived")["run"]],
+        ["bash", "-e", "-c", workflow_step(REPORT, REPORT_JOB, "Name the history that arrived")["run"]],
         cwd=tmp_path, env={**os.environ, "GITHUB_OUTPUT": str(output), "HISTORY_RUN": "60"},
         capture_output=True, text=True, check=False,
     )  # fmt: skip

@@ -27,6 +27,7 @@ from helpers.support import (
     first_caller_workflow,
     git,
     read_github_output,
+    workflow_step,
 )
 
 WORKFLOW: dict[Any, Any] = yaml.safe_load(
@@ -43,10 +44,6 @@ def steps(job: str) -> list[dict[str, Any]]:
     return found
 
 
-def step(job: str, name: str) -> dict[str, Any]:
-    return next(s for s in steps(job) if s.get("name") == name)
-
-
 def names(job: str) -> list[str]:
     return [s.get("name", s.get("uses", "")) for s in steps(job)]
 
@@ -58,7 +55,7 @@ def run_step(
     outputs = cwd.parent / f"{cwd.name}-output"
     outputs.write_text("")
     completed = subprocess.run(
-        ["bash", "-e", "-c", step(job, name)["run"]],
+        ["bash", "-e", "-c", workflow_step(WORKFLOW, job, name)["run"]],
         cwd=cwd,
         env={**os.environ, **env, "GITHUB_WORKSPACE": str(cwd), "GITHUB_OUTPUT": str(outputs)},
         capture_output=True,
@@ -77,7 +74,7 @@ SOURCE_STEP = "Name the waiver to check out"
 def test_each_job_checks_out_the_waiver_its_first_step_named(job: str) -> None:
     order = names(job)
     assert order.index(SOURCE_STEP) < order.index("Check out waiver")
-    checkout = step(job, "Check out waiver")
+    checkout = workflow_step(WORKFLOW, job, "Check out waiver")
     assert checkout["with"]["repository"] == "${{ steps.source.outputs.repository }}"
     assert checkout["with"]["ref"] == "${{ steps.source.outputs.ref }}"
     assert checkout["with"]["persist-credentials"] is False
@@ -166,8 +163,8 @@ def test_the_waiver_inputs_are_documented_with_ghes_in_mind() -> None:
 @pytest.mark.parametrize("job", ["properties", "replays", "red-green"])
 def test_waiver_leaves_the_workspace_before_the_change_arrives(job: str) -> None:
     order = names(job)
-    assert step(job, "Check out waiver")["with"]["path"] == ".waiver-action"
-    assert step(job, "Move waiver out of the workspace")["run"] == (
+    assert workflow_step(WORKFLOW, job, "Check out waiver")["with"]["path"] == ".waiver-action"
+    assert workflow_step(WORKFLOW, job, "Move waiver out of the workspace")["run"] == (
         'mv -- .waiver-action "$RUNNER_TEMP/waiver"'
     )
     assert (
@@ -175,19 +172,19 @@ def test_waiver_leaves_the_workspace_before_the_change_arrives(job: str) -> None
         < order.index("Move waiver out of the workspace")
         < order.index("Check out the change")
     )
-    assert "path" not in step(job, "Check out the change")["with"]
+    assert "path" not in workflow_step(WORKFLOW, job, "Check out the change")["with"]
 
 
 def test_the_gate_job_roots_the_gate_in_the_change_s_own_folder() -> None:
-    assert step("gate", "Check out waiver")["with"]["path"] == "waiver-action"
+    assert workflow_step(WORKFLOW, "gate", "Check out waiver")["with"]["path"] == "waiver-action"
     change = next(s for s in steps("gate") if s.get("name", "").startswith("Check out the change"))
     assert change["with"] == {"path": "change", "persist-credentials": False, "fetch-depth": 0}
-    classify = step("gate", "Classify every test id")
+    classify = workflow_step(WORKFLOW, "gate", "Classify every test id")
     assert classify["uses"] == "./waiver-action"
     assert classify["with"]["working-directory"] == "change"
     for download in (s for s in steps("gate") if "download-artifact" in s.get("uses", "")):
         assert download["with"]["path"].startswith("change/waiver-")
-    assert step("gate", "Clear the folders this job fills")["run"] == (
+    assert workflow_step(WORKFLOW, "gate", "Clear the folders this job fills")["run"] == (
         "rm -rf -- change/waiver-properties change/waiver-reports change/waiver-base-reports "
         "change/waiver-red-green"
     )
@@ -239,7 +236,7 @@ def test_no_replay_or_base_replay_job_runs_unless_the_fixtures_match() -> None:
     )
     # The gate still runs, and reads no base reports from base replays that did not run.
     assert jobs["gate"]["if"] == "${{ !cancelled() && github.event_name != 'pull_request_review' }}"
-    assert step("gate", "Classify every test id")["with"]["base-reports"] == (
+    assert workflow_step(WORKFLOW, "gate", "Classify every test id")["with"]["base-reports"] == (
         "${{ inputs.base-replays > 0 && needs.base-replays.result != 'skipped' "
         "&& 'waiver-base-reports' || '' }}"
     )
@@ -474,7 +471,7 @@ def test_the_user_s_command_caches_bytecode_outside_the_checkout(
     )
     command = f"{sys.executable} -c 'import helper, sys; print(helper.FORGED, sys.pycache_prefix)'"
     runner_temp = tmp_path / "runner-temp"
-    declared = step(job, name)["env"]["PYTHONPYCACHEPREFIX"]
+    declared = workflow_step(WORKFLOW, job, name)["env"]["PYTHONPYCACHEPREFIX"]
     assert declared == "${{ runner.temp }}/waiver-pycache"
     prefix = declared.replace("${{ runner.temp }}", str(runner_temp))
     shard = {"WAIVER_REPLAY": "1", "WAIVER_SHARD": "1", "WAIVER_SHARDS": "1"}

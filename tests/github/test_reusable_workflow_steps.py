@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from helpers.replay_support import gate_here, pytest_words, write_repo
-from helpers.support import REPO, classes, load_report
+from helpers.support import REPO, classes, load_report, workflow_step
 from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 
 WORKFLOW = REPO / ".github" / "workflows" / "waiver-gate.yml"
@@ -31,16 +31,11 @@ def _workflow() -> dict[Any, Any]:
     return document
 
 
-def _step(job: str, name: str) -> dict[str, Any]:
-    steps: list[dict[str, Any]] = _workflow()["jobs"][job]["steps"]
-    return next(step for step in steps if step.get("name") == name)
-
-
 def _run_step(job: str, name: str, workspace: Path, cwd: Path, env: dict[str, str]) -> None:
     """A `run:` step under bash -e, as GitHub's Linux runners run one without `shell:`."""
     workspace.mkdir(parents=True, exist_ok=True)
     script = workspace.parent / f"{workspace.name}.sh"
-    script.write_text(_step(job, name)["run"])
+    script.write_text(workflow_step(_workflow(), job, name)["run"])
     subprocess.run(
         ["bash", "-e", str(script)],
         cwd=cwd,
@@ -344,20 +339,20 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
         "Name the red-green replays that arrived",
         "Name why the property report is missing",
     ]
-    action_checkout = _step("gate", "Check out waiver")
+    action_checkout = workflow_step(_workflow(), "gate", "Check out waiver")
     assert action_checkout["with"] == {
         "repository": "${{ steps.source.outputs.repository }}",
         "ref": "${{ steps.source.outputs.ref }}",
         "path": "waiver-action",
         "persist-credentials": False,
     }
-    download = _step("gate", "Download every replay's shards")["with"]
+    download = workflow_step(_workflow(), "gate", "Download every replay's shards")["with"]
     assert download == {
         "pattern": "waiver-junit-run-*",
         "merge-multiple": True,
         "path": "change/waiver-reports",
     }
-    upload = _step("replays", "Upload this shard's report")["with"]
+    upload = workflow_step(_workflow(), "replays", "Upload this shard's report")["with"]
     assert upload["name"] == "waiver-junit-run-${{ matrix.replay }}-shard-${{ matrix.shard }}"
     assert upload["path"] == "waiver-junit/"
     # The base replays run the base commit's code, never the change's.
@@ -365,20 +360,22 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
     assert base["if"] == (
         "${{ inputs.base-replays > 0 && needs.properties.outputs.fixtures-match == 'true' }}"
     )
-    assert _step("base-replays", "Check out the base commit")["with"] == {
+    assert workflow_step(_workflow(), "base-replays", "Check out the base commit")["with"] == {
         "ref": "${{ github.event.pull_request.base.sha || github.event.merge_group.base_sha }}",
         "persist-credentials": False,
     }
-    base_upload = _step("base-replays", "Upload this base shard's report")["with"]
+    base_upload = workflow_step(_workflow(), "base-replays", "Upload this base shard's report")[
+        "with"
+    ]
     assert base_upload["name"] == (
         "waiver-base-junit-run-${{ matrix.replay }}-shard-${{ matrix.shard }}"
     )
-    assert _step("gate", "Download every base replay's shards")["with"] == {
+    assert workflow_step(_workflow(), "gate", "Download every base replay's shards")["with"] == {
         "pattern": "waiver-base-junit-run-*",
         "merge-multiple": True,
         "path": "change/waiver-base-reports",
     }
-    classify = _step("gate", "Classify every test id")
+    classify = workflow_step(_workflow(), "gate", "Classify every test id")
     assert classify["with"]["working-directory"] == "change"
     assert classify["with"]["base-reports"] == (
         "${{ inputs.base-replays > 0 && needs.base-replays.result != 'skipped' "

@@ -27,7 +27,7 @@ from helpers.red_green_support import (
     fix_with_a_green_green_test,
     fix_with_a_red_green_test,
 )
-from helpers.support import EXAMPLE, REPO, git, read_github_output
+from helpers.support import EXAMPLE, REPO, git, read_github_output, workflow_step
 from waiver.runners.pytest import PYTEST
 
 WORKFLOWS = REPO / ".github" / "workflows"
@@ -42,10 +42,6 @@ ARRIVED_STEP = "Name the red-green replays that arrived"
 def steps(workflow: dict[Any, Any], job: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = workflow["jobs"][job]["steps"]
     return found
-
-
-def step(workflow: dict[Any, Any], job: str, name: str) -> dict[str, Any]:
-    return next(s for s in steps(workflow, job) if s.get("name") == name)
 
 
 def names(job: str) -> list[str]:
@@ -64,7 +60,7 @@ def test_the_red_green_job_runs_after_the_property_job_only_for_new_or_edited_te
     assert (
         jobs["properties"]["outputs"]["red-green-tests"] == "${{ steps.red-green.outputs.tests }}"
     )
-    plan = step(GATE, "properties", PLAN_STEP)
+    plan = workflow_step(GATE, "properties", PLAN_STEP)
     assert plan["if"] == (
         "${{ inputs.red-green-command != '' && steps.lock.outputs.fixtures-match == 'true' }}"
     )
@@ -99,7 +95,7 @@ def test_waiver_lays_out_and_reads_in_its_image_and_only_the_command_runs_on_the
     assert 'run-in-image.sh" red-green-plan' in scripts
     assert 'run-in-image.sh" red-green --base' in scripts
     assert "pip install" not in scripts and "venv" not in scripts
-    upload = step(GATE, "red-green", "Upload this shard's red-green replays")["with"]
+    upload = workflow_step(GATE, "red-green", "Upload this shard's red-green replays")["with"]
     assert upload["name"] == "waiver-red-green-shard-${{ matrix.shard }}"
 
 
@@ -124,7 +120,7 @@ def test_the_gate_and_the_report_workflow_pass_the_shards_that_arrived(
     clear = "\n".join(s.get("run", "") for s in steps(workflow, job))
     assert "change/waiver-red-green\n" in clear  # what the change ships there is removed
     # Only shards that arrived are passed: none is no input error, but evidence of none.
-    script = step(workflow, job, ARRIVED_STEP)["run"]
+    script = workflow_step(workflow, job, ARRIVED_STEP)["run"]
     for present, expected in ((False, {}), (True, {"folder": "waiver-red-green"})):
         if present:
             (tmp_path / "change" / "waiver-red-green" / "waiver-red-green-shard-2").mkdir(
@@ -155,8 +151,8 @@ def test_node_and_the_setup_command_come_after_the_harness_and_before_the_suite(
     assert setup_node["with"] == {"node-version": "${{ inputs.node-version }}"}
     order = names(job)
     setup = next(n for n in order if n.startswith("Set up the suite"))
-    assert step(GATE, job, setup)["if"] == "${{ inputs.setup-command != '' }}"
-    assert step(GATE, job, setup)["env"]["SETUP_COMMAND"] == "${{ inputs.setup-command }}"
+    assert workflow_step(GATE, job, setup)["if"] == "${{ inputs.setup-command != '' }}"
+    assert workflow_step(GATE, job, setup)["env"]["SETUP_COMMAND"] == "${{ inputs.setup-command }}"
     suite = next(n for n in order if n.startswith(("Run the", "Replay this shard")))
     first = "Check out the base commit" if job == "base-replays" else "Pull or build waiver's image"
     harness = {
@@ -198,7 +194,7 @@ def run_job_step(job: str, name: str, work: Path, env: dict[str, str]) -> dict[s
     output = work.parent / "output"
     output.write_text("")
     completed = subprocess.run(
-        ["bash", "-e", "-c", step(GATE, job, name)["run"]],
+        ["bash", "-e", "-c", workflow_step(GATE, job, name)["run"]],
         cwd=work,
         env={**os.environ, "PATH": f"{work.parent / 'bin'}{os.pathsep}{os.environ['PATH']}",
              "RUNNER_TEMP": str(runner_temp), "GITHUB_WORKSPACE": str(work),

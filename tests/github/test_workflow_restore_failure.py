@@ -7,21 +7,15 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from helpers.support import REPO, read_github_output
+from helpers.support import REPO, read_github_output, workflow_step
 
 WORKFLOW = yaml.safe_load((REPO / ".github" / "workflows" / "waiver-gate.yml").read_text())
 RESTORE = "Restore the base commit's test harness"
 NAMED = "Name why the property report is missing"
-
-
-def step(job: str, name: str) -> dict[str, Any]:
-    found: dict[str, Any] = next(s for s in WORKFLOW["jobs"][job]["steps"] if s["name"] == name)
-    return found
 
 
 def run_step(job: str, name: str, tmp_path: Path, env: dict[str, str]) -> tuple[int, Path]:
@@ -29,7 +23,7 @@ def run_step(job: str, name: str, tmp_path: Path, env: dict[str, str]) -> tuple[
     output.touch()
     summary.touch()
     completed = subprocess.run(
-        ["bash", "-e", "-c", step(job, name)["run"]],
+        ["bash", "-e", "-c", workflow_step(WORKFLOW, job, name)["run"]],
         env={**os.environ, **env, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary),
              "RUNNER_TEMP": str(tmp_path)},
         capture_output=True, text=True, check=False,
@@ -54,8 +48,8 @@ def test_the_restore_step_says_failed_until_it_is_done(
 def test_the_gate_job_names_the_cause_when_the_restore_failed(tmp_path: Path) -> None:
     outputs = WORKFLOW["jobs"]["properties"]["outputs"]
     assert outputs["harness-restore"] == "${{ steps.restore.outputs.harness-restore }}"
-    assert step("properties", RESTORE)["id"] == "restore"
-    named = step("gate", NAMED)
+    assert workflow_step(WORKFLOW, "properties", RESTORE)["id"] == "restore"
+    named = workflow_step(WORKFLOW, "gate", NAMED)
     assert named["if"] == "${{ needs.properties.outputs.harness-restore == 'failed' }}"
     gate_steps = [s["name"] for s in WORKFLOW["jobs"]["gate"]["steps"]]
     assert gate_steps.index(NAMED) < gate_steps.index("Classify every test id")

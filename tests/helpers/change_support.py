@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from helpers.github_api import commit, review
-from helpers.support import EXAMPLE, gate_args, git, load_report
+from helpers.support import EXAMPLE, git, run_gate
 from waiver.cli import main
 
 # The cheapest edit an agent can make: report every failure as a pass.
@@ -68,10 +68,13 @@ def replay_and_gate(
              "--properties-first", properties, "--", *PYTEST, "tests/assertions",
              "--junitxml={junit}"]
         )  # fmt: skip
-    gated = main(
-        gate_args(work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"))
-    )
-    return replayed, gated, load_report(work / "waiver.json")
+    gated, report = gate_change(work, base)
+    return replayed, gated, report
+
+
+def gate_change(work: Path, base: str, *extra: str) -> tuple[int, dict[str, Any]]:
+    """The gate on the change's replays in `work/reports`, against the trusted `base`."""
+    return run_gate(work, "--trusted-ref", base, *extra, properties="reports/properties.xml")
 
 
 def commit_change(work: Path, patch: Patch) -> None:
@@ -104,21 +107,21 @@ def add_a_test(work: Path) -> None:
     registry.write_text(registry.read_text() + NEW + "\n")
 
 
-def approved(work: Path, base: str, head: str) -> tuple[int, dict[str, Any]]:
+def approvals_file(work: Path, head: str, login: str = "maintainer") -> Path:
+    """What `waiver approvals` writes for one counted approval of `head` by `login`, who
+    wrote none of it, beside `work`."""
+    document = {
+        "pull_request": {"number": 7, "user": {"login": "agent"}, "head": {"sha": head}},
+        "reviews": [review(1, login, "APPROVED", head)],
+        "commits": [commit("agent", "agent")],
+        "permissions": {login: {"permission": "write", "role_name": "write"}},
+        "error": None,
+    }
+    path = work.parent / "approvals.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def approved(work: Path, base: str, head: str, *extra: str) -> tuple[int, dict[str, Any]]:
     """The gate again, with a maintainer's approval of `head` who wrote none of it."""
-    approvals = work.parent / "approvals.json"
-    approvals.write_text(
-        json.dumps(
-            {
-                "pull_request": {"number": 7, "user": {"login": "agent"}, "head": {"sha": head}},
-                "reviews": [review(1, "maintainer", "APPROVED", head)],
-                "commits": [commit("agent", "agent")],
-                "permissions": {"maintainer": {"permission": "write", "role_name": "write"}},
-                "error": None,
-            }
-        )
-    )
-    properties = str(work / "reports/properties.xml")
-    args = ["--trusted-ref", base, "--properties", properties, "--approvals", str(approvals)]
-    code = main(gate_args(work, *args))
-    return code, load_report(work / "waiver.json")
+    return gate_change(work, base, "--approvals", str(approvals_file(work, head)), *extra)

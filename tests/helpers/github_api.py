@@ -1,13 +1,14 @@
-"""A local stand-in for the GitHub REST API endpoints waiver uses, on 127.0.0.1: a pull
-request's reviews and commits (paginated with `Link` headers, as the API does), a
-collaborator's permission, a pull request and the pull requests of a commit (open and
-closed, as the API lists them), a pull request's timeline, an issue's comments, which it
-lets be created and edited, commit statuses and check runs, which it records with the app
-that posted them, the repository's workflow runs (in an object, as `/actions/runs`
-answers them, filtered by `head_sha`, `event` and `status`, and one by id), a run's
-artifacts and the repository's and a run attempt's jobs (in an object too), and a GitHub
-App's installation and installation tokens, minted only for a JWT signed with the app's
-key (checked with `openssl`). Tests set what it answers and read what it was asked."""
+"""A local stand-in for the GitHub REST API endpoints waiver and its release workflow use,
+on 127.0.0.1: a pull request's reviews and commits (paginated with `Link` headers, as the
+API does), a collaborator's permission, a pull request and the pull requests of a commit
+(open and closed, as the API lists them), a pull request's timeline, an issue's comments,
+which it lets be created and edited, commit statuses, check runs (with the app that posted
+them) and releases, which it records, the repository's workflow runs (in an object, as
+`/actions/runs` answers them, filtered by `head_sha`, `event` and `status`, and one by
+id), a run's artifacts and the repository's and a run attempt's jobs (in an object too),
+and a GitHub App's installation and installation tokens, minted only for a JWT signed with
+the app's key (checked with `openssl`). Tests set what it answers and read what it was
+asked."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ class Answers:
     comments: list[dict[str, Any]] = field(default_factory=list)
     writes: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
     statuses: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
+    releases: list[dict[str, Any]] = field(default_factory=list)  # the bodies posted
     runs: list[dict[str, Any]] = field(default_factory=list)  # the repository's workflow runs
     artifacts: list[dict[str, Any]] = field(default_factory=list)  # the repository's artifacts
     run_artifacts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # by run id
@@ -133,8 +135,8 @@ class _Handler(BaseHTTPRequestHandler):
             answers.check_runs.append(posted)
             self._send(201, json.dumps({"id": len(answers.check_runs), **posted}).encode())
             return
-        if segments[-2] == "statuses":
-            answers.statuses.append(posted)
+        if segments[-2] == "statuses" or segments[-1] == "releases":
+            (answers.statuses if segments[-2] == "statuses" else answers.releases).append(posted)
             self._send(201, json.dumps(posted).encode())
             return
         body = posted["body"]

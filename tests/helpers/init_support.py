@@ -54,7 +54,7 @@ def runner_part(command: str) -> list[str]:
     return ["sh", "-c", command]
 
 
-def gate(
+def gate_written(
     root: Path, base: str, replayed: Callable[[str], list[str]] = pytest_part
 ) -> tuple[int, dict[str, Any]]:
     """The change replayed once with the written commands (`replayed` gives the words each

@@ -5,13 +5,10 @@ report every test as passed, is harness: the base's runs there."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from helpers.change_support import fix_slugify
-from helpers.github_api import commit as api_commit
-from helpers.github_api import review
 from helpers.support import git, write_tree
 
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
@@ -82,20 +79,6 @@ def base_and_change(work: Path, change: dict[str, str] | None = None) -> str:
     base = commit(work, BASE, "base")
     commit(work, CHANGE if change is None else change, "change")
     return base
-
-
-def approvals_file(work: Path, head: str, login: str = "maintainer") -> Path:
-    """What `waiver approvals` writes for one counted approval of `head` by `login`."""
-    document = {
-        "pull_request": {"number": 7, "user": {"login": "agent"}, "head": {"sha": head}},
-        "reviews": [review(1, login, "APPROVED", head)],
-        "commits": [api_commit("agent", "agent")],
-        "permissions": {login: {"permission": "write", "role_name": "write"}},
-        "error": None,
-    }
-    path = work.parent / "approvals.json"
-    path.write_text(json.dumps(document))
-    return path
 
 
 # --- the bundled example, for the reusable workflow's red-green job ----------------------

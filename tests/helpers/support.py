@@ -19,7 +19,9 @@ from waiver.cli import main
 from waiver.model import TestClass
 from waiver.read.harness.named import Harness
 from waiver.read.harness.resolve import resolve_harness
+from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.trees import DiskTree
+from waiver.write.report import policy_json
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "demo"
@@ -143,9 +145,9 @@ def gate_args(
     ]  # fmt: skip
 
 
-def run_gate(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    code = main(gate_args(work, *extra))
-    return code, load_report(work / "waiver.json")
+def run_gate(work: Path, *extra: str, **options: Any) -> tuple[int, dict[str, Any]]:
+    """`waiver gate` with `gate_args(work, *extra, **options)`: its exit code and report."""
+    return main(gate_args(work, *extra, **options)), load_report(work / "waiver.json")
 
 
 def classes(report: Mapping[str, Any]) -> dict[str, str]:
@@ -155,6 +157,12 @@ def classes(report: Mapping[str, Any]) -> dict[str, str]:
 def rows(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The report's rows by test id."""
     return {row["test_id"]: row for row in report["rows"]}
+
+
+def workflow_step(workflow: Mapping[Any, Any], job: str, name: str) -> dict[str, Any]:
+    """The step of `job` named `name` in a workflow document (step names are unique there)."""
+    (found,) = [step for step in workflow["jobs"][job]["steps"] if step.get("name") == name]
+    return dict(found)
 
 
 def read_github_output(text: str) -> dict[str, str]:
@@ -257,8 +265,9 @@ def check_caller_workflow(
 def report_document(
     rows: list[tuple[str, str]], skipped: list[str] | None = None
 ) -> dict[str, Any]:
-    """A report document holding just what the summary, annotation and log renderers read;
-    rows are (test id, class), blocked when one is neither a pass nor unstable."""
+    """A report document holding just what the summary, annotation, comment and log
+    renderers read; rows are (test id, class), blocked when one is neither a pass nor
+    unstable, under the declared policy's defaults."""
     counts = {test_class.value: 0 for test_class in TestClass}
     for _, test_class in rows:
         counts[test_class] += 1
@@ -290,4 +299,6 @@ def report_document(
         "registry": None,
         "trusted_revision": None,
         "freezes": {"active": [], "void": []},
+        "run_blockers": [],
+        "policy": policy_json(effective(None, Flags(), ".")),
     }

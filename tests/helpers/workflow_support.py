@@ -307,10 +307,10 @@ def commit_all(repository: Path, message: str) -> str:
 
 
 def copy_files(source: Path, names: Iterable[str], folder: Path) -> None:
-    """Files and folders `names` of `source` into `folder` (made if need be), without
-    bytecode caches."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Files and folders `names` of `source` (paths below it) into `folder`, made if need
+    be, without bytecode caches."""
     for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         if (source / name).is_dir():
             shutil.copytree(
                 source / name, folder / name, ignore=shutil.ignore_patterns("__pycache__")

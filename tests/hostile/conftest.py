@@ -15,5 +15,6 @@ def repo(tmp_path: Path) -> Repo:
 
 
 @pytest.fixture
-def run_gate(repo: Repo, capfd: pytest.CaptureFixture[str]) -> Run:
+def checked_gate(repo: Repo, capfd: pytest.CaptureFixture[str]) -> Run:
+    """The gate on `repo`, held to the promises every hostile input keeps (make_runner)."""
     return make_runner(repo, capfd)

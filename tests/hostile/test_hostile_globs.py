@@ -31,11 +31,11 @@ KEYS = {
 @pytest.mark.parametrize(("glob", "problem"), ESCAPING)
 @pytest.mark.parametrize("key", KEYS)
 def test_a_glob_that_escapes_or_names_nothing_is_an_input_error(
-    repo: Repo, run_gate: Run, key: str, glob: str, problem: str
+    repo: Repo, checked_gate: Run, key: str, glob: str, problem: str
 ) -> None:
     text, where = KEYS[key]
     (repo.root / "waiver.yml").write_text("registry: none\n" + text.format(glob=json.dumps(glob)))
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert f"waiver.yml: {where}: {glob!r} " in err
     if key == "binding" and problem == "matches no file":
@@ -47,9 +47,9 @@ def test_a_glob_that_escapes_or_names_nothing_is_an_input_error(
 
 @pytest.mark.parametrize(("glob", "problem"), ESCAPING)
 def test_a_pattern_flag_that_escapes_or_names_nothing_is_an_input_error(
-    repo: Repo, run_gate: Run, glob: str, problem: str
+    repo: Repo, checked_gate: Run, glob: str, problem: str
 ) -> None:
-    code, _, err = run_gate("--pattern", glob)
+    code, _, err = checked_gate("--pattern", glob)
     assert code == 2
     assert f"waiver: error: --pattern: {glob!r} " in err
     assert problem in err

@@ -15,11 +15,11 @@ NESTED = "x = " + "[" * 500 + "\n"
 
 @pytest.mark.parametrize("where", ["pyproject.toml", "sub/pyproject.toml", "pytest.toml"])
 def test_deeply_nested_toml_is_an_input_error_naming_the_file(
-    repo: Repo, run_gate: Run, where: str
+    repo: Repo, checked_gate: Run, where: str
 ) -> None:
     (repo.root / where).parent.mkdir(exist_ok=True)
     (repo.root / where).write_text(NESTED)
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert f"waiver: error: {where}: not valid TOML: nested too deep" in err
 
@@ -54,26 +54,28 @@ def test_every_command_that_resolves_the_harness_refuses_nested_toml(
 
 
 def test_a_fixture_name_that_is_not_utf8_is_an_input_error_naming_it_escaped(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
     (repo.root / "fixtures").joinpath(os.fsdecode(b"b\xff.json")).write_text("{}")
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert "waiver: error: fixtures/b\\xff.json: a file name that is not UTF-8" in err
 
 
 def test_a_conftest_in_a_folder_whose_name_is_not_utf8_is_an_input_error(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
     folder = repo.root / os.fsdecode(b"t\xe9sts")
     folder.mkdir()
     (folder / "conftest.py").write_text("")
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert "waiver: error: t\\xe9sts/conftest.py: a file name that is not UTF-8" in err
 
 
-def test_a_path_longer_than_the_system_allows_is_an_input_error(repo: Repo, run_gate: Run) -> None:
+def test_a_path_longer_than_the_system_allows_is_an_input_error(
+    repo: Repo, checked_gate: Run
+) -> None:
     folder = os.open(repo.root / "reports", os.O_RDONLY | os.O_DIRECTORY)
     try:
         for _ in range(25):  # 25 names of 200 bytes: past PATH_MAX
@@ -83,7 +85,7 @@ def test_a_path_longer_than_the_system_allows_is_an_input_error(repo: Repo, run_
             folder = inner
     finally:
         os.close(folder)
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert "the path is longer than the system allows" in err
 
@@ -102,50 +104,50 @@ PLUGINS = {
 
 @pytest.mark.parametrize("name", PLUGINS)
 def test_a_plugin_list_that_is_not_a_literal_is_an_input_error_unless_globs_name_its_files(
-    repo: Repo, run_gate: Run, name: str
+    repo: Repo, checked_gate: Run, name: str
 ) -> None:
     (repo.root / "tests").mkdir()
     (repo.root / "tests" / "test_x.py").write_text(PLUGINS[name])
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert "waiver: error: tests/test_x.py: sets pytest_plugins to something that is not" in err
     assert "`harness:` globs in the policy file" in err
     # A glob for other files says nothing of what this list loads.
     (repo.root / "waiver.yml").write_text('registry: none\nharness: ["fixtures/*.json"]\n')
-    assert run_gate()[0] == 2
+    assert checked_gate()[0] == 2
     (repo.root / "waiver.yml").write_text(
         'registry: none\nharness: ["fixtures/*.json", "tests/test_x.py"]\n'
     )
-    code, out, _ = run_gate()
+    code, out, _ = checked_gate()
     assert code == 1  # now read: the module is harness the lock does not list
     assert "  tests/test_x.py: not_in_lock" in out
 
 
 def test_a_module_that_mentions_pytest_plugins_but_does_not_parse_is_an_input_error(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
     (repo.root / "helper.py").write_text("pytest_plugins = [\n")
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert "helper.py: mentions pytest_plugins but cannot be parsed as Python" in err
 
 
-def test_a_symlinked_plugin_module_is_an_input_error(repo: Repo, run_gate: Run) -> None:
+def test_a_symlinked_plugin_module_is_an_input_error(repo: Repo, checked_gate: Run) -> None:
     (repo.root / "conftest.py").write_text('pytest_plugins = "helpers.plugin"\n')
     (repo.root / "helpers").mkdir()
     (repo.root / "helpers" / "plugin.py").symlink_to(repo.secret)
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert "waiver: error: helpers/plugin.py: a symlink in the test harness" in err
 
 
-def test_a_planted_virtualenv_marker_hides_no_conftest(repo: Repo, run_gate: Run) -> None:
+def test_a_planted_virtualenv_marker_hides_no_conftest(repo: Repo, checked_gate: Run) -> None:
     venv = repo.root / "tests"
     (venv / "lib" / "python3.12" / "site-packages").mkdir(parents=True)
     (venv / "bin").mkdir()
     (venv / "bin" / "python").write_text("")
     (venv / "pyvenv.cfg").write_text("home = /usr\n")
     (venv / "conftest.py").write_text("")
-    code, out, _ = run_gate()
+    code, out, _ = checked_gate()
     assert code == 1
     assert "  tests/conftest.py: not_in_lock" in out

@@ -43,10 +43,10 @@ def test_runner_inert_json_is_the_same_json() -> None:
 
 
 def test_a_file_name_in_the_reports_folder_cannot_issue_a_command(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
     (repo.root / "reports" / LEGACY).write_text(junit(GOOD_CASE))
-    code, _, err = run_gate("--replays", "5")  # the runner checks every line for `##[`
+    code, _, err = checked_gate("--replays", "5")  # the runner checks every line for `##[`
     assert code == 2
     source = repo.root / "reports" / "##<U+005B>set-output name=blocked;]false"
     assert err == (
@@ -55,9 +55,11 @@ def test_a_file_name_in_the_reports_folder_cannot_issue_a_command(
     )
 
 
-def test_a_fixture_name_in_a_lock_line_cannot_issue_a_command(repo: Repo, run_gate: Run) -> None:
+def test_a_fixture_name_in_a_lock_line_cannot_issue_a_command(
+    repo: Repo, checked_gate: Run
+) -> None:
     repo.write_lock(f"{'0' * 64}  fixtures/../{LEGACY}")
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert "##<U+005B>set-output" in err
 

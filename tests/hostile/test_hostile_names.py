@@ -43,11 +43,11 @@ def outside_code(html: str) -> str:
 
 
 @pytest.mark.parametrize("key", sorted(NAMES))
-def test_a_hostile_name_is_inert(repo: Repo, run_gate: Run, key: str) -> None:
+def test_a_hostile_name_is_inert(repo: Repo, checked_gate: Run, key: str) -> None:
     name = NAMES[key]
     for replay in range(1, 6):
         repo.replay(replay, junit(failing(name), '<testcase classname="suite.Good" name="ok"/>'))
-    code, _, _ = run_gate()
+    code, _, _ = checked_gate()
     assert code == 1
     report = json.loads((repo.root / "waiver.json").read_text())
     ids = [row["test_id"] for row in report["rows"]]
@@ -85,7 +85,7 @@ HOSTILE_ID = "suite.Evil::test_message"
 @pytest.mark.parametrize("form", ["attribute", "text"])
 @pytest.mark.parametrize("key", sorted(MESSAGES))
 def test_a_hostile_failure_message_is_inert_and_capped(
-    repo: Repo, run_gate: Run, key: str, form: str
+    repo: Repo, checked_gate: Run, key: str, form: str
 ) -> None:
     message = MESSAGES[key]
     failure = (
@@ -96,7 +96,7 @@ def test_a_hostile_failure_message_is_inert_and_capped(
     evil = f'<testcase classname="suite.Evil" name="test_message">{failure}</testcase>'
     for replay in range(1, 6):
         repo.replay(replay, junit(evil, GOOD_CASE))
-    code, out, _ = run_gate()
+    code, out, _ = checked_gate()
     assert code == 1
     [row] = [row for row in load_report(repo.root / "waiver.json")["rows"] if "message" in row]
     kept = row["message"]

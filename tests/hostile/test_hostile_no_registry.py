@@ -11,9 +11,9 @@ from waiver.gate.pipeline import NO_REGISTRY_BLOCKS
 GOOD = '<testcase classname="suite.Good" name="test_ok"/>'
 
 
-def test_a_run_without_a_registry_blocks_and_says_why(repo: Repo, run_gate: Run) -> None:
+def test_a_run_without_a_registry_blocks_and_says_why(repo: Repo, checked_gate: Run) -> None:
     (repo.root / "waiver.yml").write_text("min_replays: 5\n")
-    code, out, _ = run_gate()
+    code, out, _ = checked_gate()
     assert code == 1
     assert out.startswith("waiver: blocked;")
     document = load_report(repo.root / "waiver.json")
@@ -25,17 +25,19 @@ def test_a_run_without_a_registry_blocks_and_says_why(repo: Repo, run_gate: Run)
     assert "**No known-tests registry was given" in summary
 
 
-def test_a_deleted_red_test_no_longer_passes_without_a_registry(repo: Repo, run_gate: Run) -> None:
+def test_a_deleted_red_test_no_longer_passes_without_a_registry(
+    repo: Repo, checked_gate: Run
+) -> None:
     """The red test is gone from every replay; only the good one is left."""
     (repo.root / "waiver.yml").write_text("min_replays: 5\n")
     for number in range(1, 6):
         repo.replay(number, junit(GOOD))
-    code, _, _ = run_gate()
+    code, _, _ = checked_gate()
     assert code == 1
 
 
-def test_registry_none_in_the_policy_goes_without_on_purpose(repo: Repo, run_gate: Run) -> None:
-    run_gate(codes=(0,))
+def test_registry_none_in_the_policy_goes_without_on_purpose(repo: Repo, checked_gate: Run) -> None:
+    checked_gate(codes=(0,))
     document = load_report(repo.root / "waiver.json")
     assert (document["verdict"], document["run_blockers"]) == ("clean", [])
     assert (document["policy"]["registry"], document["policy"]["sources"]["registry"]) == (
@@ -47,10 +49,10 @@ def test_registry_none_in_the_policy_goes_without_on_purpose(repo: Repo, run_gat
     assert "**Blocked:**" not in summary
 
 
-def test_a_registry_flag_wins_over_registry_none(repo: Repo, run_gate: Run) -> None:
+def test_a_registry_flag_wins_over_registry_none(repo: Repo, checked_gate: Run) -> None:
     registry = repo.root / "known-tests.txt"
     registry.write_text("suite.Good::test_ok\nsuite.Gone::test_red\n")
-    code, _, _ = run_gate("--known-tests", str(registry))
+    code, _, _ = checked_gate("--known-tests", str(registry))
     assert code == 1
     document = load_report(repo.root / "waiver.json")
     assert document["run_blockers"] == []

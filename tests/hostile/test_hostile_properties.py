@@ -25,10 +25,10 @@ def register(repo: Repo, *ids: str) -> list[str]:
 
 
 def test_a_skipped_property_case_is_not_counted_as_run_and_is_listed(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
     (repo.root / "properties.xml").write_text(junit(HOLDS, SKIPPED))
-    run_gate(codes=(0,))
+    checked_gate(codes=(0,))
     assert load_report(repo.root / "waiver.json")["properties"] == {
         "report": str(repo.root / "properties.xml"),
         "cases": 1,
@@ -41,18 +41,18 @@ def test_a_skipped_property_case_is_not_counted_as_run_and_is_listed(
 
 
 def test_a_registered_property_that_ran_and_passed_is_accounted_for(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
-    run_gate(*register(repo, "suite.Good::test_ok", "props::holds"), codes=(0,))
+    checked_gate(*register(repo, "suite.Good::test_ok", "props::holds"), codes=(0,))
     assert [row["test_id"] for row in load_report(repo.root / "waiver.json")["rows"]] == [
         "suite.Good::test_ok"
     ]
 
 
-def test_a_registered_property_that_was_skipped_blocks(repo: Repo, run_gate: Run) -> None:
+def test_a_registered_property_that_was_skipped_blocks(repo: Repo, checked_gate: Run) -> None:
     (repo.root / "properties.xml").write_text(junit(HOLDS, SKIPPED))
     registry = register(repo, "suite.Good::test_ok", "props::holds", "props::round_trip")
-    code, _, _ = run_gate(*registry)
+    code, _, _ = checked_gate(*registry)
     assert code == 1
     rows = {row["test_id"]: row for row in load_report(repo.root / "waiver.json")["rows"]}
     assert rows["props::round_trip"]["class"] == "unknown_test"
@@ -61,10 +61,10 @@ def test_a_registered_property_that_was_skipped_blocks(repo: Repo, run_gate: Run
 
 
 def test_a_one_case_dummy_property_report_blocks_under_the_registry(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
     (repo.root / "properties.xml").write_text(junit(DUMMY))
-    code, _, _ = run_gate(*register(repo, "suite.Good::test_ok", "props::holds"))
+    code, _, _ = checked_gate(*register(repo, "suite.Good::test_ok", "props::holds"))
     assert code == 1
     assert {
         row["test_id"]: row["class"] for row in load_report(repo.root / "waiver.json")["rows"]
@@ -90,13 +90,13 @@ def stamped(*cases: str, timestamp: str) -> str:
 
 
 def test_a_property_report_from_days_before_the_replays_is_refused(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
     for number in range(1, 6):
         repo.replay(number, stamped(GOOD_CASE, timestamp=f"2026-12-01T10:0{number}:00+00:00"))
     properties = repo.root / "properties.xml"
     properties.write_text(stamped(HOLDS, timestamp="2026-11-29T09:59:00+00:00"))
-    code, _, err = run_gate("--replays", "5")
+    code, _, err = checked_gate("--replays", "5")
     assert code == 2
     problem = (
         "the property run started at 2026-11-29T09:59:00+00:00, more than 24 h before the "
@@ -121,12 +121,12 @@ def test_a_property_report_from_days_before_the_replays_is_refused(
     ],
 )
 def test_a_property_report_from_the_same_run_is_accepted(
-    repo: Repo, run_gate: Run, timestamp: str
+    repo: Repo, checked_gate: Run, timestamp: str
 ) -> None:
     for number in range(1, 6):
         repo.replay(number, stamped(GOOD_CASE, timestamp=f"2026-12-01T10:0{number}:00+00:00"))
     (repo.root / "properties.xml").write_text(stamped(HOLDS, timestamp=timestamp))
-    run_gate("--replays", "5", codes=(0,))
+    checked_gate("--replays", "5", codes=(0,))
 
 
 def test_a_real_pytest_property_report_copied_from_an_older_run_is_refused(

@@ -27,7 +27,7 @@ from waiver.read.registry import BLOCK_BYTES, match_registry, registry_blocks
 @pytest.mark.parametrize("block", [BLOCK_BYTES, 8], ids=["one-block", "8-byte-blocks"])
 def test_a_registry_that_is_not_utf8_fails_closed_naming_the_line(
     repo: Repo,
-    run_gate: Run,
+    checked_gate: Run,
     monkeypatch: pytest.MonkeyPatch,
     registry: bytes,
     where: str,
@@ -36,7 +36,7 @@ def test_a_registry_that_is_not_utf8_fails_closed_naming_the_line(
     monkeypatch.setattr(waiver.read.registry, "BLOCK_BYTES", block)
     path = repo.root / "known-tests.txt"
     path.write_bytes(registry)
-    code, _, err = run_gate("--known-tests", str(path))
+    code, _, err = checked_gate("--known-tests", str(path))
     assert code == 2
     assert f"{path}: {where}" in err
     report = json.loads((repo.root / "waiver.json").read_text())

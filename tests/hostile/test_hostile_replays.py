@@ -30,11 +30,11 @@ def red(repo: Repo) -> Repo:
 
 
 def test_a_stable_failure_with_passing_replays_planted_beside_it_is_an_input_error(
-    red: Repo, run_gate: Run
+    red: Repo, checked_gate: Run
 ) -> None:
     for number in range(6, 12):
         red.replay(number, junit(GOOD_CASE, '<testcase classname="suite.Bad" name="test_red"/>'))
-    code, _, err = run_gate("--replays", "5")
+    code, _, err = checked_gate("--replays", "5")
     assert code == 2
     source = str(red.root / "reports" / "run-10.xml")
     assert error_of(red) == {
@@ -51,10 +51,10 @@ def test_a_stable_failure_with_passing_replays_planted_beside_it_is_an_input_err
     "name", ["run-6.xml.bak", "notes.txt", "run-1.json", ".hidden", "properties.xml", "run-x"]
 )
 def test_anything_but_a_replay_in_the_reports_folder_is_an_input_error(
-    red: Repo, run_gate: Run, name: str
+    red: Repo, checked_gate: Run, name: str
 ) -> None:
     (red.root / "reports" / name).write_text(junit(GOOD_CASE))
-    code, _, err = run_gate("--replays", "5")
+    code, _, err = checked_gate("--replays", "5")
     assert code == 2
     source = str(red.root / "reports" / name)
     problem = "not a replay (run-<n>.xml or run-<n>/): unexpected in the reports folder"
@@ -62,30 +62,32 @@ def test_anything_but_a_replay_in_the_reports_folder_is_an_input_error(
     assert err == f"waiver: error: {source}: {problem}\n"
 
 
-def test_a_folder_that_is_no_replay_is_an_input_error(red: Repo, run_gate: Run) -> None:
+def test_a_folder_that_is_no_replay_is_an_input_error(red: Repo, checked_gate: Run) -> None:
     (red.root / "reports" / "extra").mkdir()
-    code, _, _ = run_gate("--replays", "5")
+    code, _, _ = checked_gate("--replays", "5")
     assert code == 2
     assert error_of(red)["source"] == str(red.root / "reports" / "extra")
 
 
-def test_what_waiver_replay_leaves_beside_the_replays_is_accepted(red: Repo, run_gate: Run) -> None:
+def test_what_waiver_replay_leaves_beside_the_replays_is_accepted(
+    red: Repo, checked_gate: Run
+) -> None:
     """`run-<i>.log` and, with --properties-first, properties.xml and properties.log."""
     reports = red.root / "reports"
     for number in range(1, 6):
         (reports / f"run-{number}.log").write_text("output\n")
     (reports / "properties.xml").write_text((red.root / "properties.xml").read_text())
     (reports / "properties.log").write_text("output\n")
-    code, _, _ = run_gate("--replays", "5", "--properties", str(reports / "properties.xml"))
+    code, _, _ = checked_gate("--replays", "5", "--properties", str(reports / "properties.xml"))
     assert code == 1
     report = json.loads((red.root / "waiver.json").read_text())
     assert report["replays"]["count"] == 5
     assert report["replays"]["errors"] == []
 
 
-def test_a_log_beyond_the_declared_count_is_an_input_error(red: Repo, run_gate: Run) -> None:
+def test_a_log_beyond_the_declared_count_is_an_input_error(red: Repo, checked_gate: Run) -> None:
     (red.root / "reports" / "run-6.log").write_text("output\n")
-    code, _, _ = run_gate("--replays", "5")
+    code, _, _ = checked_gate("--replays", "5")
     assert code == 2
     assert error_of(red) == {
         "source": str(red.root / "reports" / "run-6.log"),
@@ -94,10 +96,10 @@ def test_a_log_beyond_the_declared_count_is_an_input_error(red: Repo, run_gate: 
 
 
 def test_a_replay_numbered_far_beyond_the_cap_is_refused_without_listing_the_gap(
-    repo: Repo, run_gate: Run
+    repo: Repo, checked_gate: Run
 ) -> None:
     repo.replay(999999, junit(GOOD_CASE))
-    code, _, _ = run_gate()
+    code, _, _ = checked_gate()
     assert code == 2
     assert error_of(repo) == {
         "source": str(repo.root / "reports" / "run-999999.xml"),
@@ -108,16 +110,16 @@ def test_a_replay_numbered_far_beyond_the_cap_is_refused_without_listing_the_gap
 
 @pytest.mark.parametrize("count", ["0", "1001"])
 def test_a_declared_count_out_of_range_is_a_usage_error(
-    repo: Repo, run_gate: Run, count: str
+    repo: Repo, checked_gate: Run, count: str
 ) -> None:
-    code, _, err = run_gate("--replays", count)
+    code, _, err = checked_gate("--replays", count)
     assert code == 2
     assert err.endswith(
         f"waiver gate: error: argument --replays: must be between 1 and 1000, got {count}\n"
     )
 
 
-def test_deeply_nested_shard_folders_are_an_input_error(repo: Repo, run_gate: Run) -> None:
+def test_deeply_nested_shard_folders_are_an_input_error(repo: Repo, checked_gate: Run) -> None:
     (repo.root / "reports" / "run-5.xml").unlink()
     folder = repo.root / "reports" / "run-5"
     deep = folder
@@ -125,7 +127,7 @@ def test_deeply_nested_shard_folders_are_an_input_error(repo: Repo, run_gate: Ru
         deep = deep / "d"
     deep.mkdir(parents=True)
     (deep / "shard.xml").write_text(junit(GOOD_CASE))
-    code, _, _ = run_gate("--replays", "5")
+    code, _, _ = checked_gate("--replays", "5")
     assert code == 1
     report = json.loads((repo.root / "waiver.json").read_text())
     [error] = report["replays"]["errors"]

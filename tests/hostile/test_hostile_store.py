@@ -27,11 +27,11 @@ from helpers.junit_support import junit
     ],
 )
 def test_a_store_that_does_not_parse_fails_closed(
-    repo: Repo, run_gate: Run, store: str, problem: str
+    repo: Repo, checked_gate: Run, store: str, problem: str
 ) -> None:
     path = repo.root / "freezes.json"
     path.write_bytes(store.encode("latin-1") if store.startswith("\xff") else store.encode())
-    code, _, err = run_gate("--freezes", str(path))
+    code, _, err = checked_gate("--freezes", str(path))
     assert code == 2
     assert str(path) in err
     assert problem in err
@@ -43,10 +43,10 @@ FLIP = (
 )
 
 
-def test_records_with_wrong_types_or_no_expiry_are_void(repo: Repo, run_gate: Run) -> None:
+def test_records_with_wrong_types_or_no_expiry_are_void(repo: Repo, checked_gate: Run) -> None:
     for replay in range(1, 6):
         repo.replay(replay, junit(FLIP[replay % 2]))
-    run_gate(codes=(0,))
+    checked_gate(codes=(0,))
     row = json.loads((repo.root / "waiver.json").read_text())["rows"][0]
     good = {
         **row["freeze"],
@@ -64,7 +64,7 @@ def test_records_with_wrong_types_or_no_expiry_are_void(repo: Repo, run_gate: Ru
     ]
     path = repo.root / "freezes.json"
     path.write_text(json.dumps(records))
-    run_gate("--freezes", str(path), codes=(0,))
+    checked_gate("--freezes", str(path), codes=(0,))
     report = json.loads((repo.root / "waiver.json").read_text())
     assert report["freezes"]["active"] == []
     assert [void["reason"] for void in report["freezes"]["void"]] == [

@@ -60,11 +60,11 @@ REFUSED = {
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_hostile_replay_is_refused_and_its_tests_are_unknown(
-    repo: Repo, run_gate: Run, name: str
+    repo: Repo, checked_gate: Run, name: str
 ) -> None:
     payload, problem = REFUSED[name]
     path = repo.replay(1, payload.replace("{secret}", str(repo.secret)))
-    code, _, _ = run_gate()
+    code, _, _ = checked_gate()
     assert code == 1
     report = json.loads((repo.root / "waiver.json").read_text())
     assert report["blocked"] is True
@@ -77,11 +77,11 @@ def test_a_hostile_replay_is_refused_and_its_tests_are_unknown(
 
 @pytest.mark.parametrize("name", ["xxe-file", "billion-laughs", "deep-nesting", "empty"])
 def test_a_hostile_property_report_is_exit_2_naming_the_file(
-    repo: Repo, run_gate: Run, name: str
+    repo: Repo, checked_gate: Run, name: str
 ) -> None:
     payload, problem = REFUSED[name]
     (repo.root / "properties.xml").write_text(payload.replace("{secret}", str(repo.secret)))
-    code, _, err = run_gate()
+    code, _, err = checked_gate()
     assert code == 2
     assert str(repo.root / "properties.xml") in err
     assert problem in err
@@ -91,7 +91,7 @@ def test_a_hostile_property_report_is_exit_2_naming_the_file(
 
 
 @pytest.mark.slow
-def test_a_12_mb_attribute_and_text_node_are_read(repo: Repo, run_gate: Run) -> None:
+def test_a_12_mb_attribute_and_text_node_are_read(repo: Repo, checked_gate: Run) -> None:
     huge = "x" * (12 << 20)
     for replay in range(1, 6):
         repo.replay(
@@ -101,13 +101,13 @@ def test_a_12_mb_attribute_and_text_node_are_read(repo: Repo, run_gate: Run) -> 
                 f"<system-out>{huge}</system-out></testcase>"
             ),
         )
-    run_gate(codes=(0,))
+    checked_gate(codes=(0,))
     report = json.loads((repo.root / "waiver.json").read_text())
     assert report["replays"]["errors"] == []
     assert [row["class"] for row in report["rows"]] == ["stable_pass"]
 
 
-def test_a_bom_and_latin_1_report_is_read(repo: Repo, run_gate: Run) -> None:
+def test_a_bom_and_latin_1_report_is_read(repo: Repo, checked_gate: Run) -> None:
     latin = (
         '<?xml version="1.0" encoding="ISO-8859-1"?><testsuites><testsuite name="s">'
         '<testcase classname="suite.Good" name="test_ok"/>'
@@ -119,15 +119,15 @@ def test_a_bom_and_latin_1_report_is_read(repo: Repo, run_gate: Run) -> None:
     )
     for replay in range(1, 6):
         repo.replay(replay, latin.encode("latin-1") if replay % 2 else bom)
-    run_gate(codes=(0,))
+    checked_gate(codes=(0,))
     report = json.loads((repo.root / "waiver.json").read_text())
     assert [row["test_id"] for row in report["rows"]] == ["suite.Good::café", "suite.Good::test_ok"]
     assert {row["replay_total"] for row in report["rows"]} == {5}
 
 
-def test_a_report_over_the_size_cap_is_refused(repo: Repo, run_gate: Run) -> None:
+def test_a_report_over_the_size_cap_is_refused(repo: Repo, checked_gate: Run) -> None:
     path = repo.replay(2, junit(GOOD_CASE, f"<!-- {'x' * 5000} -->"))
-    code, _, _ = run_gate("--max-report-bytes", "4096")
+    code, _, _ = checked_gate("--max-report-bytes", "4096")
     assert code == 1
     report = json.loads((repo.root / "waiver.json").read_text())
     [error] = report["replays"]["errors"]
@@ -135,11 +135,11 @@ def test_a_report_over_the_size_cap_is_refused(repo: Repo, run_gate: Run) -> Non
     assert "larger than the cap of 4096 bytes" in error["problem"]
 
 
-def test_a_symlinked_replay_is_refused(repo: Repo, run_gate: Run) -> None:
+def test_a_symlinked_replay_is_refused(repo: Repo, checked_gate: Run) -> None:
     target = repo.root / "reports" / "run-1.xml"
     link = repo.root / "reports" / "run-6.xml"
     link.symlink_to(target)
-    code, _, _ = run_gate()
+    code, _, _ = checked_gate()
     assert code == 1
     report = json.loads((repo.root / "waiver.json").read_text())
     [error] = report["replays"]["errors"]

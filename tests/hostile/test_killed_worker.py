@@ -36,12 +36,12 @@ def test_a_dead_worker_breaks_the_read(repo: Repo, monkeypatch: pytest.MonkeyPat
 
 
 def test_the_gate_exits_3_and_leaves_no_report(
-    repo: Repo, run_gate: Run, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, checked_gate: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = repo.root / "waiver.json"
     out.write_text('{"blocked": false}')  # a stale green report from an earlier run
     kill_workers(monkeypatch)
     monkeypatch.setattr(waiver.read.junit.replay_set, "replay_workers", lambda: 2)
-    _, _, err = run_gate(codes=(3,))
+    _, _, err = checked_gate(codes=(3,))
     assert "internal error: BrokenProcessPool" in err
     assert not out.exists()

@@ -22,7 +22,7 @@ from helpers.init_support import (
     BIN,
     commit_as_base,
     copy_to_change,
-    gate,
+    gate_written,
     installed_from_github,
     workflow_inputs,
 )
@@ -169,7 +169,7 @@ def test_the_written_commands_run_in_a_fresh_venv_of_the_oldest_python(
 def test_an_honest_change_is_not_blocked(change: tuple[Path, str]) -> None:
     root, base = change
     commit(root, {"tally.py": LIBRARY.replace("return a + b", "total = a + b\n    return total")})
-    code, report = gate(root, base)
+    code, report = gate_written(root, base)
     assert (code, report["verdict"]) == (0, "clean"), report
     assert report["counts"]["stable_pass"] == 3
 
@@ -178,7 +178,7 @@ def test_an_honest_change_is_not_blocked(change: tuple[Path, str]) -> None:
 def test_a_break_only_the_property_catches_is_property_violation(change: tuple[Path, str]) -> None:
     root, base = change
     commit(root, {"tally.py": LIBRARY.replace("return a + b", "return a + b + (a > 1000)")})
-    code, report = gate(root, base)
+    code, report = gate_written(root, base)
     assert code == 1
     assert report["properties"]["failed"] == [PROPERTY]
     assert {row["class"] for row in report["rows"]} == {"property_violation"}
@@ -188,7 +188,7 @@ def test_a_break_only_the_property_catches_is_property_violation(change: tuple[P
 def test_a_break_a_plain_test_catches_is_stable_assertion_fail(change: tuple[Path, str]) -> None:
     root, base = change
     commit(root, {"tally.py": LIBRARY.replace("{count} items", "{count} item")})
-    code, report = gate(root, base)
+    code, report = gate_written(root, base)
     assert code == 1
     assert {row["test_id"]: row["class"] for row in report["rows"]} == {
         "tests/test_plain.py::test_add_zero": "stable_pass",
@@ -211,7 +211,7 @@ def test_a_property_weakened_through_its_imported_strategy_waits_for_review(
                                                   "st.just(0)"),
         "tally.py": LIBRARY.replace("return a + b", "return a + b + (a > 1000)"),
     })  # fmt: skip
-    code, report = gate(root, base)
+    code, report = gate_written(root, base)
     assert code == 1
     [row] = [row for row in report["rows"] if row["test_id"] == PROPERTY]
     assert (row["class"], row["unknown"]) == ("unknown_test", "edited")

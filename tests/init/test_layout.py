@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from waiver.init.collection import junit_address
 from waiver.init.layout import Layout, find_layout
-from waiver.read.junit.testid import TestIdRule
 
 PROPERTY = "from hypothesis import given\n"
 
@@ -118,26 +116,6 @@ def test_virtualenvs_and_symlinked_folders_are_not_searched(tmp_path: Path) -> N
                            "elsewhere/fixtures/z": "", "tests/test_a.py": ""})  # fmt: skip
     (root / "tests" / "linked").symlink_to(root / "elsewhere")
     assert find_layout(str(root)).fixture_folders == ()
-
-
-@pytest.mark.parametrize(
-    ("nodeid", "address"),
-    [
-        ("tests/unit/test_x.py::test_y", ("tests.unit.test_x", "test_y")),
-        ("tests/test_x.py::TestY::test_z[a::b/c.py]", ("tests.test_x.TestY", "test_z[a::b/c.py]")),
-        ("test_top.py::test_y", ("test_top", "test_y")),
-    ],
-)
-def test_a_node_id_gets_the_address_junitxml_writes(nodeid: str, address: tuple[str, str]) -> None:
-    assert junit_address(nodeid) == address
-
-
-def test_the_address_becomes_the_node_id_again_by_the_gates_rule(tmp_path: Path) -> None:
-    tree(tmp_path, {"tests/unit/test_x.py": ""})
-    classname, name = junit_address("tests/unit/test_x.py::TestY::test_z[1-a/b]")
-    assert TestIdRule(str(tmp_path))("", classname, name) == (
-        "tests/unit/test_x.py::TestY::test_z[1-a/b]"
-    )
 
 
 def test_data_beside_the_tests_is_in_the_fixture_set_file_by_file(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.init_support import commit_as_base, copy_to_change, gate, installed_from_github
+from helpers.init_support import commit_as_base, copy_to_change, gate_written, installed_from_github
 from helpers.support import git, write_tree
 from waiver.cli import main
 
@@ -59,5 +59,5 @@ def test_init_sets_a_mature_library_up_in_one_run_and_an_honest_change_is_clean(
     core = change / "cal/core.py"
     core.write_text(core.read_text().replace("n * 86400", "86400 * n"))
     git(change, "commit", "--quiet", "-am", "an honest change")
-    code, report = gate(change, base)
+    code, report = gate_written(change, base)
     assert (code, report["verdict"]) == (0, "clean"), report

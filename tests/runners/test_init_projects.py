@@ -16,7 +16,7 @@ import yaml
 
 from helpers.init_support import (
     commit_as_base,
-    gate,
+    gate_written,
     installed_from_github,
     runner_part,
     workflow_inputs,
@@ -105,7 +105,7 @@ def test_the_first_gate_on_an_honest_change_is_clean(initialised: tuple[str, Pat
         )
     )
     git(root, "commit", "--quiet", "-am", "refactor")
-    code_, report = gate(root, base, runner_part)
+    code_, report = gate_written(root, base, runner_part)
     assert (code_, report["verdict"]) == (0, "clean"), report
     assert set(classes(report).values()) == {"stable_pass"}
     assert sorted(classes(report)) == sorted(PROJECTS[runner][0].registry[1:])
@@ -116,7 +116,7 @@ def test_a_real_bug_is_a_stable_failure(initialised: tuple[str, Path, str]) -> N
     project = PROJECTS[runner][0]
     project.break_clamp(root)
     git(root, "commit", "--quiet", "-am", "bug")
-    code, report = gate(root, base, runner_part)
+    code, report = gate_written(root, base, runner_part)
     assert code == 1
     assert classes(report)[project.above] == "stable_assertion_fail"
 

@@ -51,7 +51,6 @@ def document() -> dict[str, Any]:
     report = report_document([(test_id, "unknown_test") for test_id in ids])
     for row in report["rows"]:
         row.update(unknown="edited", replay_pass=5, outcomes=[True] * 5)
-    report["run_blockers"], report["policy"] = [], {}
     report["registry"] = {
         "used": True,
         "path": "known-tests.txt",

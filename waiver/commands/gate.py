@@ -123,6 +123,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="GLOB",
         help="only fixtures matching this glob are locked (repeatable; default: every file)",
     )
+    _add_replay_arguments(parser)
+    parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
+    parser.add_argument(
+        "--history",
+        metavar="FILE",
+        help="the default branch's history (`waiver history record`): shown beside each "
+        "unstable or failing row, evidence only; a missing or unreadable one is a warning",
+    )
+    _add_review_arguments(parser)
+    add_policy_flags(parser)
+    parser.set_defaults(handler=run)
+
+
+def _add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    """How many replays and shards to expect, of the change and of the base, and how large
+    one report may be."""
     parser.add_argument(
         "--replays",
         type=whole_number(1, MAX_REPLAYS),
@@ -152,16 +168,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N",
         help="size cap of one JUnit file (default 512 MiB); a larger one is unreadable",
     )
-    parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
-    parser.add_argument(
-        "--history",
-        metavar="FILE",
-        help="the default branch's history (`waiver history record`): shown beside each "
-        "unstable or failing row, evidence only; a missing or unreadable one is a warning",
-    )
-    _add_review_arguments(parser)
-    add_policy_flags(parser)
-    parser.set_defaults(handler=run)
 
 
 def _add_review_arguments(parser: argparse.ArgumentParser) -> None:

@@ -29,7 +29,7 @@ from typing import Any, TextIO
 
 from waiver.commands.support import seconds, whole_number
 from waiver.decide.policy import Policy
-from waiver.errors import InputError, UsageError
+from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.read.harness.named import Harness
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.red_green import FORMAT, OUTCOMES_FILE
@@ -187,7 +187,7 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
         print(log_line(line), file=stream)
     where = os.path.join(options.out, OUTCOMES_FILE)
     print(log_line(f"waiver: red-green outcomes in {where}"), file=stream)
-    return 0
+    return EXIT_CLEAR
 
 
 def _replay(

@@ -15,7 +15,7 @@ import argparse
 import os
 
 from waiver.commands.red_green import by_file, name_pattern, parse_shard, shard_of, write_ids
-from waiver.errors import UsageError
+from waiver.errors import EXIT_CLEAR, UsageError
 from waiver.gate.red_green_tests import red_green_tests
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         harness = runner.harness(settings.policy.harness, frozenset())
         for path in lay_out(revision.committed(), modules, tree, harness):
             print(log_line(f"waiver: the change's {path} laid over the base"))
-    return 0
+    return EXIT_CLEAR
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

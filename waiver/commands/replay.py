@@ -25,7 +25,7 @@ from waiver.commands.check_lock import (
 )
 from waiver.commands.restore_harness import HarnessSource, add_harness_source, trusted_harness
 from waiver.commands.support import seconds, whole_number
-from waiver.errors import InputError, UsageError
+from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR, InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.read.lock.drift import LockPaths
 from waiver.replay.runner import LiveProgress, Progress, Run, Runner, Stopped, stop_on_signals
@@ -172,7 +172,7 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
         runner.close()
     if stops:
         print("\n".join(stops), file=stream)
-        return 1
+        return EXIT_BLOCKED  # drift or a failed property: no replay can unblock the gate
     if missing:
         raise InputError(
             options.out,
@@ -183,7 +183,7 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
         log_line(f"waiver: all {options.count} replays left a report in {options.out}"),
         file=stream,
     )
-    return 0
+    return EXIT_CLEAR
 
 
 def run(args: argparse.Namespace) -> int:

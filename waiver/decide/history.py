@@ -28,8 +28,7 @@ TOKENS = {
     TestClass.PROPERTY_VIOLATION: "V",
 }
 ABSENT = "."
-# The tokens whose run observed the test's assertions; of them, the failing ones.
-OBSERVED = "PUF"
+# The tokens of a run in which the test's assertions failed.
 FAILING = "UF"
 DETAILED = "UFKDV"
 # A detail's last letter: what the row's base replays said, when the run had them.

@@ -5,8 +5,6 @@ itself is run: the property suite and the tests once each, with a JUnit report r
 gate reads a replay. A test that skips, by a mark or while it runs (`pytest.skip` in its
 body), has no outcome there and is not registered: listed, it would be an `unknown_test`
 (vanished) in every gate. A test that fails is registered, and named to the person.
-
-`junit_address` gives the `classname` and `name` pytest's junitxml writes for a node id.
 """
 
 from __future__ import annotations
@@ -27,16 +25,6 @@ from waiver.read.junit.testid import TestIdRule
 # pytest's exit code when it collected nothing.
 NO_TESTS_COLLECTED = 5
 OUTPUT_TAIL = 2000
-
-
-def junit_address(nodeid: str) -> tuple[str, str]:
-    """The `classname` and `name` pytest's junitxml writes for a node id."""
-    path, bracket, params = nodeid.partition("[")
-    names = path.split("::")
-    module = names[0].replace("/", ".")
-    names[0] = module[: -len(".py")] if module.endswith(".py") else module
-    names[-1] += bracket + params
-    return ".".join(names[:-1]), names[-1]
 
 
 @dataclass(frozen=True)

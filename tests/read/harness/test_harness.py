@@ -30,6 +30,7 @@ from helpers.support import (
     git,
     load_report,
     replay_example,
+    run_gate,
 )
 from waiver.cli import main
 from waiver.errors import InputError
@@ -298,16 +299,7 @@ def small_repo(root: Path, policy: str | None = None, files: tuple[str, ...] = (
 
 
 def small_gate(root: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    code = main(
-        [
-            "gate", "--root", str(root), "--reports", str(root / "reports"),
-            "--properties", str(root / "properties.xml"), "--fixtures", str(root / "fixtures"),
-            "--lock", str(root / "fixture.lock"), "--out", str(root / "waiver.json"),
-            "--known-tests", str(root / "known-tests.txt"), "--replays", "5",
-            "--now", "2026-12-01T12:00:00+00:00", *extra,
-        ]
-    )  # fmt: skip
-    return code, load_report(root / "waiver.json")
+    return run_gate(root, "--replays", "5", *extra)
 
 
 def test_a_symlinked_conftest_is_an_input_error(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
+import pytest
+
 from helpers.support import run_pytest, write_tree
 from waiver.read.junit.statistics import FewCases, properties_with_few_cases
 
@@ -67,6 +69,7 @@ def test_statistics_that_are_not_hypothesis_text_name_nothing(tmp_path: Path) ->
     assert properties_with_few_cases(str(tmp_path / "absent.xml"), ran, LIMIT) == []
 
 
+@pytest.mark.slow  # two real pytest runs with Hypothesis
 def test_a_real_hypothesis_run_under_a_one_example_profile_is_named(tmp_path: Path) -> None:
     write_tree(
         tmp_path,

@@ -17,9 +17,11 @@ from typing import Any
 import pytest
 
 from helpers.junit_support import case, junit
-from helpers.support import REPO, gate_args, git, load_report, rows
+from helpers.support import REPO, git, rows, run_gate
 from waiver.cli import main
 from waiver.decide.policy import Policy, policy_key
+from waiver.read.policy.settings import Flags, effective
+from waiver.write.report import policy_json
 
 AUTH = "tests/auth/test_login.py::test_token"
 PARSE = "tests/parse/test_parse.py::test_round_trip"
@@ -43,16 +45,14 @@ RENDER_BINDING = """\
 # The top-level keys of waiver.yml, as the declaration (`waiver.decide.policy.Policy`) has them.
 KEYS = ", ".join(sorted({policy_key(f).section or f.name for f in fields(Policy)}))
 
-# The history keys (docs/history.md) at their defaults.
-HISTORY_DEFAULTS = {
-    "history_runs": 100,
-    "history_days": 30,
-    "flag_failure_rate": 0.15,
-    "clear_failure_rate": 0.05,
-    "min_history_sample": 10,
-    "storm_failure_share": 0.8,
-    "ewma_lambda": 0.1,
-}
+
+def effective_json(values: dict[str, Any], sources: dict[str, str], config: str) -> dict[str, Any]:
+    """What `policy_json` holds when the file and the flags set `values`, from `sources`:
+    every other key at its declared default, so a new key needs no line in these tests."""
+    document = policy_json(effective(None, Flags(), "."))
+    limits = {**document["limits"], **values.pop("limits", {})}
+    return {**document, **values, "limits": limits, "config": config,
+            "sources": {**document["sources"], **sources}}  # fmt: skip
 
 
 def junit_xml(outcomes: Mapping[str, bool]) -> str:
@@ -91,12 +91,6 @@ def write_policy(root: Path, text: str) -> Path:
     return path
 
 
-def gate(root: Path, *extra: str, known_tests: bool = True) -> tuple[int, dict[str, Any]]:
-    """The gate on `root`; with `known_tests`, the registry build_repo wrote is given as a flag."""
-    code = main(gate_args(root, *extra, known_tests=known_tests, summary=True))
-    return code, load_report(root / "waiver.json")
-
-
 def classes(report: Mapping[str, Any]) -> dict[str, str]:
     return {test_id: row["class"] for test_id, row in rows(report).items()}
 
@@ -121,7 +115,7 @@ def test_a_strict_flip_blocks_without_a_proposal_and_elsewhere_gets_one(
 ) -> None:
     root = build_repo(tmp_path, {AUTH: PASSES, PARSE: PASSES} | {flipping: FLIPS})
     config = write_policy(root, 'strict: ["tests/auth/*"]\n')
-    got, report = gate(root, "--config", str(config))
+    got, report = run_gate(root, "--config", str(config))
     assert (got, report["verdict"]) == (code, verdict)
     row = rows(report)[flipping]
     assert row["class"] == "unstable_assertion"
@@ -136,7 +130,7 @@ def test_a_strict_flip_blocks_without_a_proposal_and_elsewhere_gets_one(
 def test_the_summary_says_why_a_strict_row_blocks(tmp_path: Path) -> None:
     root = build_repo(tmp_path, {AUTH: FLIPS, PARSE: PASSES})
     config = write_policy(root, 'strict: ["tests/auth/*"]\n')
-    assert gate(root, "--config", str(config))[0] == 1
+    assert run_gate(root, "--config", str(config), summary=True)[0] == 1
     summary = (root / "summary.md").read_text()
     assert (
         "**1 unstable test(s) match a `strict` pattern of the policy:** a strict test gets no "
@@ -150,7 +144,7 @@ def test_the_summary_says_why_a_strict_row_blocks(tmp_path: Path) -> None:
 
 def test_without_strict_patterns_the_summary_has_no_strict_note(tmp_path: Path) -> None:
     root = build_repo(tmp_path, {AUTH: FLIPS, PARSE: PASSES})
-    assert gate(root)[0] == 0
+    assert run_gate(root, summary=True)[0] == 0
     assert "strict" not in (root / "summary.md").read_text()
 
 
@@ -182,7 +176,7 @@ def test_render_drift_leaves_tests_bound_to_parse_alone(
     config = write_policy(root, PARSE_BINDING + RENDER_BINDING)
     parse_digest = subset_digest(root, "fixtures/parse/")
     _change(root, how, path)
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert code == 1
     assert classes(report) == {
         PARSE: "unstable_assertion",
@@ -211,7 +205,7 @@ def test_parse_drift_drifts_the_parse_tests_and_the_whole_set(
     config = write_policy(root, PARSE_BINDING + RENDER_BINDING)
     render_digest = subset_digest(root, "fixtures/render/")
     _change(root, how, path)
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert code == 1
     assert classes(report) == {
         PARSE: "fixture_drift",
@@ -226,9 +220,9 @@ def test_a_test_in_two_bindings_drifts_with_either_subset(tmp_path: Path) -> Non
     root = build_repo(tmp_path, {PARSE: FLIPS, AUTH: PASSES})
     policy = PARSE_BINDING + '  - tests: ["tests/parse/*"]\n    fixtures: ["fixtures/render/*"]\n'
     config = write_policy(root, policy)
-    assert classes(gate(root, "--config", str(config))[1])[PARSE] == "unstable_assertion"
+    assert classes(run_gate(root, "--config", str(config))[1])[PARSE] == "unstable_assertion"
     _change(root, "edit", "fixtures/render/x.json")
-    assert classes(gate(root, "--config", str(config))[1])[PARSE] == "fixture_drift"
+    assert classes(run_gate(root, "--config", str(config))[1])[PARSE] == "fixture_drift"
 
 
 @pytest.mark.parametrize(("how", "path"), DRIFTS)
@@ -240,7 +234,7 @@ def test_drift_in_a_file_no_binding_names_drifts_every_row(
     root = build_repo(tmp_path, {PARSE: FLIPS, RENDER: PASSES})
     config = write_policy(root, PARSE_BINDING)
     _change(root, how, path)
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert code == 1
     assert classes(report) == {PARSE: "fixture_drift", RENDER: "fixture_drift"}
     assert rows(report)[PARSE]["freeze"] is None
@@ -251,7 +245,7 @@ def test_drift_in_a_file_no_binding_names_drifts_every_row(
 def test_unbound_tests_carry_the_digest_of_the_whole_set(tmp_path: Path) -> None:
     root = build_repo(tmp_path, {PARSE: FLIPS, AUTH: FLIPS})
     config = write_policy(root, PARSE_BINDING + RENDER_BINDING)
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert code == 0
     found = rows(report)
     assert found[AUTH]["freeze"]["fixture_hash"] == subset_digest(root, "fixtures/")
@@ -266,7 +260,7 @@ def test_a_binding_pattern_that_matches_no_locked_file_is_an_input_error(
     config = write_policy(
         root, 'bindings:\n  - tests: ["tests/parse/*"]\n    fixtures: ["parse/*"]\n'
     )
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     problem = (
         "bindings[0].fixtures[0]: 'parse/*' matches no file in the lock "
         "(patterns match lock paths, relative to the repository root)"
@@ -281,12 +275,12 @@ def test_the_fixture_include_patterns_come_from_the_file_unless_a_flag_is_given(
 ) -> None:
     root = build_repo(tmp_path, {PARSE: PASSES})
     (root / "fixtures" / "README.txt").write_text("not a fixture\n")
-    assert classes(gate(root)[1]) == {PARSE: "fixture_drift"}
+    assert classes(run_gate(root)[1]) == {PARSE: "fixture_drift"}
     config = write_policy(root, 'fixtures: ["*.json"]\n')
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert (code, classes(report)) == (0, {PARSE: "stable_pass"})
     assert report["policy"]["sources"]["fixtures"] == "file"
-    code, report = gate(root, "--config", str(config), "--pattern", "*")
+    code, report = run_gate(root, "--config", str(config), "--pattern", "*")
     assert (code, classes(report)) == (1, {PARSE: "fixture_drift"})
     assert report["fixtures"]["drift"] == [
         {"path": "fixtures/README.txt", "kind": "not_in_lock", "part": "fixtures"}
@@ -305,10 +299,10 @@ def test_no_fixture_globs_lock_the_harness_alone_and_no_file_is_a_fixture(tmp_pa
     ]
     (root / "fixtures" / "parse.json").write_text("edited\n")
     (root / "notes.txt").write_text("new\n")
-    code, report = gate(root, "--config", str(config), "--fixtures", str(root))
+    code, report = run_gate(root, "--config", str(config), "--fixtures", str(root))
     assert (code, classes(report)) == (0, {PARSE: "stable_pass"})
     (root / "conftest.py").write_text("import pytest\n")
-    code, report = gate(root, "--config", str(config), "--fixtures", str(root))
+    code, report = run_gate(root, "--config", str(config), "--fixtures", str(root))
     assert (code, classes(report)) == (1, {PARSE: "fixture_drift"})
     assert report["fixtures"]["drift"] == [
         {"path": "conftest.py", "kind": "changed", "part": "harness"}
@@ -335,7 +329,7 @@ def test_a_stored_freeze_longer_than_max_freeze_hours_is_void(tmp_path: Path) ->
     fitting = record | {"expires_at": "2026-12-03T11:00:00+00:00"}  # 48 h
     (root / "freezes.json").write_text(json.dumps([too_long, fitting]))
     config = write_policy(root, "max_freeze_hours: 48\nfreezes: freezes.json\n")
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert code == 0
     assert report["freezes"] == {
         "active": [{"index": 1, "record": fitting}],
@@ -360,7 +354,7 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
         "min_replays: 3\nfreeze_hours: 12\nstrict: []\nregistry: known-tests.txt\n"
         "limits:\n  max_files_per_replay: 50\n",
     )
-    code, report = gate(root, "--config", str(config), "--freeze-hours", "6", known_tests=False)
+    code, report = run_gate(root, "--config", str(config), "--freeze-hours", "6", known_tests=False)
     assert code == 1  # RENDER is in the registry and never ran
     assert classes(report) == {
         AUTH: "stable_pass",
@@ -369,50 +363,13 @@ def test_flags_override_the_file_and_the_report_says_where_each_value_came_from(
     }
     assert rows(report)[PARSE]["freeze"]["expires_at"] == "2026-12-01T18:00:00Z"
     assert report["min_replays"] == 3
-    assert report["policy"] == {
-        "min_replays": 3,
-        "freeze_hours": 6,
-        "max_freeze_hours": 168,
-        "strict": [],
-        "introduced_instability": "review",
-        "freeze_requires": [],
-        "max_renewals": None,
-        "review_requires": [],
-        "fixtures": [],
-        "bindings": [],
-        "harness": [],
-        "unlocked_data": [],
-        "property_suite": "folder",
-        "runner": "pytest",
-        "approvers": None,
-        "registry": str(root / "known-tests.txt"),
-        "freezes": None,
-        **HISTORY_DEFAULTS,
-        "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 50},
-        "config": str(config),
-        "sources": {
-            "min_replays": "file",
-            "freeze_hours": "flag",
-            "max_freeze_hours": "default",
-            "strict": "file",
-            "introduced_instability": "default",
-            "freeze_requires": "default",
-            "max_renewals": "default",
-            "review_requires": "default",
-            "fixtures": "default",
-            "bindings": "default",
-            "harness": "default",
-            "unlocked_data": "default",
-            "property_suite": "default",
-            "runner": "default",
-            "approvers": "default",
-            "registry": "file",
-            "freezes": "default",
-            **dict.fromkeys(HISTORY_DEFAULTS, "default"),
-            "limits.max_report_bytes": "default",
-            "limits.max_files_per_replay": "file",
-        },
-    }
+    assert report["policy"] == effective_json(
+        {"min_replays": 3, "freeze_hours": 6, "strict": [],
+         "registry": str(root / "known-tests.txt"), "limits": {"max_files_per_replay": 50}},
+        {"min_replays": "file", "freeze_hours": "flag", "strict": "file", "registry": "file",
+         "limits.max_files_per_replay": "file"},
+        config=str(config),
+    )  # fmt: skip
 
 
 def test_a_flag_above_the_files_maximum_is_a_usage_error(
@@ -420,7 +377,7 @@ def test_a_flag_above_the_files_maximum_is_a_usage_error(
 ) -> None:
     root = build_repo(tmp_path, {PARSE: FLIPS})
     config = write_policy(root, "max_freeze_hours: 48\n")
-    code, report = gate(root, "--config", str(config), "--freeze-hours", "72")
+    code, report = run_gate(root, "--config", str(config), "--freeze-hours", "72")
     assert (code, report["blocked"]) == (2, True)
     assert capsys.readouterr().err == (
         "waiver: error: freeze_hours (72) exceeds max_freeze_hours (48)\n"
@@ -438,7 +395,7 @@ def test_a_change_cannot_loosen_the_policy_of_its_own_gate_run(tmp_path: Path) -
     write_policy(root, "strict: []\nfreeze_hours: 100\nmax_freeze_hours: 200\n")
     git(root, "commit", "-q", "-am", "the change loosens its own policy")
 
-    code, report = gate(root, "--config", str(config), "--trusted-ref", base)
+    code, report = run_gate(root, "--config", str(config), "--trusted-ref", base)
     assert (code, report["trusted_revision"]) == (1, base)
     row = rows(report)[AUTH]
     assert (row["class"], row["strict"], row["freeze"]) == ("unstable_assertion", True, None)
@@ -448,7 +405,7 @@ def test_a_change_cannot_loosen_the_policy_of_its_own_gate_run(tmp_path: Path) -
         {"file": "config", "path": str(config), "change": "modified"}
     ]
     # Read from the working tree instead, the change's own edit would have let it through.
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert (code, rows(report)[AUTH]["freeze"]["expires_at"]) == (0, "2026-12-05T16:00:00Z")
 
 
@@ -465,50 +422,14 @@ def test_policy_check_prints_the_effective_values(
         + "freezes: ci/freezes.json\nintroduced_instability: block\n",
     )
     assert main(["policy", "--check", str(config)]) == 0
-    assert json.loads(capsys.readouterr().out) == {
-        "min_replays": 7,
-        "freeze_hours": 24,
-        "max_freeze_hours": 168,
-        "strict": ["tests/auth/*"],
-        "introduced_instability": "block",
-        "freeze_requires": [],
-        "max_renewals": None,
-        "review_requires": [],
-        "fixtures": [],
-        "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
-        "harness": [],
-        "unlocked_data": [],
-        "property_suite": "folder",
-        "runner": "pytest",
-        "approvers": None,
-        "registry": None,
-        "freezes": "ci/freezes.json",
-        **HISTORY_DEFAULTS,
-        "limits": {"max_report_bytes": 512 << 20, "max_files_per_replay": 10_000},
-        "config": str(config),
-        "sources": {
-            "min_replays": "file",
-            "freeze_hours": "default",
-            "max_freeze_hours": "default",
-            "strict": "file",
-            "introduced_instability": "file",
-            "freeze_requires": "default",
-            "max_renewals": "default",
-            "review_requires": "default",
-            "fixtures": "default",
-            "bindings": "file",
-            "harness": "default",
-            "unlocked_data": "default",
-            "property_suite": "default",
-            "runner": "default",
-            "approvers": "default",
-            "registry": "default",
-            "freezes": "file",
-            **dict.fromkeys(HISTORY_DEFAULTS, "default"),
-            "limits.max_report_bytes": "default",
-            "limits.max_files_per_replay": "default",
-        },
-    }
+    assert json.loads(capsys.readouterr().out) == effective_json(
+        {"min_replays": 7, "strict": ["tests/auth/*"], "introduced_instability": "block",
+         "bindings": [{"tests": ["tests/parse/*"], "fixtures": ["fixtures/parse/*"]}],
+         "freezes": "ci/freezes.json"},
+        dict.fromkeys(["min_replays", "strict", "introduced_instability", "bindings", "freezes"],
+                      "file"),
+        config=str(config),
+    )  # fmt: skip
 
 
 def test_the_documented_example_is_valid_and_sets_every_key(
@@ -637,7 +558,7 @@ def test_the_gate_refuses_an_invalid_file_with_a_blocked_report(
     root = build_repo(tmp_path, {PARSE: PASSES})
     (root / "waiver.json").write_text('{"blocked": false}')  # a stale green report
     config = write_policy(root, text)
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert (code, report["blocked"], report["rows"]) == (2, True, [])
     assert report["error"] == {"source": str(config), "problem": problem}
     assert report["policy"]["config"] is None
@@ -655,7 +576,7 @@ def test_a_50_mb_policy_file_is_refused_before_parsing(
         f"waiver: error: {config}: larger than the cap of 1048576 bytes\n"
     )
     root = build_repo(tmp_path / "repo", {PARSE: PASSES})
-    code, report = gate(root, "--config", str(config))
+    code, report = run_gate(root, "--config", str(config))
     assert (code, report["error"]) == (
         2,
         {"source": str(config), "problem": "larger than the cap of 1048576 bytes"},
@@ -664,7 +585,7 @@ def test_a_50_mb_policy_file_is_refused_before_parsing(
 
 def test_a_missing_policy_file_is_an_input_error(tmp_path: Path) -> None:
     root = build_repo(tmp_path, {PARSE: PASSES})
-    code, report = gate(root, "--config", str(root / "absent.yml"))
+    code, report = run_gate(root, "--config", str(root / "absent.yml"))
     assert (code, report["error"]) == (
         2,
         {"source": str(root / "absent.yml"), "problem": "file not found"},

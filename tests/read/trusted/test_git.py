@@ -65,7 +65,7 @@ def repository(example: Path) -> tuple[Path, str, str]:
     return example, base, head
 
 
-def gate(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+def gate_with_freezes(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     return run_gate(work, "--freezes", str(work / "freezes.json"), *extra)
 
 
@@ -74,7 +74,7 @@ def test_with_the_base_as_trusted_ref_the_change_is_fixture_drift(
 ) -> None:
     work, base, _ = repository
 
-    code, report = gate(work, "--trusted-ref", base)
+    code, report = gate_with_freezes(work, "--trusted-ref", base)
 
     assert code == 1
     assert classes(report) == dict.fromkeys((EMPTY, KNOWN, ROUND_TRIP), "fixture_drift")
@@ -104,7 +104,7 @@ def test_without_a_trusted_ref_the_change_vouches_for_itself_and_the_summary_war
 ) -> None:
     work, _, _ = repository
 
-    code, report = gate(work)
+    code, report = gate_with_freezes(work)
 
     # The rewritten lock matches the edited fixture, and the added freeze is active: exactly
     # what reading the protected files from the change lets a change do.
@@ -123,7 +123,7 @@ def test_without_a_trusted_ref_the_change_vouches_for_itself_and_the_summary_war
 def test_the_head_as_trusted_ref_sees_no_change(repository: tuple[Path, str, str]) -> None:
     work, _, head = repository
 
-    code, report = gate(work, "--trusted-ref", head)
+    code, report = gate_with_freezes(work, "--trusted-ref", head)
 
     assert code == 1
     assert report["trusted_revision"] == head
@@ -168,7 +168,7 @@ def test_a_revision_fetched_into_the_shallow_clone_is_read(
     clone = shallow_clone(upstream, tmp_path)
     git(clone, "fetch", "--quiet", "--depth=1", "origin", base)
 
-    code, report = gate(clone, "--trusted-ref", base)
+    code, report = gate_with_freezes(clone, "--trusted-ref", base)
 
     assert code == 1
     assert report["trusted_revision"] == base
@@ -290,7 +290,9 @@ def test_the_root_may_be_a_folder_inside_the_repository(
     git(outer, "add", "--", *(f"demo/{name}" for name in COMMITTED), "demo/freezes.json")
     git(outer, "commit", "--quiet", "-m", "nested")
 
-    code, report = gate(outer / "demo", "--trusted-ref", git(outer, "rev-parse", "HEAD"))
+    code, report = gate_with_freezes(
+        outer / "demo", "--trusted-ref", git(outer, "rev-parse", "HEAD")
+    )
 
     assert code == 1
     assert report["fixtures"]["protected_changes"] == []
@@ -313,7 +315,7 @@ def test_no_hook_or_program_from_the_workspace_config_runs(
     git(clone, "config", "core.fsmonitor", f"echo fsmonitor >> {marker}; false")
     git(clone, "config", "core.alternateRefsCommand", f"echo alternates >> {marker}")
 
-    code, report = gate(clone, "--trusted-ref", base)
+    code, report = gate_with_freezes(clone, "--trusted-ref", base)
 
     assert code == 1 and report["trusted_revision"] == base
     assert not marker.exists()
@@ -373,8 +375,8 @@ def test_the_policy_file_comes_from_the_trusted_revision_too(
     base = git(work, "rev-parse", "HEAD")
     config.write_text("min_replays: 1\n")  # the change lowers its own bar
 
-    _, trusted = gate(work, "--config", str(config), "--trusted-ref", base)
-    _, untrusted = gate(work, "--config", str(config))
+    _, trusted = gate_with_freezes(work, "--config", str(config), "--trusted-ref", base)
+    _, untrusted = gate_with_freezes(work, "--config", str(config))
 
     assert trusted["min_replays"] == 5 and untrusted["min_replays"] == 1
     assert trusted["fixtures"]["protected_changes"] == [
