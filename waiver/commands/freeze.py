@@ -10,7 +10,6 @@ spelled as `\\u` escapes so that no hidden character passes review.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -21,13 +20,18 @@ from typing import Any
 from waiver.commands.freeze_history import TRUSTED_REF_HELP, renewal_counts, run_history
 from waiver.commands.support import moment, now_of
 from waiver.decide.decision import check_policy
-from waiver.decide.freezes import ACCOUNTABLE, DUPLICATE, record_void_reason
+from waiver.decide.freeze_store import (
+    acceptance_refusal,
+    base_counts,
+    introduced,
+    store_states,
+)
+from waiver.decide.freezes import ACCOUNTABLE
 from waiver.decide.history import History
 from waiver.decide.history_rates import stable_runs
 from waiver.decide.policy import Policy
 from waiver.decide.renewals import FreezeTally, renewal_refusal
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
-from waiver.model import BaseMeaning, FreezeRecord, TestClass
 from waiver.read.files import read_small
 from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
 from waiver.read.history import read_history
@@ -35,8 +39,8 @@ from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.protected import FromWorkingTree
 from waiver.read.waiver_json import read_report
-from waiver.write.atomic import write_atomic
 from waiver.write.escape import visible_text
+from waiver.write.freeze_store import write_freeze_store
 
 Record = dict[str, object]
 LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
@@ -60,65 +64,18 @@ def read_store(path: str, *, may_be_missing: bool = False) -> list[Record]:
 
 def write_store(path: str, records: Sequence[Record]) -> None:
     try:
-        write_atomic(path, json.dumps(list(records), indent=2) + "\n")
+        write_freeze_store(path, records)
     except OSError as error:
         raise InputError(path, f"cannot write the freeze store: {error.strerror}") from None
 
 
-def _base_counts(row: Mapping[str, Any]) -> str:
-    base = row["base"]
-    return (
-        f"base {base['replay_pass']}/{base['replay_total']}, "
-        f"change {row['replay_pass']}/{row['replay_total']}"
-    )
-
-
-def _introduced_refusal(row: Mapping[str, Any]) -> str:
-    """Why `introduced_instability: block` refuses the proposal of an unstable row."""
-    rule = "the policy says introduced_instability: block and "
-    base = row.get("base")
-    if base is None:
-        return rule + "the report has no base replays to show the test flipping on the base"
-    if base["meaning"] == BaseMeaning.INTRODUCED:
-        return (
-            rule + f"the base replays show this change introduced the flake ({_base_counts(row)})"
-        )
-    return rule + f"the base replays do not show the test flipping ({_base_counts(row)})"
-
-
-def _refusal(row: Mapping[str, Any] | None, policy: Policy, now: datetime) -> str | None:
-    """Why the proposal of `row` may not enter the store, or None when it may.
-
-    Under `introduced_instability: block` only a test the base replays show flipping too
-    may be frozen, as in the gate: the store is read from the trusted revision, so a
-    proposal made under a laxer policy must not get in through it.
-    """
-    if row is None:
-        return "no row in the report"
-    if row["strict"]:
-        return "matches a strict pattern of the policy, so it never gets a freeze"
-    base = row.get("base")
-    if (
-        row["class"] == TestClass.UNSTABLE_ASSERTION
-        and policy.introduced_instability == "block"
-        and (base is None or base["meaning"] != BaseMeaning.ALREADY_FLAKY)
-    ):
-        return _introduced_refusal(row)
-    proposal = row["freeze"]
-    if proposal is None:
-        return f"no freeze proposal (the test is {row['class']})"
-    reason = record_void_reason(FreezeRecord(0, proposal), policy, now)
-    return None if reason is None else f"the proposal is void: {reason}"
-
-
 def _introduced_note(test_id: str, row: Mapping[str, Any]) -> str | None:
     """A word when the base replays show that this change made the accepted test flip."""
-    base = row.get("base")
-    if base is None or base["meaning"] != BaseMeaning.INTRODUCED:
+    if not introduced(row):
         return None
     return (
         f"note: the base replays show this change introduced the flake of "
-        f"{visible_text(test_id)} ({_base_counts(row)})"
+        f"{visible_text(test_id)} ({base_counts(row)})"
     )
 
 
@@ -173,7 +130,7 @@ def accept(
         f"{visible_text(test_id)}: {reason}"
         for test_id in wanted
         if (
-            reason := _refusal(rows.get(test_id), policy, now)
+            reason := acceptance_refusal(rows.get(test_id), policy, now)
             or renewal_refusal((frozen or {}).get(test_id), policy)
         )
         is not None
@@ -201,32 +158,12 @@ def accept(
     )
 
 
-def _states(records: Sequence[Record], policy: Policy, now: datetime) -> list[str | None]:
-    """Each record's void reason as far as it is known without a run's rows, else None.
-
-    Only the first valid record of a test can apply, as in the gate.
-    """
-    seen: set[str] = set()
-    states: list[str | None] = []
-    for index, fields in enumerate(records):
-        reason = record_void_reason(FreezeRecord(index, fields), policy, now)
-        test_id = fields.get("test_id")
-        if reason is None and not isinstance(test_id, str):
-            reason = "test_id is not a string"
-        elif reason is None and test_id in seen:
-            reason = DUPLICATE
-        if reason is None:
-            seen.add(str(test_id))
-        states.append(reason)
-    return states
-
-
 def prune(store: str, policy: Policy, now: datetime, history: History | None = None) -> list[str]:
     """Remove expired and void records, saying which and why; the rest keep their order.
     With the default branch's `history`, name each kept record whose test it shows stable
     for its window: that freeze can go, by a human's edit of the store."""
     records = read_store(store)
-    states = _states(records, policy, now)
+    states = store_states(records, policy, now)
     stable = [] if history is None else _stable_freezes(records, states, history, policy)
     removed = [
         f"removed record {index} ({visible_text(str(record.get('test_id')))}): {reason}"
@@ -274,7 +211,7 @@ def list_store(store: str, policy: Policy, now: datetime) -> list[str]:
         )
         + _accountable(record)
         for index, (record, reason) in enumerate(
-            zip(records, _states(records, policy, now), strict=True)
+            zip(records, store_states(records, policy, now), strict=True)
         )
     ]
     return lines or [f"{store} holds no records"]

@@ -9,7 +9,6 @@ but a report that is not a waiver.json is an input error.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,7 +27,12 @@ from waiver.read.trusted.protected import FromWorkingTree
 from waiver.read.waiver_json import read_report
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
-from waiver.write.history import history_json, render_markdown, render_terminal
+from waiver.write.history import (
+    history_show_json,
+    render_history_json,
+    render_markdown,
+    render_terminal,
+)
 from waiver.write.history_file import write_history
 
 
@@ -121,8 +125,8 @@ def show(options: ShowOptions) -> int:
     print(render_terminal(history, tests, policy), end="")
     try:
         if options.json is not None:
-            document = history_json(history, tests, policy)
-            write_atomic(options.json, json.dumps(document, indent=2) + "\n")
+            document = history_show_json(history, tests, policy)
+            write_atomic(options.json, render_history_json(document))
         if options.markdown is not None:
             write_atomic(options.markdown, render_markdown(history, tests, policy))
     except OSError as error:

@@ -22,6 +22,7 @@ from waiver.model import TestClass
 from waiver.read.waiver_json import read_report
 from waiver.write.atomic import write_atomic
 from waiver.write.commentary import render_commentary
+from waiver.write.diagnosis_file import DiagnosisJson, NoteJson, NoteStatus, render_diagnosis
 
 KEY_VARIABLE = "WAIVER_MODEL_API_KEY"
 SCHEMA_VERSION = 1
@@ -88,8 +89,8 @@ def _check(options: DiagnoseOptions) -> None:
 
 
 def _note(
-    row: Mapping[str, Any], status: str, commentary: str | None, reason: str | None
-) -> dict[str, object]:
+    row: Mapping[str, Any], status: NoteStatus, commentary: str | None, reason: str | None
+) -> NoteJson:
     return {
         "test_id": row["test_id"],
         "class": row["class"],
@@ -104,7 +105,7 @@ def _note(
 
 def diagnose_row(
     row: Mapping[str, Any], url: str, key: str, model: str, timeout: float
-) -> dict[str, object]:
+) -> NoteJson:
     """One call about one row, recorded as accepted, dropped (by the guard) or failed."""
     try:
         reply = post_chat(url, key, request_body(model, row), timeout)
@@ -118,7 +119,7 @@ def diagnose_row(
     return _note(row, "dropped", None, judged.reason)
 
 
-def run_diagnose(options: DiagnoseOptions, env: Mapping[str, str]) -> list[dict[str, object]]:
+def run_diagnose(options: DiagnoseOptions, env: Mapping[str, str]) -> list[NoteJson]:
     """Reads the report, asks about its unstable rows, writes diagnosis.json (and the summary).
 
     Returns the notes, one per row asked about.
@@ -132,7 +133,7 @@ def run_diagnose(options: DiagnoseOptions, env: Mapping[str, str]) -> list[dict[
         diagnose_row(row, url, key, options.model, options.timeout)
         for row in unstable[: options.max_rows]
     ]
-    document: dict[str, object] = {
+    document: DiagnosisJson = {
         "schema_version": SCHEMA_VERSION,
         "notice": NOTICE,
         "report": {"path": options.report, "sha256": hashlib.sha256(report.data).hexdigest()},
@@ -140,7 +141,7 @@ def run_diagnose(options: DiagnoseOptions, env: Mapping[str, str]) -> list[dict[
         "unstable_rows": len(unstable),
         "notes": notes,
     }
-    write_atomic(options.out, json.dumps(document, indent=2) + "\n")
+    write_atomic(options.out, render_diagnosis(document))
     if options.summary is not None:
         with open(options.summary, "a", encoding="utf-8") as stream:
             stream.write(render_commentary(document))

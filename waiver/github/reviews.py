@@ -26,6 +26,7 @@ from waiver.github.pulls import (
 )
 from waiver.github.rest import Api, ApiFailed, HttpStatus, Opener, connect, read_event, urlopen
 from waiver.read.approvals import Unusable, parse_reviews
+from waiver.write.approvals_file import ApprovalsFileJson
 
 # The commits list stops at 250: past that, some author or committer cannot be seen.
 MAX_COMMITS = 250
@@ -69,7 +70,7 @@ def _latest_approvers(reviews: list[object]) -> list[str]:
     return [review.login for review in latest_reviews(parsed) if review.state == "APPROVED"]
 
 
-def fetch_reviews(env: Mapping[str, str], opener: Opener = urlopen) -> dict[str, object]:
+def fetch_reviews(env: Mapping[str, str], opener: Opener = urlopen) -> ApprovalsFileJson:
     """The document `waiver.read.approvals` reads, fetched from the API."""
     api, repository = connect(env, opener)
     pull, run_head = _pull_request(api, repository, env)

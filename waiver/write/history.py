@@ -6,14 +6,16 @@ adds a Mermaid chart of the tests that flip most, which GitHub draws.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import TypedDict
 
 from waiver.decide.history import History
 from waiver.decide.history_rates import TestRates
 from waiver.decide.policy import Policy
 from waiver.write.budget import Budget, table
 from waiver.write.escape import md_code, visible_text
-from waiver.write.history_file import run_json
+from waiver.write.history_file import HistoryRunJson, run_json
 from waiver.write.report_sections import timestamp
 
 HISTORY_SCHEMA_VERSION = 1
@@ -74,9 +76,45 @@ def _rate(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def history_json(
+class ClassCountsJson(TypedDict):
+    unstable_assertion: int
+    stable_assertion_fail: int
+
+
+class RatesJson(TypedDict):
+    """One test's rates over the history, as the JSON document lists it."""
+
+    test_id: str
+    runs: int
+    flipped: int
+    failed: int
+    flip_rate: float | None
+    transitions: float | None
+    score: float | None
+    failure_rate: float | None
+    flagged: bool
+    became_stable: bool
+    classes: ClassCountsJson
+    arrived_with_change: int
+    there_before: int
+    trend: str
+
+
+class HistoryShowJson(TypedDict):
+    """What `waiver history show --json` writes (waiver/schemas/waiver-history.schema.json)."""
+
+    schema_version: int
+    policy: dict[str, object]
+    tests_tracked: int
+    runs: list[HistoryRunJson]
+    tests: list[RatesJson]
+    flagged: list[str]
+    became_stable: list[str]
+
+
+def history_show_json(
     history: History, ranked: Sequence[TestRates], policy: Policy
-) -> dict[str, object]:
+) -> HistoryShowJson:
     runs = history.runs
     return {
         "schema_version": HISTORY_SCHEMA_VERSION,
@@ -108,6 +146,10 @@ def history_json(
         "flagged": sorted(rates.test_id for rates in ranked if rates.flagged),
         "became_stable": sorted(rates.test_id for rates in ranked if rates.became_stable),
     }
+
+
+def render_history_json(document: HistoryShowJson) -> str:
+    return json.dumps(document, indent=2) + "\n"
 
 
 def _percent(value: float | None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from typing import TypedDict
 
 from waiver.decide.history import History, HistoryRun, TestHistory
 from waiver.read.history import FORMAT, VERSION
@@ -26,7 +27,18 @@ def run_length(trace: str) -> str:
     return "".join(parts)
 
 
-def run_json(run: HistoryRun) -> dict[str, object]:
+class HistoryRunJson(TypedDict):
+    commit: str | None
+    time: str
+    fixture_hash: str | None
+    ran: int
+    failed: int
+    storm: bool
+    head: str | None
+    replays: int | None
+
+
+def run_json(run: HistoryRun) -> HistoryRunJson:
     """One recorded run, as the history file and `history show --json` both hold it."""
     return {
         "commit": run.commit,

@@ -13,26 +13,26 @@ gates by.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.github.rest import FULL_SHA, ApiFailed
 from waiver.github.reviews import fetch_reviews
 from waiver.github.workflow import write_outputs
+from waiver.write.approvals_file import ApprovalsFileJson, render_approvals
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        document: dict[str, object] = fetch_reviews(os.environ)
+        document = fetch_reviews(os.environ)
         said = "the reviews, commits and approvers' permissions"
     except ApiFailed as error:
         document = {"error": str(error)}
         said = f"no reviews: {error}"
     try:
-        write_atomic(args.out, json.dumps(document, ensure_ascii=True, sort_keys=True))
+        write_atomic(args.out, render_approvals(document))
     except OSError as error:
         raise InputError(args.out, f"cannot write the reviews: {error.strerror}") from None
     write_outputs(os.environ, pull_request_outputs(document))
@@ -46,7 +46,7 @@ def _sha(pull: object, side: str) -> str:
     return sha if isinstance(sha, str) and FULL_SHA.match(sha) else ""
 
 
-def pull_request_outputs(document: dict[str, object]) -> dict[str, str]:
+def pull_request_outputs(document: ApprovalsFileJson) -> dict[str, str]:
     pull = document.get("pull_request")
     number = pull.get("number") if isinstance(pull, dict) else None
     run_head = document.get("run_head")
