@@ -104,9 +104,9 @@ def constructs(data: bytes, path: str) -> dict[str, int]:
 def _constructs_in(tree: FileTree, path: str) -> dict[str, int]:
     try:
         data = tree.read(path, MAX_SOURCE_BYTES)
-    except InputError as error:  # too large, or no regular file: unread is not harmless
+        return {} if data is None else constructs(data, path)
+    except InputError as error:  # too large, no regular file, too many nodes: unread is not harmless
         return {f"cannot be read ({error.problem})": 0}
-    return {} if data is None else constructs(data, path)
 
 
 def new_script_reach_ins(committed: Committed) -> list[ReachIn]:

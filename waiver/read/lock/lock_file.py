@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Literal
 
 from waiver.errors import InputError
-from waiver.read.files import open_beneath, read_chunks, split_relative
+from waiver.read.bounded import check_shape
+from waiver.read.files import open_beneath, read_chunks, read_small, split_relative
 from waiver.read.policy.globs import path_glob
 from waiver.read.trusted.trees import check_name, scan_error
 
@@ -193,13 +194,21 @@ def _toml_value(value: object) -> str:
 
 
 def read_toml(data: bytes, path: str) -> dict[str, object]:
-    """A TOML file's document; anything that is not TOML, however deep, is an input error."""
+    """A TOML file's document; anything that is not TOML, however deep, is an input error,
+    and so is a document past the caps of `check_shape`."""
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        document = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise InputError(path, f"not valid TOML: {error}") from None
     except RecursionError:
         raise InputError(path, "not valid TOML: nested too deep") from None
+    check_shape(document, path, "TOML")
+    return document
+
+
+def read_toml_file(path: str, source: str) -> dict[str, object]:
+    """The TOML file at `path` (named `source`), at most MAX_TOML_BYTES of it."""
+    return read_toml(read_small(path, MAX_TOML_BYTES, source), source)
 
 
 def table_digest(root: str, path: str, table: str) -> str | None:
@@ -232,13 +241,16 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
 
 
 def read_json(data: bytes, path: str) -> object:
-    """A JSON file's value (a `package.json`); anything that is not JSON is an input error."""
+    """A JSON file's value (a `package.json`); anything that is not JSON is an input error,
+    and so is a value past the caps of `check_shape`."""
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        document = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as error:
         raise InputError(path, f"not valid JSON: {error}") from None
     except RecursionError:
         raise InputError(path, "not valid JSON: nested too deep") from None
+    check_shape(document, path, "JSON")
+    return document
 
 
 def _key_digest(document: object, key: str) -> str | None:
