@@ -105,7 +105,9 @@ def _constructs_in(tree: FileTree, path: str) -> dict[str, int]:
     try:
         data = tree.read(path, MAX_SOURCE_BYTES)
         return {} if data is None else constructs(data, path)
-    except InputError as error:  # too large, no regular file, too many nodes: unread is not harmless
+    except (
+        InputError
+    ) as error:  # too large, no regular file, too many nodes: unread is not harmless
         return {f"cannot be read ({error.problem})": 0}
 
 
