@@ -39,7 +39,7 @@ from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.replay.red_green_tree import lay_out
 from waiver.replay.runner import Progress, Run, Runner
-from waiver.runners import runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner as TestRunner
 from waiver.runners.pytest import PYTEST
 from waiver.write.escape import log_line
@@ -162,7 +162,7 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
             options.replayed, options.count, runnable, rule, runner.load_failure
         )
     elif runnable:
-        harness = runner.harness(policy.harness, frozenset())
+        harness = policy_harness(policy, frozenset())
         replays = _replay(options, committed, runner, harness, runnable, out, stream, document)
     rows = tally(runnable, replays, options.count)
     rows += [

@@ -306,7 +306,8 @@ def harness_pairs(
     """The `(path, table)` pairs of the harness in a tree: what `waiver lock` locks and the
     gate holds against the lock. Whole files, and of a `pyproject.toml` only pytest's two
     tables (unless a policy glob names it whole); the property-suite modules too, and the
-    files of the harness's runner (`Harness.runner_files`)."""
+    files of the harness's runner (`Harness.runner_files`) and the tables the policy names
+    (`Harness.tables`)."""
     pairs: list[tuple[str, str | None]] = []
     for path in resolve_harness(tree, harness, may_set_plugins):
         if name_of(path) == PYPROJECT:
@@ -316,6 +317,7 @@ def harness_pairs(
         pairs.append((path, None))
     if harness.runner_files is not None:
         pairs += harness.runner_files(tree)
+    pairs += harness.tables
     return list(dict.fromkeys([*pairs, *((module, None) for module in sorted(harness.modules))]))
 
 

@@ -32,7 +32,7 @@ from waiver.read.trusted.trees import check_name, scan_error
 LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
 # A table line: `sha256sum -c` skips lines that start with `#`, so a lock holding them
 # still checks every whole file. The `\` that marks an escaped path goes before the digest.
-TABLE_LINE = re.compile(r"# \[([a-z0-9_.-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
+TABLE_LINE = re.compile(r"# \[([A-Za-z0-9_.:-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
 PYTEST_TABLE = "tool.pytest"
 ENTRY_POINTS_TABLE = "project.entry-points.pytest11"
 # The pytest11 entry points of each build backend's own table, which the documented install
@@ -47,6 +47,25 @@ ENTRY_POINTS_TABLES = (
 PACKAGE_JSON = "package.json"
 PACKAGE_KEYS = ("jest", "mocha", "babel", "jest-junit")
 LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES, *PACKAGE_KEYS})
+# A package script the test command runs by name (the policy's `package_scripts`), locked
+# with its `pre` and `post` scripts: `# [scripts.test] <sha256>  package.json`.
+SCRIPTS = "scripts"
+SCRIPT_TABLE = re.compile(r"scripts\.[A-Za-z0-9_.:-]+")
+
+
+def scripts_around(name: str) -> tuple[str, str, str]:
+    """A package script and the `pre` and `post` scripts npm runs around it."""
+    return f"pre{name}", name, f"post{name}"
+
+
+def script_tables(names: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """The `(package.json, scripts.NAME)` tables of the package scripts `names`, each with
+    the scripts around it."""
+    return tuple(
+        (PACKAGE_JSON, f"{SCRIPTS}.{script}") for name in names for script in scripts_around(name)
+    )
+
+
 WILDCARD = re.compile(r"[*?\[]")
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
@@ -111,7 +130,10 @@ def parse_lock(data: bytes, source: str) -> tuple[LockEntry, ...]:
         table = None
         if line.startswith("#"):
             table_match = TABLE_LINE.fullmatch(line)
-            if table_match is None or table_match[1] not in LOCKED_TABLES:
+            known = table_match is not None and (
+                table_match[1] in LOCKED_TABLES or SCRIPT_TABLE.fullmatch(table_match[1])
+            )
+            if table_match is None or not known:
                 raise InputError(
                     source,
                     f"line {number}: a line starting with '#' must be a table line "
@@ -229,6 +251,10 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
     """
     if path.rpartition("/")[2] == PACKAGE_JSON and table in PACKAGE_KEYS:
         return _key_digest(read_json(data, path), table)
+    if path.rpartition("/")[2] == PACKAGE_JSON and SCRIPT_TABLE.fullmatch(table):
+        scripts = read_json(data, path)
+        scripts = scripts.get(SCRIPTS) if isinstance(scripts, dict) else None
+        return _key_digest(scripts, table[len(SCRIPTS) + 1 :])
     value: object = read_toml(data, path)
     for key in table.split("."):
         value = value.get(key) if isinstance(value, dict) else None
