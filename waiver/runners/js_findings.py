@@ -22,7 +22,7 @@ from tree_sitter import Node
 
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.trusted.protected import Committed
-from waiver.runners.js_definitions import Module, script_ids
+from waiver.runners.js_definitions import on_both, script_ids
 from waiver.runners.js_tests import dump
 from waiver.runners.syntax import literal, text
 
@@ -283,16 +283,8 @@ def script_findings(
 ) -> dict[str, tuple[EditFinding, ...]]:
     """The tautologies and the assertions that never run of each edited JavaScript or
     TypeScript test that the change's version has and the trusted one does not."""
-    modules: dict[str, tuple[Module | None, Module | None]] = {}
     named: dict[str, tuple[EditFinding, ...]] = {}
-    for test_id in script_ids(edited):
-        path, _, title = test_id.partition("::")
-        if path not in modules:
-            modules[path] = (
-                Module.read(committed.trusted, path, separator),
-                Module.read(committed.head, path, separator),
-            )
-        before, after = modules[path]
+    for test_id, _, title, before, after in on_both(committed, script_ids(edited), separator):
         new = None if after is None else after.find(title)
         if new is None:
             named[test_id] = ()
