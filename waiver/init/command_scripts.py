@@ -23,8 +23,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from waiver.init.layout import literal_glob
+from waiver.read.bounded import read_json
 from waiver.read.files import read_small
-from waiver.read.lock.lock_file import PACKAGE_JSON, SCRIPTS, read_json, scripts_around
+from waiver.read.lock.lock_file import PACKAGE_JSON, SCRIPTS, scripts_around
 
 # The words that end one simple command of a shell line.
 SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "(", ")"})

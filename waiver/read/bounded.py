@@ -10,17 +10,22 @@ that count passes MAX_YAML_NODES, once its nesting passes MAX_DEPTH, or at an al
 its own anchor (a value that holds itself has no end): the work is linear in the file and
 stops at the cap. JSON and TOML have no aliases, so a value is never larger than its file;
 `check_shape` caps their depth and nodes all the same, so that what reads them next never
-recurses past Python's limit nor walks a value without end.
+recurses past Python's limit nor walks a value without end. `read_toml` and `read_json`
+are the readers of the change's TOML and JSON files (`pyproject.toml`, `package.json`)
+that apply it.
 """
 
 from __future__ import annotations
 
+import json
+import tomllib
 from typing import TYPE_CHECKING
 
 import yaml
 from yaml.events import AliasEvent, NodeEvent
 
 from waiver.errors import InputError
+from waiver.read.files import read_small
 
 if TYPE_CHECKING:
     from yaml.events import Event
@@ -31,6 +36,7 @@ MAX_DEPTH = 100
 # and few enough to walk in a fraction of a second.
 MAX_YAML_NODES = 100_000
 MAX_NODES = 1_000_000
+MAX_TOML_BYTES = 1 << 20
 
 
 class BoundedLoader(yaml.SafeLoader):
@@ -119,3 +125,34 @@ def check_shape(value: object, source: str, what: str) -> None:
         if children and depth == MAX_DEPTH:
             raise InputError(source, f"{what} nested deeper than {MAX_DEPTH} levels")
         pending += [(child, depth + 1) for child in children]
+
+
+def read_toml(data: bytes, path: str) -> dict[str, object]:
+    """A TOML file's document; anything that is not TOML, however deep, is an input error,
+    and so is a document past the caps of `check_shape`."""
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InputError(path, f"not valid TOML: {error}") from None
+    except RecursionError:
+        raise InputError(path, "not valid TOML: nested too deep") from None
+    check_shape(document, path, "TOML")
+    return document
+
+
+def read_toml_file(path: str, source: str) -> dict[str, object]:
+    """The TOML file at `path` (named `source`), at most MAX_TOML_BYTES of it."""
+    return read_toml(read_small(path, MAX_TOML_BYTES, source), source)
+
+
+def read_json(data: bytes, path: str) -> object:
+    """A JSON file's value (a `package.json`); anything that is not JSON is an input error,
+    and so is a value past the caps of `check_shape`."""
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise InputError(path, f"not valid JSON: {error}") from None
+    except RecursionError:
+        raise InputError(path, "not valid JSON: nested too deep") from None
+    check_shape(document, path, "JSON")
+    return document

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
-from waiver.read.bounded import load_bounded_yaml
+from waiver.read.bounded import load_bounded_yaml, read_json
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import glob_names
-from waiver.read.lock.lock_file import PACKAGE_JSON, read_json
+from waiver.read.lock.lock_file import PACKAGE_JSON
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
 from waiver.runners.syntax import loads, parse, parse_json, strings
 

@@ -30,6 +30,7 @@ from fnmatch import fnmatchcase
 from posixpath import normpath
 
 from waiver.errors import InputError
+from waiver.read.bounded import MAX_TOML_BYTES, read_toml
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import CONFIG_FILES, PYPROJECT, Harness
 from waiver.read.harness.plugin_names import PluginList, module_plugins, star_exports
@@ -52,7 +53,7 @@ from waiver.read.harness.shadows import (
     shadowed_names,
     top_level_name,
 )
-from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES, MAX_TOML_BYTES, PYTEST_TABLE, read_toml
+from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES, PYTEST_TABLE
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
 
 CONFTEST = "conftest.py"

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import re
-import tomllib
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import Literal
 
 from waiver.errors import InputError
-from waiver.read.bounded import check_shape
-from waiver.read.files import open_beneath, read_chunks, read_small, split_relative
+from waiver.read.bounded import MAX_TOML_BYTES, read_json, read_toml
+from waiver.read.files import open_beneath, read_chunks, split_relative
 from waiver.read.policy.globs import path_glob
 from waiver.read.trusted.trees import check_name, scan_error
 
@@ -69,7 +68,6 @@ def script_tables(names: Iterable[str]) -> tuple[tuple[str, str], ...]:
 WILDCARD = re.compile(r"[*?\[]")
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
-MAX_TOML_BYTES = 1 << 20
 RELATIVE_HINT = (
     "lock paths are relative to the repository root, without './': write the lock with "
     "'waiver lock --fixtures DIR', or from the root with "
@@ -215,24 +213,6 @@ def _toml_value(value: object) -> str:
     raise TypeError(type(value).__name__)
 
 
-def read_toml(data: bytes, path: str) -> dict[str, object]:
-    """A TOML file's document; anything that is not TOML, however deep, is an input error,
-    and so is a document past the caps of `check_shape`."""
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise InputError(path, f"not valid TOML: {error}") from None
-    except RecursionError:
-        raise InputError(path, "not valid TOML: nested too deep") from None
-    check_shape(document, path, "TOML")
-    return document
-
-
-def read_toml_file(path: str, source: str) -> dict[str, object]:
-    """The TOML file at `path` (named `source`), at most MAX_TOML_BYTES of it."""
-    return read_toml(read_small(path, MAX_TOML_BYTES, source), source)
-
-
 def table_digest(root: str, path: str, table: str) -> str | None:
     """The sha256 of one table of a TOML file, or None when the file or the table is absent."""
     fd = open_beneath(root, path, path)
@@ -264,19 +244,6 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
         value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_toml_value
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def read_json(data: bytes, path: str) -> object:
-    """A JSON file's value (a `package.json`); anything that is not JSON is an input error,
-    and so is a value past the caps of `check_shape`."""
-    try:
-        document = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise InputError(path, f"not valid JSON: {error}") from None
-    except RecursionError:
-        raise InputError(path, "not valid JSON: nested too deep") from None
-    check_shape(document, path, "JSON")
-    return document
 
 
 def _key_digest(document: object, key: str) -> str | None:
