@@ -19,9 +19,10 @@ replaces what assertions rely on: an attribute of `builtins`, `operator` or `uni
 assigned, deleted or `setattr` (under any name they are imported by), and `__eq__`,
 `__ne__` or `__bool__` defined on a subclass of a builtin type, which a function can
 return where a test compares with `==`. The lists are the constants below, and
-docs/harness.md says them in words. Names are read as Python's tokenizer reads them, and strings as the syntax tree holds their values, so a comment or a
-docstring that mentions pytest is no reach-in, and a line counts as changed by its tokens,
-not its layout. Each one blocks the run until a reviewer has read it.
+docs/harness.md says them in words. Names are read as Python's tokenizer reads them, and
+strings as the syntax tree holds their values, so a comment or a docstring that mentions
+pytest is no reach-in, and a line counts as changed by its tokens, not its layout. Each
+one blocks the run until a reviewer has read it.
 """
 
 from __future__ import annotations
