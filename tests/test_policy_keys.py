@@ -147,6 +147,7 @@ def test_a_file_that_sets_every_key_sets_each_from_the_file(tmp_path: Path) -> N
         "fixtures": ["*.json"],
         "bindings": [{"tests": ["tests/a/*"], "fixtures": ["fixtures/a/*"]}],
         "harness": ["jest.config.js"],
+        "package_scripts": ["test", "test:unit"],
         "unlocked_data": ["tests/snapshots/*"],
         "property_suite": "selected",
         "runner": "jest",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -80,3 +82,34 @@ def make_runner(repo: Repo, capfd: pytest.CaptureFixture[str]) -> Run:
         return code, out, err
 
     return run
+
+
+# waiver in a process of its own, which reports its peak memory on its last line of stderr:
+# the high-water mark of its own memory (VmHWM), which starts afresh at exec, where
+# getrusage's ru_maxrss keeps the forking parent's (a pytest worker's) peak.
+MEASURED = """
+import sys
+from waiver.cli import main
+code = main(sys.argv[1:])
+with open("/proc/self/status") as status:
+    peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+print(f"peak-kib {peak}", file=sys.stderr)
+raise SystemExit(code)
+"""
+
+
+def measured(cwd: Path, *argv: str) -> tuple[int, str, float]:
+    """`waiver ARGV` run from `cwd` in a process of its own: its exit code, its stderr and
+    its peak memory in MB. A run that does not end within a minute fails the test (the time
+    itself is measured in bench/, not here)."""
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURED, *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    *lines, last = done.stderr.splitlines()
+    assert last.startswith("peak-kib "), done.stderr[-2000:]
+    return done.returncode, "\n".join(lines), int(last.split()[1]) / 1024

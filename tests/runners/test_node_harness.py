@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from waiver.decide.policy import Policy
 from waiver.errors import InputError
 from waiver.read.harness.named import property_modules, suite_modules
 from waiver.read.harness.resolve import harness_pairs
-from waiver.read.lock.lock_file import table_digest_of
+from waiver.read.lock.lock_file import parse_lock, table_digest_of
 from waiver.read.trusted.trees import DiskTree
-from waiver.runners import runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
 from waiver.runners.vitest import VITEST
@@ -211,3 +212,34 @@ def test_a_property_suite_locks_its_javascript_and_typescript_modules(tmp_path: 
 def test_the_package_managers_node_options_name_their_hooks(tmp_path: Path) -> None:
     files = {".npmrc": 'node-options="--require ./hooks/quiet.js"\n', "hooks/quiet.js": "\n"}
     assert paths(MOCHA.files(tree(tmp_path, files))) == {".npmrc", "hooks/quiet.js"}
+
+
+def test_the_package_scripts_the_policy_names_are_locked_with_their_pre_and_post(
+    tmp_path: Path,
+) -> None:
+    package = {"name": "calc", "scripts": {"test": "vitest run", "build": "tsc"}}
+    tree(tmp_path, {"package.json": json.dumps(package)})
+    policy = Policy(runner="vitest", package_scripts=("test",))
+    pairs = harness_pairs(DiskTree(str(tmp_path)), policy_harness(policy, frozenset()))
+    tables = [table for path, table in pairs if path == "package.json"]
+    assert tables == ["scripts.pretest", "scripts.test", "scripts.posttest"]
+    assert ("package.json", None) not in pairs  # the file itself is not locked whole
+
+    def digest(scripts: dict[str, str], table: str) -> str | None:
+        document = json.dumps({**package, "scripts": scripts}).encode()
+        return table_digest_of(document, "package.json", table)
+
+    test = digest(package["scripts"], "scripts.test")
+    assert test is not None
+    assert digest({**package["scripts"], "build": "tsc -b"}, "scripts.test") == test
+    assert digest({**package["scripts"], "test": "vitest run; strip"}, "scripts.test") != test
+    # A pretest the base did not have is absent there, and present once the change adds it.
+    assert digest(package["scripts"], "scripts.pretest") is None
+    assert digest({**package["scripts"], "pretest": "strip"}, "scripts.pretest") is not None
+
+
+def test_a_lock_line_of_a_package_script_reads_back() -> None:
+    line = f"# [scripts.test:unit] {'a' * 64}  package.json\n"
+    assert parse_lock(line.encode(), "fixture.lock")[0].table == "scripts.test:unit"
+    with pytest.raises(InputError, match="must be a table line"):
+        parse_lock(f"# [tool.other] {'a' * 64}  package.json\n".encode(), "fixture.lock")

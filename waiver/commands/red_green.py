@@ -23,9 +23,9 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from waiver.commands.support import seconds, whole_number
 from waiver.decide.policy import Policy
@@ -33,13 +33,13 @@ from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.read.harness.named import Harness
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.red_green import FORMAT, OUTCOMES_FILE
+from waiver.read.red_green_ids import checked_ids, read_tests_file, tests_from_report
 from waiver.read.red_green_replays import Seen, read_replay, read_replayed, tally
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.read.trusted.protected import Committed
-from waiver.read.waiver_json import read_report
 from waiver.replay.red_green_tree import lay_out
 from waiver.replay.runner import Progress, Run, Runner
-from waiver.runners import runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner as TestRunner
 from waiver.runners.pytest import PYTEST
 from waiver.write.escape import log_line
@@ -162,7 +162,7 @@ def run_red_green(options: RedGreenOptions, stream: TextIO | None = None) -> int
             options.replayed, options.count, runnable, rule, runner.load_failure
         )
     elif runnable:
-        harness = runner.harness(policy.harness, frozenset())
+        harness = policy_harness(policy, frozenset())
         replays = _replay(options, committed, runner, harness, runnable, out, stream, document)
     rows = tally(runnable, replays, options.count)
     rows += [
@@ -302,36 +302,9 @@ def _write(path: str, document: dict[str, object]) -> None:
     os.replace(scratch, path)
 
 
-def read_tests_file(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8") as source:
-            lines = source.read().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot be read: {error}") from None
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-
-
-def needs_red_green(row: Mapping[str, Any]) -> bool:
-    """A new or edited row that passed every replay of the change: the rows whose red-green
-    outcome an approval can use (a test that fails on the change is red whatever the base)."""
-    return (
-        row.get("unknown") in ("new", "edited")
-        and row.get("replay_pass") == row.get("replay_total")
-        and bool(row.get("replay_total"))
-    )
-
-
-def tests_from_report(path: str) -> list[str]:
-    """The ids `needs_red_green` picks among a waiver.json's rows, at least `min_replays`
-    replays each."""
-    document = read_report(path, needs_red_green).document
-    least = document["min_replays"]
-    return [row["test_id"] for row in document["rows"] if row["replay_total"] >= least]
-
-
 def run(args: argparse.Namespace) -> int:
     command: list[str] = args.command
-    tests = list(args.test)
+    tests = checked_ids(list(args.test), "--test")
     if args.tests is not None:
         tests += read_tests_file(args.tests)
     if args.from_report is not None:

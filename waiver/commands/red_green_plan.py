@@ -21,7 +21,7 @@ from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.replay.red_green_tree import lay_out
-from waiver.runners import runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner
 from waiver.write.escape import log_line
 
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         tree = os.path.join(args.out, TREE_FOLDER)
         os.mkdir(tree)
         modules = frozenset(test_id.partition("::")[0] for test_id in runnable)
-        harness = runner.harness(settings.policy.harness, frozenset())
+        harness = policy_harness(settings.policy, frozenset())
         for path in lay_out(revision.committed(), modules, tree, harness):
             print(log_line(f"waiver: the change's {path} laid over the base"))
     return EXIT_CLEAR

@@ -9,7 +9,7 @@ from waiver.errors import EXIT_CLEAR
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import GitRevision
-from waiver.runners import runner_named
+from waiver.runners import policy_harness
 from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
 
 
@@ -33,9 +33,8 @@ def trusted_harness(harness: HarnessSource, commit: str) -> TrustedHarness:
     trusted = GitRevision(harness.root, commit)
     policy_file = None if harness.config is None else read_policy(trusted, harness.config)
     settings = effective(policy_file, Flags(), harness.root)
-    runner = runner_named(settings.policy.runner)
     return TrustedHarness(
-        harness.root, trusted, harness.lock, runner.harness(settings.policy.harness, frozenset())
+        harness.root, trusted, harness.lock, policy_harness(settings.policy, frozenset())
     )
 
 

@@ -150,6 +150,16 @@ class Policy:
         "or starting with '/' or './', the repository-relative path. Each must match a file.",
         {"$ref": "#/$defs/patterns"},
     )
+    # What the test and property commands run by name (`npm test`): their definitions are
+    # harness, each a table of the root package.json (`waiver.read.harness.named`).
+    package_scripts: tuple[str, ...] = _key(
+        (),
+        "The package scripts (the root package.json's `scripts`) that the test and property "
+        "commands run by name, as `npm test` runs `test`: the definition of each, and of its "
+        "`pre` and `post` scripts, is test harness, locked as a table of package.json, so a "
+        "change that edits one drifts. `waiver init` writes it from the commands.",
+        _list({"type": "string", "pattern": "^[A-Za-z0-9_.:-]+$"}, minItems=1, uniqueItems=True),
+    )
     # Data beside the tests that a change may add or edit without drift.
     unlocked_data: tuple[str, ...] = _key(
         (),

@@ -21,7 +21,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from waiver.read.definitions.edit_kinds import EditFinding
-from waiver.read.definitions.findings import edit_findings
 from waiver.read.forked import Claims, Forked, fork, forking
 from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.protected import Committed, ProtectedFiles
@@ -54,7 +53,7 @@ class EditedFacts:
 
 def edited_facts(runner: Runner, committed: Committed, test_ids: Iterable[str]) -> EditedFacts:
     edited = runner.edited(committed, test_ids)
-    return EditedFacts(edited, edit_findings(committed, edited), runner.diffs(committed, edited))
+    return EditedFacts(edited, runner.findings(committed, edited), runner.diffs(committed, edited))
 
 
 def registry_parts(runner: Runner, data: bytes, source: str) -> list[list[str]]:

@@ -37,17 +37,19 @@ def _in_root(path: str, root: str) -> str:
 
 
 def change_registry(committed: Committed, path: str | None, root: str) -> frozenset[str] | None:
-    """The ids the change's own registry lists; None when it has none."""
+    """The ids the change's own registry lists; None when it has none, or none that can be
+    read as a file. A line that is no test id is an input error naming it, as in any
+    registry."""
     if path is None:
         return None
     relative = _in_root(path, root)
     try:
         data = committed.head.read(relative, MAX_REGISTRY_BYTES)
-        if data is None:
-            return None
-        return frozenset(i for block in registry_blocks(data, relative) for i in block)
     except InputError:
         return None
+    if data is None:
+        return None
+    return frozenset(i for block in registry_blocks(data, relative) for i in block)
 
 
 def change_lists(committed: Committed, path: str | None, root: str, rows: Rows) -> list[str] | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import configparser
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 
 from dulwich.errors import NotGitRepository
@@ -22,6 +21,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from waiver.errors import InputError
+from waiver.read.bounded import read_toml_file
 from waiver.read.harness.collected import is_data_file
 from waiver.read.trusted.ignored import ignored_folders
 
@@ -115,12 +115,7 @@ def pytest_config(root: str) -> tuple[str | None, tuple[str, ...]]:
 
 
 def _toml_testpaths(path: str, name: str, section: str | None) -> tuple[str, ...] | None:
-    try:
-        with open(path, "rb") as stream:
-            document = tomllib.load(stream)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InputError(name, f"not valid TOML: {error}") from None
-    table: object = document
+    table: object = read_toml_file(path, name)
     for key in (section or "").split(".") if section else ():
         table = table.get(key) if isinstance(table, dict) else None
     if section is None and isinstance(table, dict):

@@ -18,7 +18,7 @@ from waiver.read.policy.strict_yaml import load_yaml
 
 HARNESS = "harness"
 # The keys init adds to a file without them; the others it writes are the defaults.
-MERGED = ("registry", "runner", "fixtures", HARNESS, "property_suite")
+MERGED = ("registry", "runner", "fixtures", HARNESS, "package_scripts", "property_suite")
 TOP_KEY = re.compile(r"([A-Za-z_][\w-]*)\s*:")
 
 

@@ -29,7 +29,8 @@ from waiver.init.layout import (
     pytest_config,
 )
 from waiver.init.layout import TEST_FOLDERS as PYTEST_FOLDERS
-from waiver.read.lock.lock_file import PACKAGE_JSON, read_json
+from waiver.read.bounded import read_json
+from waiver.read.lock.lock_file import PACKAGE_JSON
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.runners import NODE_RUNNERS
 from waiver.runners.js_reach import TEST_FOLDERS

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from waiver.init.collection import Ran
+from waiver.init.command_scripts import RunByName, run_by_name
 from waiver.init.layout import Layout, default_branch, literal_glob
 from waiver.init.node_layout import BUN_LOCKFILES, NodeLayout, find_node_layout, install_step
 from waiver.init.node_run import install, node_version, run_suites
@@ -152,6 +153,8 @@ def plan_node(
             problems.add(f"{flag}: GitHub would read '${{{{' in it as an expression")
     version = problems.attempt(node_version)
     fixtures = layout.fixtures
+    named = problems.attempt(lambda: run_by_name((commands.properties, commands.tests)))
+    named = named or RunByName()
     setup = Setup(
         fixtures=fixtures.fixtures_root,
         fixture_globs=fixtures.fixture_globs,
@@ -163,7 +166,8 @@ def plan_node(
         red_green_command=written_red_green(options, NODE_RUNNERS[layout.runner]),
         waiver_repository=repository,
         waiver_ref=ref,
-        harness_globs=(*options.harness, *map(literal_glob, layout.property_files)),
+        harness_globs=named.globs((*options.harness, *map(literal_glob, layout.property_files))),
+        package_scripts=named.scripts,
         runner=layout.runner,
         node_version=version,
         default_branch=default_branch("."),

@@ -12,6 +12,7 @@ from functools import partial
 
 from waiver.errors import InputError, UsageError
 from waiver.init.collection import Ran, fresh_venv, prove, run_suite
+from waiver.init.command_scripts import RunByName, run_by_name
 from waiver.init.layout import Layout, default_branch, find_layout, inside
 from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
@@ -175,6 +176,7 @@ def plan(
         layout, options.property_command, options.test_command, envs
     )
     python = workflow_python()
+    named = problems.attempt(lambda: run_by_name((property_command, test_command))) or RunByName()
     setup = Setup(
         python_version=python.text if python.written else None,
         fixtures=layout.fixtures_root,
@@ -187,7 +189,8 @@ def plan(
         red_green_command=written_red_green(options, PYTEST),
         waiver_repository=repository,
         waiver_ref=ref,
-        harness_globs=options.harness,
+        harness_globs=named.globs(options.harness),
+        package_scripts=named.scripts,
         default_branch=default_branch("."),
         app_client_id=options.app_client_id,
     )

@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from waiver.errors import InputError
-from waiver.read.lock.lock_file import read_toml
+from waiver.read.bounded import read_toml_file
 
 PYPROJECT = "pyproject.toml"
 
@@ -64,8 +64,7 @@ def read_install_tables(
     `path`, each checked ({} for each when the file is absent)."""
     document: dict[str, object] = {}
     if os.path.isfile(path):
-        with open(path, "rb") as stream:
-            document = read_toml(stream.read(), PYPROJECT)
+        document = read_toml_file(path, PYPROJECT)
     project = _table(document.get("project"), "project")
     extras = _table(project.get("optional-dependencies"), "project.optional-dependencies")
     _requirement_lists(extras, "project.optional-dependencies", includes=False)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from waiver.read.lock.lock_file import read_toml
+from waiver.read.bounded import read_toml_file
 
 # The reusable workflow's default `python-version` (.github/workflows/waiver-gate.yml).
 WORKFLOW_DEFAULT = (3, 12)
@@ -92,8 +92,7 @@ def workflow_python() -> WorkflowPython:
             return WorkflowPython((int(match[1]), int(match[2])), ".python-version")
     requires = None
     if os.path.isfile("pyproject.toml"):
-        with open("pyproject.toml", "rb") as stream:
-            project = read_toml(stream.read(), "pyproject.toml").get("project")
+        project = read_toml_file("pyproject.toml", "pyproject.toml").get("project")
         requires = project.get("requires-python") if isinstance(project, dict) else None
     if isinstance(requires, str):
         version = _from_requires(requires)

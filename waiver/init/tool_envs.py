@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waiver.errors import InputError
-from waiver.read.lock.lock_file import read_toml
+from waiver.read.bounded import read_toml
 
 TOX_ENVS = ("test", "tests")
 NOX_SESSIONS = frozenset(TOX_ENVS)

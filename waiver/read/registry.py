@@ -1,15 +1,24 @@
-"""The known-tests registry: one test id a line; blank lines and `#` comments are ignored."""
+"""The known-tests registry: one test id a line; blank lines and `#` comments are ignored.
+
+A line that holds a control character is no test id (`waiver.read.junit.testid`): the
+registry is refused, naming the line, since whatever reads the ids next (a command line of
+red-green replays, a log) would take it otherwise than as written.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import filterfalse
 
 from waiver.errors import InputError
+from waiver.read.junit.testid import id_problem
 
 MAX_REGISTRY_BYTES = 64 << 20
 BLOCK_BYTES = 1 << 20
+# A control character but the newline that ends a line: a block without one is read at once.
+LINE_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -48,8 +57,20 @@ def registry_blocks(data: bytes, source: str) -> Iterator[list[str]]:
         lines = text.split("\n")
         if "\r" in text:
             lines = [line.removesuffix("\r") for line in lines]
-        yield [line for line in lines if line.strip() and not line.startswith("#")]
+        ids = [line for line in lines if line.strip() and not line.startswith("#")]
+        if LINE_CONTROL.search(text):
+            _refuse_controls(lines, data.count(b"\n", 0, start) + 1, source)
+        yield ids
         start = end
+
+
+def _refuse_controls(lines: list[str], first: int, source: str) -> None:
+    """Refuse the first id line (numbered from `first`) that is no test id."""
+    for number, line in enumerate(lines, start=first):
+        if line.strip() and not line.startswith("#"):
+            problem = id_problem(line)
+            if problem is not None:
+                raise InputError(source, f"line {number}: {problem}")
 
 
 def match_registry(data: bytes, source: str, index: Mapping[str, int]) -> Registry:
@@ -67,7 +88,7 @@ def format_registry(test_ids: Iterable[str]) -> str:
     """Registry text; ids that cannot stand on one line are refused rather than mangled."""
     lines = []
     for test_id in sorted(set(test_ids)):
-        if "\n" in test_id or "\r" in test_id or test_id.startswith("#") or not test_id.strip():
+        if id_problem(test_id) or test_id.startswith("#") or not test_id.strip():
             raise InputError(test_id[:80], "this test id cannot be written as a registry line")
         lines.append(test_id + "\n")
     return "".join(lines)

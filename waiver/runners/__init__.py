@@ -4,8 +4,11 @@ runner (`runner:`, default pytest)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from waiver.decide.policy import Policy
 from waiver.read.harness.named import Harness
+from waiver.read.lock.lock_file import script_tables
 from waiver.runners.base import Runner
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
@@ -25,6 +28,7 @@ def runner_named(name: str) -> Runner:
 
 
 def policy_harness(policy: Policy, modules: frozenset[str]) -> Harness:
-    """The harness of the runner the policy names, with its `harness:` globs and the
-    property-suite `modules`."""
-    return runner_named(policy.runner).harness(policy.harness, modules)
+    """The harness of the runner the policy names, with its `harness:` globs, the
+    property-suite `modules`, and the package scripts the test command runs by name."""
+    harness = runner_named(policy.runner).harness(policy.harness, modules)
+    return replace(harness, tables=script_tables(policy.package_scripts))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
+from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.junit.testid import TestIdRule
@@ -44,6 +45,12 @@ class Runner(Protocol):
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Each of `test_ids` whose definition the change's commit edited, with what changed."""
+
+    def findings(
+        self, committed: Committed, edited: Mapping[str, Sequence[str]]
+    ) -> dict[str, tuple[EditFinding, ...]]:
+        """The named kinds of each edit in `edited` (as `edited` found them), by test id:
+        loosened assertions, added marks, tautologies (`waiver.read.definitions.findings`)."""
 
     def diffs(
         self, committed: Committed, edited: Mapping[str, Sequence[str]]

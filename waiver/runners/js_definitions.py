@@ -194,19 +194,27 @@ def edited_scripts(
     edited: dict[str, tuple[str, ...]] = {}
     if not committed.changed:
         return edited
+    for test_id, path, named, before, after in on_both(committed, test_ids, separator):
+        changes = _changes(before, after, named, path in committed.changed)
+        if changes:
+            edited[test_id] = changes
+    return edited
+
+
+def on_both(
+    committed: Committed, test_ids: Iterable[str], separator: str
+) -> Iterator[tuple[str, str, str, Module | None, Module | None]]:
+    """Each test id with its file, its title, and its module on the trusted revision and on
+    the change's commit (None where absent), each module read once."""
     modules: dict[str, tuple[Module | None, Module | None]] = {}
     for test_id in test_ids:
-        path, _, title = test_id.partition("::")
+        path, _, named = test_id.partition("::")
         if path not in modules:
             modules[path] = (
                 Module.read(committed.trusted, path, separator),
                 Module.read(committed.head, path, separator),
             )
-        before, after = modules[path]
-        changes = _changes(before, after, title, path in committed.changed)
-        if changes:
-            edited[test_id] = changes
-    return edited
+        yield test_id, path, named, *modules[path]
 
 
 def _changes(

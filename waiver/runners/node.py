@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from waiver.read.definitions.diff import definition_diffs
+from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.definitions.edited import edited_tests
+from waiver.read.definitions.findings import edit_findings
 from waiver.read.harness.installs import node_install_edits
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
@@ -25,6 +27,7 @@ from waiver.read.trusted.trees import FileTree
 from waiver.runners.base import Pair
 from waiver.runners.js_definitions import edited_scripts, script_ids
 from waiver.runners.js_diff import script_diffs
+from waiver.runners.js_findings import script_findings
 from waiver.runners.js_reach import new_script_reach_ins
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 
@@ -127,6 +130,16 @@ class NodeRunner:
         return {
             **edited_tests(committed, others),
             **edited_scripts(committed, scripts, self.title_separator),
+        }
+
+    def findings(
+        self, committed: Committed, edited: Mapping[str, Sequence[str]]
+    ) -> dict[str, tuple[EditFinding, ...]]:
+        """Python tests' kinds of edit as pytest's, and JavaScript and TypeScript tests'
+        tautologies and assertions that never run (`waiver.runners.js_findings`)."""
+        return {
+            **edit_findings(committed, edited),
+            **script_findings(committed, edited, self.title_separator),
         }
 
     def diffs(

@@ -34,12 +34,11 @@ import posixpath
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-import yaml
-
 from waiver.errors import InputError
+from waiver.read.bounded import load_bounded_yaml, read_json
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import glob_names
-from waiver.read.lock.lock_file import PACKAGE_JSON, read_json
+from waiver.read.lock.lock_file import PACKAGE_JSON
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
 from waiver.runners.syntax import loads, parse, parse_json, strings
 
@@ -170,11 +169,11 @@ class _Found:
             self.named(path, list(strings(tree)))
             self.follow(path)
         elif name.endswith(YAML_SUFFIXES) or name in (".mocharc", ".yarnrc.yml"):
-            self.named(path, list(_yaml_strings(data, path)))
+            self.named(path, _json_strings(load_bounded_yaml(data, check_name(path))))
         elif name in INI_CONFIGS:
             self.named(path, _ini_words(data))
         else:
-            self.named(path, list(strings(parse_json(data))))
+            self.named(path, list(strings(parse_json(data, path))))
 
     def package(self, path: str, keys: tuple[str, ...]) -> None:
         """The runner's keys of a `package.json`, each on its own, and what they name."""
@@ -211,14 +210,6 @@ def _ini_words(data: bytes) -> list[str]:
         _, _, value = line.partition("=")
         words += [word.strip("\"'") for word in value.replace("=", " ").split()]
     return words
-
-
-def _yaml_strings(data: bytes, path: str) -> list[str]:
-    try:
-        document = yaml.safe_load(data)
-    except (yaml.YAMLError, RecursionError) as error:
-        raise InputError(check_name(path), f"not valid YAML: {error}") from None
-    return _json_strings(document)
 
 
 def node_harness(

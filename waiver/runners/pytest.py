@@ -3,7 +3,8 @@
 Its harness is built into `waiver.read.harness` (conftests, configuration files, plugin
 modules, shadowing modules: [the harness](../../docs/harness.md)), its ids are the rule of
 `waiver.read.junit.testid`, its edited tests are compared by Python's syntax tree
-(`waiver.read.definitions.edited`) and shown as a diff
+(`waiver.read.definitions.edited`), its kinds named (`waiver.read.definitions.findings`)
+and shown as a diff
 (`waiver.read.definitions.diff`), and `waiver init` writes its commands
 (`waiver.init.suite_commands`).
 """
@@ -13,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from waiver.read.definitions.diff import definition_diffs
+from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.definitions.edited import edited_tests
+from waiver.read.definitions.findings import edit_findings
 from waiver.read.harness.installs import python_install_edits
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
@@ -50,6 +53,11 @@ class Pytest:
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         return edited_tests(committed, test_ids)
+
+    def findings(
+        self, committed: Committed, edited: Mapping[str, Sequence[str]]
+    ) -> dict[str, tuple[EditFinding, ...]]:
+        return edit_findings(committed, edited)
 
     def diffs(
         self, committed: Committed, edited: Mapping[str, Sequence[str]]

@@ -3,6 +3,10 @@ TypeScript grammars. Nothing here runs the code it reads.
 
 A JSON file with comments (`tsconfig.json`, `.babelrc`) is read as the JavaScript
 expression it is, so one parser serves configuration and code alike.
+
+The parser keeps about a hundred bytes for each node of a tree, and a byte of source can be
+a node (`[[[[`, `0,0,0`), so a tree past MAX_NODES is an input error naming its file; what
+walks a tree here never recurses, so its depth costs nothing more than its nodes.
 """
 
 from __future__ import annotations
@@ -14,10 +18,14 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
+from waiver.errors import InputError
+
 TYPESCRIPT_SUFFIXES = (".ts", ".cts", ".mts")
 TSX_SUFFIX = ".tsx"
 # The calls that load a module by name: `require("x")`, `import("x")`, `require.resolve("x")`.
 LOADERS = frozenset({"require", "import", "require.resolve", "jest.requireActual"})
+# About four megabytes of real code, a tenth of that of nested brackets.
+MAX_NODES = 1_000_000
 
 
 @cache
@@ -37,15 +45,21 @@ def grammar_of(path: str) -> str:
     return "tsx" if path.endswith(TSX_SUFFIX) else "javascript"
 
 
+def _bounded(root: Node, path: str) -> Node:
+    if root.descendant_count > MAX_NODES:
+        raise InputError(path, f"its syntax tree holds more than {MAX_NODES:,} nodes")
+    return root
+
+
 def parse(data: bytes, path: str) -> Node:
     """The syntax tree of a module, by the grammar its name asks for."""
-    return _parser(grammar_of(path)).parse(data).root_node
+    return _bounded(_parser(grammar_of(path)).parse(data).root_node, path)
 
 
-def parse_json(data: bytes) -> Node:
+def parse_json(data: bytes, path: str) -> Node:
     """The syntax tree of a JSON (or JSON-with-comments) document, as a JavaScript
     expression."""
-    return _parser("javascript").parse(b"(" + data + b"\n)").root_node
+    return _bounded(_parser("javascript").parse(b"(" + data + b"\n)").root_node, path)
 
 
 def text(node: Node) -> str:

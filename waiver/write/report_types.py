@@ -61,6 +61,7 @@ class PolicyJson(TypedDict):
     fixtures: Sequence[str]
     bindings: Sequence[PolicyBindingJson]
     harness: Sequence[str]
+    package_scripts: Sequence[str]
     unlocked_data: Sequence[str]
     property_suite: Literal["folder", "selected"]
     runner: Literal["pytest", "jest", "vitest", "mocha"]

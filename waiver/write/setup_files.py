@@ -36,6 +36,7 @@ class Setup:
     waiver_repository: str  # OWNER/NAME of waiver
     waiver_ref: str  # the full commit of waiver to pin
     harness_globs: tuple[str, ...] = ()  # the policy's `harness:`, as `init --harness` gave
+    package_scripts: tuple[str, ...] = ()  # the package scripts the commands run by name
     default_branch: str = "main"  # the branch whose pushes and schedule make the history
     runner: str | None = None  # the policy's `runner:`; None for pytest, the default
     node_version: str | None = None  # the Node the replay jobs set up, for a JavaScript runner
@@ -90,6 +91,15 @@ def render_policy(setup: Setup) -> str:
             "# crosses `/`.",
             "harness:",
             *(f"  - {_quoted(glob)}" for glob in setup.harness_globs),
+        ]
+    if setup.package_scripts:
+        lines += [
+            "",
+            "# The package scripts the test and property commands run by name: the definition",
+            "# of each, and of its pre and post scripts, is locked with the harness, so a change",
+            "# to one is fixture_drift for every test.",
+            "package_scripts:",
+            *(f"  - {_quoted(name)}" for name in setup.package_scripts),
         ]
     if setup.property_selection is not None:
         lines += [

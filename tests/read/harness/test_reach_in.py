@@ -94,6 +94,54 @@ def test_a_line_changed_beside_a_runner_name_on_it_counts() -> None:
     assert reaches(before, after) == [(2, "names _pytest.reports"), (2, "uses sys.modules")]
 
 
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import os\nDEBUG = os.environ.get('CI') == 'true'\n", [(2, "reads how it is run (CI)")]),
+        ("import os\nif 'GITHUB_ACTIONS' in os.environ:\n    x = 1\n", [(2, "reads how it is run (GITHUB_ACTIONS)")]),
+        ("import os\nif os.getenv('PYTEST_CURRENT_TEST'):\n    x = 1\n", [(2, "names PYTEST_CURRENT_TEST")]),
+        ("import sys\nif 'pytest' in sys.modules:\n    x = 1\n", [(2, "names pytest"), (2, "uses sys.modules")]),
+        ("import sys\nif sys.argv[0].endswith('pytest'):\n    x = 1\n", [(2, "names pytest")]),
+        ("import builtins\nbuiltins.len = lambda x: 0\n", [(2, "replaces what assertions rely on (builtins.len)")]),
+        ("__builtins__['isinstance'] = f\n", [(1, "replaces what assertions rely on (__builtins__['isinstance'])")]),
+        ("import builtins as b\nsetattr(b, 'len', f)\n", [(2, "replaces what assertions rely on (setattr(b, 'len', f))")]),
+        ("import operator\noperator.eq = lambda a, b: True\n", [(2, "replaces what assertions rely on (operator.eq)")]),
+        ("from unittest import case\ndel case.TestCase.assertEqual\n", [(2, "replaces what assertions rely on (case.TestCase.assertEqual)")]),
+        ("import unittest.case as uc\nuc.TestCase.assertEqual = f\n", [(2, "replaces what assertions rely on (uc.TestCase.assertEqual)")]),
+        ("class Total(int):\n    def __eq__(self, other):\n        return True\n", [(2, "redefines __eq__ of a subclass of int")]),
+        ("class Name(str):\n    def __bool__(self):\n        return True\n", [(2, "redefines __bool__ of a subclass of str")]),
+    ],
+)  # fmt: skip
+def test_a_line_that_tells_it_runs_under_test_or_replaces_what_assertions_rely_on_is_a_reach_in(
+    source: str, found: list[tuple[int, str]]
+) -> None:
+    assert reaches(None, source.encode()) == sorted(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import builtins\nx = builtins.len(y)\n",
+        "from operator import eq\neq = 1\n",  # a name rebound, not the module's
+        "import operator\nkey = operator.itemgetter(1)\n",
+        "class Point:\n    def __eq__(self, other):\n        return True\n",
+        "class Total(int):\n    def __repr__(self):\n        return 'total'\n",
+        "CIRCLE = 'CI-circle'\n",
+    ],
+)
+def test_library_code_that_only_uses_them_is_no_reach(source: str) -> None:
+    assert reaches(None, source.encode()) == []
+
+
+def test_a_module_that_already_read_ci_and_keeps_the_line_is_no_reach() -> None:
+    before = b"import os\nCI = os.environ.get('CI')\ndef f():\n    return 1\n"
+    after = b"import os\n\nCI = os.environ.get('CI')\ndef f():\n    return 2\n"
+    assert reaches(before, after) == []
+    assert reaches(before, after + b"LOCAL = os.environ.get('CI')\n") == [
+        (6, "reads how it is run (CI)")
+    ]
+
+
 def write(root: Path, files: dict[str, str]) -> None:
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,8 @@ EditKind = Literal[
     "early_return",
     "assertion_in_try",
     "mocked",
+    "tautology",
+    "assertion_cannot_fail",
 ]
 KINDS: tuple[EditKind, ...] = get_args(EditKind)
 

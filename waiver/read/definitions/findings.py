@@ -17,7 +17,9 @@ Each finding compares the test's own function on the trusted revision with the c
 - `early_return`: a `return` in the test that was not there;
 - `assertion_in_try`: an assertion newly inside `try`/`except` or `contextlib.suppress`;
 - `mocked`: a new `patch`, `monkeypatch.setattr`, `Mock` or the like: the code under test
-  may no longer run.
+  may no longer run;
+- `tautology` and `assertion_cannot_fail`: an assertion that holds by its own form, or
+  that never runs (`waiver.read.definitions.tautologies`).
 
 An edit of another kind (a helper it calls, its class, a fixture) is just `edited`. Names
 and layout play no part where they can be told apart: a renamed local or a reformatted
@@ -35,6 +37,7 @@ from waiver.read.definitions.assertions import assertion_findings, assertions
 from waiver.read.definitions.edit_kinds import EditFinding, dotted, own_nodes, short_text
 from waiver.read.definitions.scope import Definition, ModuleScope, dump
 from waiver.read.definitions.sources import PARAMETERS, Parsed, Sources
+from waiver.read.definitions.tautologies import tautology_findings
 from waiver.read.trusted.protected import Committed
 
 WATCHED_MARKS = frozenset({"skip", "skipif", "xfail", "timeout"})
@@ -206,6 +209,7 @@ def name_edits(
         found.append(EditFinding("assertion_in_try", "an assertion inside try/except"))
     added_mocks = _mocks([*new_decorators, *new_body]) - _mocks([*old_decorators, *old_body])
     found += [EditFinding("mocked", f"`{call}`") for call in sorted(added_mocks)]
+    found += tautology_findings(old_body, new_body)
     return tuple(dict.fromkeys(found))
 
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
+from waiver.read.bounded import read_json, read_toml
 from waiver.read.harness.reach_in import ReachIn
-from waiver.read.lock.lock_file import read_json, read_toml
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 

@@ -41,12 +41,15 @@ class Harness:
     alone, `package.json` every folder's). `modules` are property-suite modules, named by
     path. `runner_files` finds, in a tree, the `(path, table)` pairs that a runner other
     than pytest loads (`waiver.runners`): its configuration, what that names, and what an
-    install left tracked; None for pytest, whose files are built in.
+    install left tracked; None for pytest, whose files are built in. `tables` are the
+    `(path, table)` pairs the policy names beyond those: the package scripts the test
+    command runs (`package_scripts`), locked whether or not the file holds them yet.
     """
 
     patterns: tuple[str, ...] = ()
     modules: frozenset[str] = frozenset()
     runner_files: Callable[[FileTree], Sequence[tuple[str, str | None]]] | None = None
+    tables: tuple[tuple[str, str], ...] = ()
 
     def covers(self, path: str) -> bool:
         name = path.rsplit("/", 1)[-1]

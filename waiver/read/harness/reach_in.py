@@ -12,10 +12,17 @@ trusted revision's same file does not have that names the runner or its reportin
 reach-in: `pytest`, `_pytest`, `pluggy`, `hypothesis` (and names that start with them and
 `_`), `conftest`, anything with `junit` in it, `PYTEST_`, `HYPOTHESIS_` and `WAIVER_`
 names, `sys.modules` read or written, `atexit`, and dynamic imports (`importlib`,
-`__import__`, `import_module`, `runpy`) under any alias. Names are read as Python's
-tokenizer reads them, and strings as the syntax tree holds their values, so a comment or a
-docstring that mentions pytest is no reach-in, and a line counts as changed by its tokens,
-not its layout. Each one blocks the run until a reviewer has read it.
+`__import__`, `import_module`, `runpy`) under any alias. So is a line that tells how the
+code is being run (the `CI` and `GITHUB_ACTIONS` variables; `PYTEST_…` names, a runner's
+name in `sys.argv` and `'pytest' in sys.modules` are runner names already), and one that
+replaces what assertions rely on: an attribute of `builtins`, `operator` or `unittest`
+assigned, deleted or `setattr` (under any name they are imported by), and `__eq__`,
+`__ne__` or `__bool__` defined on a subclass of a builtin type, which a function can
+return where a test compares with `==`. The lists are the constants below, and
+docs/harness.md says them in words. Names are read as Python's tokenizer reads them, and
+strings as the syntax tree holds their values, so a comment or a docstring that mentions
+pytest is no reach-in, and a line counts as changed by its tokens, not its layout. Each
+one blocks the run until a reviewer has read it.
 """
 
 from __future__ import annotations
@@ -40,6 +47,20 @@ RUNNER_STEMS = ("pytest", "_pytest", "pluggy", "hypothesis", "_hypothesis", "con
 RUNNER_VARIABLES = ("WAIVER_", "PYTEST_", "HYPOTHESIS_")
 DYNAMIC_IMPORTS = frozenset({"importlib", "__import__", "import_module", "runpy"})
 EXIT_HOOKS = "atexit"
+# How code tells that it runs under test or in CI, besides naming the runner: the
+# environment variables it reads by these names.
+TEST_MODE_VARIABLES = frozenset({"CI", "GITHUB_ACTIONS"})
+# What assertions rely on: modules whose attributes code under test must not replace (the
+# builtins that `assert` and unittest use, the operators pytest's rewritten assertions
+# call, unittest's own), and the methods by which a subclass of a builtin type answers
+# `==` and truth tests.
+ASSERTION_MODULES = frozenset({"builtins", "__builtins__", "operator", "unittest"})
+BUILTIN_TYPES = frozenset(
+    {"int", "float", "complex", "str", "bytes", "bytearray", "list", "tuple", "dict", "set"}
+    | {"frozenset"}
+)
+COMPARISON_METHODS = frozenset({"__eq__", "__ne__", "__bool__"})
+PATCHERS = frozenset({"setattr", "delattr"})
 SILENT = frozenset(
     {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
     | {tokenize.ENCODING, tokenize.ENDMARKER}
@@ -69,6 +90,8 @@ def runner_name(name: str) -> str | None:
 
 
 def _string_names(value: str) -> Iterator[str]:
+    if value in TEST_MODE_VARIABLES:
+        yield f"reads how it is run ({value})"
     for match in DOTTED_WORD.finditer(value):
         word = match[0]
         if any(runner_name(part) for part in word.split(".")):
@@ -120,9 +143,68 @@ def _tree_reading(module: ast.Module, reading: Reading) -> None:
         for alias in node.names
         if alias.name == "sys"
     }
+    relied = _bound_names(nodes, ASSERTION_MODULES)
     for node in nodes:
         whats = dict.fromkeys(_node_names(node, prose, systems))
         reading.names += [(*_span(node), what) for what in whats]
+        reading.names += _replaces(node, relied)
+
+
+def _bound_names(nodes: Sequence[ast.AST], modules: frozenset[str]) -> set[str]:
+    """The names by which a module refers to `modules`, and to what it imports from them."""
+    found = set(modules)
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found |= {
+                alias.asname or alias.name.partition(".")[0]
+                for alias in node.names
+                if alias.name.partition(".")[0] in modules
+            }
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            top = node.module.partition(".")[0]
+            found |= {alias.asname or alias.name for alias in node.names if top in modules}
+    return found
+
+
+def _root(node: ast.AST) -> str | None:
+    """`builtins` of `builtins.len` or `__builtins__["len"]`: the name an attribute or
+    item chain starts from; None for a bare name or anything else."""
+    if not isinstance(node, ast.Attribute | ast.Subscript):
+        return None
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _replaces(node: ast.AST, relied: set[str]) -> list[tuple[int, int, str]]:
+    """What a statement replaces of what assertions rely on, with its lines: an attribute
+    or item of such a module assigned or deleted (a bare name rebound replaces nothing),
+    an attribute set on one (`setattr(builtins, …)`), a comparison method of a subclass of
+    a builtin type."""
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign | ast.Delete):
+        targets = [t for t in node.targets if _root(t) in relied]
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        targets = [node.target] if _root(node.target) in relied else []
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+        first = node.args[0]
+        named = isinstance(first, ast.Name) and first.id in relied
+        if node.func.id in PATCHERS and (named or _root(first) in relied):
+            targets = [node]
+    elif isinstance(node, ast.ClassDef):
+        bases = [base.id for base in node.bases if isinstance(base, ast.Name)]
+        builtin = next((base for base in bases if base in BUILTIN_TYPES), None)
+        return [
+            (item.lineno, item.lineno, f"redefines {item.name} of a subclass of {builtin}")
+            for item in node.body
+            if builtin is not None
+            and isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            and item.name in COMPARISON_METHODS
+        ]
+    return [
+        (*_span(node), f"replaces what assertions rely on ({ast.unparse(t)[:WORD_SHOWN]})")
+        for t in targets
+    ]
 
 
 def _node_names(node: ast.AST, prose: set[int], systems: set[str]) -> list[str]:
@@ -167,19 +249,25 @@ def new_lines(before: Reading | None, after: Reading) -> set[int]:
     return found
 
 
+def new_names(before: Reading | None, after: Reading) -> list[tuple[int, str]]:
+    """What `after` names on the lines it adds or changes against `before`, each at the
+    first such line of its span, in order."""
+    added = new_lines(before, after)
+    found = {
+        (next(line for line in range(first, last + 1) if line in added), what)
+        for first, last, what in after.names
+        if any(line in added for line in range(first, last + 1))
+    }
+    return sorted(found)
+
+
 def reaches(before: bytes | None, after: bytes) -> list[tuple[int, str]]:
     """What the lines `after` adds or changes against `before` name of the runner, each
     with its line, in order."""
     reading = read_module(after)
     if reading is None:
         return []
-    added = new_lines(None if before is None else read_module(before), reading)
-    found = {
-        (next(line for line in range(first, last + 1) if line in added), what)
-        for first, last, what in reading.names
-        if any(line in added for line in range(first, last + 1))
-    }
-    return sorted(found)
+    return new_names(None if before is None else read_module(before), reading)
 
 
 def new_reach_ins(committed: Committed) -> list[ReachIn]:
@@ -208,7 +296,8 @@ def reach_in_blocker(reach_ins: list[ReachIn]) -> str:
     named = "; ".join(f"{r.path} line {r.line} {r.what}" for r in reach_ins[:SHOWN])
     more = f"; and {len(reach_ins) - SHOWN} more" if len(reach_ins) > SHOWN else ""
     return (
-        "the change's code, or what its replays install, newly reaches into the test runner, "
+        "the change's code, or what its replays install, newly reaches into the test runner "
+        "(names it, tells whether it runs under test, or replaces what assertions rely on), "
         "which can grade its own replays from inside them and which the lock cannot see: a "
         "reviewer must read "
         f"it ({named}{more}){property_note(reach_ins)}"

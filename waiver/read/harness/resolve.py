@@ -30,6 +30,7 @@ from fnmatch import fnmatchcase
 from posixpath import normpath
 
 from waiver.errors import InputError
+from waiver.read.bounded import MAX_TOML_BYTES, read_toml
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import CONFIG_FILES, PYPROJECT, Harness
 from waiver.read.harness.plugin_names import PluginList, module_plugins, star_exports
@@ -52,7 +53,7 @@ from waiver.read.harness.shadows import (
     shadowed_names,
     top_level_name,
 )
-from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES, MAX_TOML_BYTES, PYTEST_TABLE, read_toml
+from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES, PYTEST_TABLE
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
 
 CONFTEST = "conftest.py"
@@ -306,7 +307,8 @@ def harness_pairs(
     """The `(path, table)` pairs of the harness in a tree: what `waiver lock` locks and the
     gate holds against the lock. Whole files, and of a `pyproject.toml` only pytest's two
     tables (unless a policy glob names it whole); the property-suite modules too, and the
-    files of the harness's runner (`Harness.runner_files`)."""
+    files of the harness's runner (`Harness.runner_files`) and the tables the policy names
+    (`Harness.tables`)."""
     pairs: list[tuple[str, str | None]] = []
     for path in resolve_harness(tree, harness, may_set_plugins):
         if name_of(path) == PYPROJECT:
@@ -316,6 +318,7 @@ def harness_pairs(
         pairs.append((path, None))
     if harness.runner_files is not None:
         pairs += harness.runner_files(tree)
+    pairs += harness.tables
     return list(dict.fromkeys([*pairs, *((module, None) for module in sorted(harness.modules))]))
 
 

@@ -33,6 +33,7 @@ from junitparser import xunit2
 
 from waiver.errors import InputError
 from waiver.read.junit.started import Started
+from waiver.read.junit.testid import CONTROL, id_problem
 
 PASS, FAIL, SKIP = 1, 2, 4
 
@@ -276,6 +277,11 @@ class _Handlers:
             files.path = own or (self.suites[-1].file if self.suites else "")
         if len(classname or self.suite) + len(name) > MAX_ID_CHARS:
             raise RefusedReport(f"a test id longer than {MAX_ID_CHARS} characters")
+        # The id is made of these, and of the file for a runner that reads it. Nearly every
+        # name is printable, which is a quicker question than a search for controls.
+        made = name + (classname or self.suite) + (files.path if files is not None else "")
+        if not made.isprintable() and CONTROL.search(made):
+            raise RefusedReport(str(id_problem(made)))
         self.retries = 0
         self.message = ""
         outcome = PASS
@@ -348,6 +354,8 @@ class _Handlers:
             suites = self.suites
             closed = suites.pop()
             if closed.failed:
+                if CONTROL.search(closed.name):
+                    raise RefusedReport(str(id_problem(closed.name)))
                 if self.files is not None:
                     self.files.path = closed.file
                     self.files.own = False

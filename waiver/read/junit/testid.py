@@ -17,6 +17,11 @@ Nothing else about a run (time, hostname, order) is either, so an id is the same
 replay and on the base and the head of a pull request, as long as the module exists in
 both.
 
+A test id is one line of printable text: one that holds a control character (C0, DEL or
+C1) cannot be a registry line, a word of a command line (NUL) or a line of a log, and is
+refused where ids enter: a report's testcase, a registry's line, the ids red-green
+replays are given (`id_problem`).
+
 Only dotted parts made of word characters and `-` are ever looked up, so a classname
 like `../secret-file` is a plain string and never becomes a path; nothing is opened, a
 candidate module is only stat'ed, once per classname. The lookup walks down the folders
@@ -32,11 +37,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 PATH_PART = re.compile(r"[\w-]+\Z")
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 # A runner's own reading of a testcase (`waiver.runners`): the id made from the innermost
 # suite's name, the classname, the name, the `file` the report gives the case (its own,
 # else the nearest suite's; "" when none) and whether that file is the case's own; None
 # where the case is read by the rule above, as any other report's.
 CaseId = Callable[[str, str, str, str, bool], str | None]
+
+
+def id_problem(test_id: str) -> str | None:
+    """Why `test_id` is refused as a test id (a control character); None when it is one."""
+    found = CONTROL.search(test_id)
+    if found is None:
+        return None
+    return (
+        f"a test id holds the control character U+{ord(found[0]):04X}; "
+        "an id is one line of printable text"
+    )
 
 
 @dataclass

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import re
-import tomllib
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from waiver.errors import InputError
+from waiver.read.bounded import MAX_TOML_BYTES, read_json, read_toml
 from waiver.read.files import open_beneath, read_chunks, split_relative
 from waiver.read.policy.globs import path_glob
 from waiver.read.trusted.trees import check_name, scan_error
@@ -31,7 +31,7 @@ from waiver.read.trusted.trees import check_name, scan_error
 LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
 # A table line: `sha256sum -c` skips lines that start with `#`, so a lock holding them
 # still checks every whole file. The `\` that marks an escaped path goes before the digest.
-TABLE_LINE = re.compile(r"# \[([a-z0-9_.-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
+TABLE_LINE = re.compile(r"# \[([A-Za-z0-9_.:-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
 PYTEST_TABLE = "tool.pytest"
 ENTRY_POINTS_TABLE = "project.entry-points.pytest11"
 # The pytest11 entry points of each build backend's own table, which the documented install
@@ -46,10 +46,28 @@ ENTRY_POINTS_TABLES = (
 PACKAGE_JSON = "package.json"
 PACKAGE_KEYS = ("jest", "mocha", "babel", "jest-junit")
 LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES, *PACKAGE_KEYS})
+# A package script the test command runs by name (the policy's `package_scripts`), locked
+# with its `pre` and `post` scripts: `# [scripts.test] <sha256>  package.json`.
+SCRIPTS = "scripts"
+SCRIPT_TABLE = re.compile(r"scripts\.[A-Za-z0-9_.:-]+")
+
+
+def scripts_around(name: str) -> tuple[str, str, str]:
+    """A package script and the `pre` and `post` scripts npm runs around it."""
+    return f"pre{name}", name, f"post{name}"
+
+
+def script_tables(names: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """The `(package.json, scripts.NAME)` tables of the package scripts `names`, each with
+    the scripts around it."""
+    return tuple(
+        (PACKAGE_JSON, f"{SCRIPTS}.{script}") for name in names for script in scripts_around(name)
+    )
+
+
 WILDCARD = re.compile(r"[*?\[]")
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
-MAX_TOML_BYTES = 1 << 20
 RELATIVE_HINT = (
     "lock paths are relative to the repository root, without './': write the lock with "
     "'waiver lock --fixtures DIR', or from the root with "
@@ -110,7 +128,10 @@ def parse_lock(data: bytes, source: str) -> tuple[LockEntry, ...]:
         table = None
         if line.startswith("#"):
             table_match = TABLE_LINE.fullmatch(line)
-            if table_match is None or table_match[1] not in LOCKED_TABLES:
+            known = table_match is not None and (
+                table_match[1] in LOCKED_TABLES or SCRIPT_TABLE.fullmatch(table_match[1])
+            )
+            if table_match is None or not known:
                 raise InputError(
                     source,
                     f"line {number}: a line starting with '#' must be a table line "
@@ -192,16 +213,6 @@ def _toml_value(value: object) -> str:
     raise TypeError(type(value).__name__)
 
 
-def read_toml(data: bytes, path: str) -> dict[str, object]:
-    """A TOML file's document; anything that is not TOML, however deep, is an input error."""
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise InputError(path, f"not valid TOML: {error}") from None
-    except RecursionError:
-        raise InputError(path, "not valid TOML: nested too deep") from None
-
-
 def table_digest(root: str, path: str, table: str) -> str | None:
     """The sha256 of one table of a TOML file, or None when the file or the table is absent."""
     fd = open_beneath(root, path, path)
@@ -220,6 +231,10 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
     """
     if path.rpartition("/")[2] == PACKAGE_JSON and table in PACKAGE_KEYS:
         return _key_digest(read_json(data, path), table)
+    if path.rpartition("/")[2] == PACKAGE_JSON and SCRIPT_TABLE.fullmatch(table):
+        scripts = read_json(data, path)
+        scripts = scripts.get(SCRIPTS) if isinstance(scripts, dict) else None
+        return _key_digest(scripts, table[len(SCRIPTS) + 1 :])
     value: object = read_toml(data, path)
     for key in table.split("."):
         value = value.get(key) if isinstance(value, dict) else None
@@ -229,16 +244,6 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
         value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_toml_value
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def read_json(data: bytes, path: str) -> object:
-    """A JSON file's value (a `package.json`); anything that is not JSON is an input error."""
-    try:
-        return json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise InputError(path, f"not valid JSON: {error}") from None
-    except RecursionError:
-        raise InputError(path, "not valid JSON: nested too deep") from None
 
 
 def _key_digest(document: object, key: str) -> str | None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cache
-from typing import TYPE_CHECKING
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
 
 from waiver.errors import InputError
-
-if TYPE_CHECKING:
-    import yaml
-    from yaml.nodes import Node
+from waiver.read.bounded import BoundedLoader
 
 MAX_INTEGER_CHARS = 20
 YAML_TAG = "tag:yaml.org,2002:"
@@ -51,11 +51,11 @@ def _tag(tag: str) -> str:
 
 
 @cache
-def _loader() -> type[yaml.SafeLoader]:
-    """yaml.SafeLoader that resolves only the PLAIN_SCALARS; any other plain scalar is a string."""
-    import yaml
+def _loader() -> type[BoundedLoader]:
+    """The bounded loader, resolving only the PLAIN_SCALARS; any other plain scalar is a
+    string."""
 
-    class PlainLoader(yaml.SafeLoader):
+    class PlainLoader(BoundedLoader):
         pass
 
     PlainLoader.yaml_implicit_resolvers = {}
@@ -67,9 +67,6 @@ def _loader() -> type[yaml.SafeLoader]:
 
 def _yaml_1_1_tag(node: Node) -> str:
     """The tag YAML 1.1 (yaml.SafeLoader's resolver) gives the plain scalar `node`."""
-    from yaml.nodes import ScalarNode
-    from yaml.resolver import Resolver
-
     tag: str = Resolver().resolve(ScalarNode, node.value, (True, False))  # type: ignore[no-untyped-call]
     return tag
 
@@ -78,8 +75,6 @@ def _check_nodes(node: Node, path: list[str | int], seen: set[int], source: str)
     """Plain values only: no tags beyond YAML's own scalars and collections, no aliases,
     string keys given once, no plain scalar YAML 1.1 would read otherwise. Checked on the
     node tree, before any object is constructed."""
-    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
-
     where = key_path(path)
     if id(node) in seen:
         raise InputError(source, f"{where}: YAML aliases are not allowed in a policy file")
@@ -125,10 +120,6 @@ def _check_nodes(node: Node, path: list[str | int], seen: set[int], source: str)
 
 
 def load_yaml(data: bytes, source: str) -> object:
-    # Imported here, like jsonschema below: only a run with a policy file pays for yaml's
-    # import (0.02 s).
-    import yaml
-
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -142,13 +133,11 @@ def load_yaml(data: bytes, source: str) -> object:
         raise InputError(source, f"not valid YAML: {what}{where}") from None
     except yaml.YAMLError as error:
         raise InputError(source, f"not valid YAML: {error}") from None
-    except RecursionError:
-        raise InputError(source, "not valid YAML: nested too deep") from None
 
 
 def _safe_load(text: str, source: str) -> object:
     """yaml.safe_load in its two halves, so that the node tree is checked first."""
-    loader = _loader()(text)
+    loader = _loader()(text, source)
     try:
         node = loader.get_single_node()
         if node is None:
