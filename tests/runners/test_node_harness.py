@@ -5,6 +5,7 @@ folders and tracked installs; a computed module name is refused until a glob nam
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ def tree(root: Path, files: dict[str, str]) -> DiskTree:
     return DiskTree(str(root))
 
 
-def paths(pairs: list[tuple[str, str | None]]) -> set[str]:
+def paths(pairs: Iterable[tuple[str, str | None]]) -> set[str]:
     return {path for path, table in pairs if table is None}
 
 
@@ -38,18 +39,19 @@ def test_jest_config_files_by_every_name_in_any_folder(tmp_path: Path) -> None:
         "packages/ui/jest.config.ts": "export default {};\n",
         "babel.config.cjs": "module.exports = {};\n",
         ".babelrc": "{}\n",
-        "packages/ui/tsconfig.build.json": "{}\n",
+        "packages/ui/tsconfig.build.json": '{"compilerOptions": {"types": ["jest"]}}\n',
         "src/app.js": "module.exports = 1;\n",
         "test/app.test.js": "test('x', () => {});\n",
     }
-    found = paths(JEST.files(tree(tmp_path, files)))
-    assert found == {
+    pairs = JEST.files(tree(tmp_path, files))
+    assert paths(pairs) == {
         "jest.config.js",
         "packages/ui/jest.config.ts",
         "babel.config.cjs",
         ".babelrc",
-        "packages/ui/tsconfig.build.json",
     }
+    # Of a TypeScript configuration, what decides where modules load from, table by table.
+    assert ("packages/ui/tsconfig.build.json", "compilerOptions.types") in pairs
 
 
 def test_each_runner_has_its_own_configuration_names(tmp_path: Path) -> None:
@@ -95,8 +97,9 @@ module.exports = {
         "test/style-stub.js",
         "scripts/global-setup.js",
         "tools/transform.cjs",
-        "src/index.js",  # `roots` names the folder src, and node would load its index
     }
+    # `roots` names where the tests are looked for, not a module jest loads.
+    assert "src/index.js" not in found
 
 
 def test_a_mocharc_names_its_require_hooks(tmp_path: Path) -> None:
@@ -180,8 +183,10 @@ def test_pytest_adds_nothing_and_keeps_its_own_harness(tmp_path: Path) -> None:
     files = {"conftest.py": "\n", "jest.config.js": "module.exports = {};\n"}
     disk = tree(tmp_path, files)
     pytest_runner = runner_named("pytest")
-    assert pytest_runner.files(disk) == []
-    assert harness_pairs(disk, pytest_runner.harness((), frozenset())) == [("conftest.py", None)]
+    assert pytest_runner.files(disk) == {}
+    assert list(harness_pairs(disk, pytest_runner.harness((), frozenset()))) == [
+        ("conftest.py", None)
+    ]
     # A JavaScript runner's harness holds pytest's too.
     assert paths(harness_pairs(disk, JEST.harness((), frozenset()))) == {
         "conftest.py",

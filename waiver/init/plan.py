@@ -29,6 +29,7 @@ from waiver.read.registry import format_registry
 from waiver.runners import policy_harness
 from waiver.runners.base import Runner
 from waiver.runners.pytest import PYTEST
+from waiver.write.lock_reasons import reason_lines
 from waiver.write.setup_files import (
     HISTORY_WORKFLOW,
     LOCK,
@@ -86,6 +87,8 @@ class Planned:
     purpose: str
     refresh: str
     note: str | None = None
+    # Lines that say what is in it and why (the lock's harness files, each with why).
+    details: tuple[str, ...] = ()
 
 
 def _folder(path: str, flag: str) -> str:
@@ -299,11 +302,12 @@ def lock_plan(
         held.append(_count(len(data_files), "data file", "data files") + " beside the tests")
     return Planned(
         LOCK,
-        lock,
+        lock.text,
         (f"the fixtures ({', '.join(held)}) and " if setup.reads_fixtures else "")
-        + f"the test harness ({harness}), {lock.count(chr(10))} files by digest",
+        + f"the test harness ({harness}), {lock.text.count(chr(10))} files by digest",
         refresh,
         None if setup.reads_fixtures else NO_FIXTURES,
+        tuple(reason_lines(lock.harness)),
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from waiver.errors import InputError, UsageError
+from waiver.errors import InputError, InputErrors, UsageError
 from waiver.write.escape import log_line
 
 T = TypeVar("T")
@@ -23,6 +23,9 @@ class Problems:
         """What `step` returns, or None with its problem kept."""
         try:
             return step()
+        except InputErrors as errors:
+            self.found += [str(error) for error in errors.errors]
+            return None
         except (InputError, UsageError) as error:
             self.found.append(str(error))
             return None

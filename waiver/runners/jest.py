@@ -17,6 +17,7 @@ from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
 
 FILES = NodeRunnerFiles(
+    "jest",
     configs=("jest.config.*",),
     package_keys=("jest", "babel", "jest-junit"),
     mocks=True,

@@ -22,6 +22,7 @@ from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
 
 FILES = NodeRunnerFiles(
+    "mocha",
     configs=(".mocharc", ".mocharc.*", "mocha.opts"),
     package_keys=("mocha", "babel"),
     mocks=False,

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.harness.installs import node_install_edits
-from waiver.read.harness.named import Harness
+from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
 from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-from waiver.runners.base import Pair
 from waiver.runners.js_definitions import edited_scripts, script_ids
 from waiver.runners.js_diff import script_diffs
 from waiver.runners.js_reach import new_script_reach_ins
@@ -105,7 +104,7 @@ class NodeRunner:
         globs = tuple(patterns)
         return Harness(globs, modules, lambda tree: node_harness(tree, self.harness_files, globs))
 
-    def files(self, tree: FileTree) -> list[Pair]:
+    def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return node_harness(tree, self.harness_files)
 
     def test_ids(self, root: str | None) -> TestIdRule:

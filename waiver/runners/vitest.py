@@ -14,6 +14,7 @@ from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
 
 FILES = NodeRunnerFiles(
+    "vitest",
     configs=("vitest.config.*", "vitest.workspace.*", "vite.config.*"),
     package_keys=("babel",),
     mocks=True,

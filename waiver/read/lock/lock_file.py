@@ -25,13 +25,14 @@ from typing import Literal
 
 from waiver.errors import InputError
 from waiver.read.files import open_beneath, read_chunks, split_relative
+from waiver.read.jsonc import read_jsonc
 from waiver.read.policy.globs import path_glob
 from waiver.read.trusted.trees import check_name, scan_error
 
 LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
 # A table line: `sha256sum -c` skips lines that start with `#`, so a lock holding them
 # still checks every whole file. The `\` that marks an escaped path goes before the digest.
-TABLE_LINE = re.compile(r"# \[([a-z0-9_.-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
+TABLE_LINE = re.compile(r"# \[([A-Za-z0-9_.-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
 PYTEST_TABLE = "tool.pytest"
 ENTRY_POINTS_TABLE = "project.entry-points.pytest11"
 # The pytest11 entry points of each build backend's own table, which the documented install
@@ -45,7 +46,18 @@ ENTRY_POINTS_TABLES = (
 # (`waiver.runners`), each locked on its own like a table: `# [jest] <sha256>  package.json`.
 PACKAGE_JSON = "package.json"
 PACKAGE_KEYS = ("jest", "mocha", "babel", "jest-junit")
-LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES, *PACKAGE_KEYS})
+# What of a TypeScript configuration (`tsconfig.json`, JSON with comments) decides where a
+# module is loaded from, each locked on its own like a table: `include`, `files` and
+# `exclude` only name the sources, and the other compiler options how they compile.
+TSCONFIG_TABLES = (
+    "extends",
+    "compilerOptions.paths",
+    "compilerOptions.baseUrl",
+    "compilerOptions.types",
+    "compilerOptions.plugins",
+    "compilerOptions.rootDirs",
+)
+LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES, *PACKAGE_KEYS, *TSCONFIG_TABLES})
 WILDCARD = re.compile(r"[*?\[]")
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
@@ -211,8 +223,8 @@ def table_digest(root: str, path: str, table: str) -> str | None:
 
 
 def table_digest_of(data: bytes, path: str, table: str) -> str | None:
-    """The sha256 of one table of the TOML text `data` (or one key of a `package.json`), or
-    None when the table is absent.
+    """The sha256 of one table of the TOML text `data` (or one key of a `package.json`, or
+    one of a TypeScript configuration's), or None when the table is absent.
 
     The table's parsed value is hashed as canonical JSON (sorted keys, no spaces, UTF-8),
     so that an edit elsewhere in the file (a dependency bump) leaves it as it was, while
@@ -220,7 +232,7 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
     """
     if path.rpartition("/")[2] == PACKAGE_JSON and table in PACKAGE_KEYS:
         return _key_digest(read_json(data, path), table)
-    value: object = read_toml(data, path)
+    value: object = read_jsonc(data, path) if table in TSCONFIG_TABLES else read_toml(data, path)
     for key in table.split("."):
         value = value.get(key) if isinstance(value, dict) else None
     if value is None:
