@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         harness=tuple(args.harness),
         verify=not args.no_verify,
         runner=args.runner,
+        setup_command=args.setup_command,
     )
     targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW, HISTORY_WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
@@ -149,6 +150,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--property-command",
         metavar="CMD",
         help='the workflow\'s property command, writing "$WAIVER_JUNIT"',
+    )
+    parser.add_argument(
+        "--setup-command",
+        metavar="CMD",
+        help="the workflow's install step, run before each command (default: the one init "
+        "finds from the lockfile, requirements, extras and tox, nox or hatch)",
     )
     parser.add_argument(
         "--waiver-repository",

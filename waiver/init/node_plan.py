@@ -54,7 +54,7 @@ class NodeCommands:
     """The install step (the workflow's setup command), and the runner's property and test
     commands."""
 
-    install: str | None  # None: the commands given to init carry their own (or bun, refused)
+    install: str | None  # None: bun's lockfile without --setup-command (a problem already)
     properties: str
     tests: str
 
@@ -92,42 +92,46 @@ def _commands(layout: NodeLayout, options: InitOptions, problems: Problems) -> N
     properties, tests = NODE_RUNNERS[layout.runner].suite_commands(
         layout.property_folders, layout.property_files
     )
-    if options.property_command is not None or options.test_command is not None:
-        if options.property_command is None or options.test_command is None:
-            problems.add("give --property-command and --test-command together")
-        return NodeCommands(
-            None, options.property_command or properties, options.test_command or tests
-        )
-    install = install_step(".")
+    if (options.property_command is None) != (options.test_command is None):
+        problems.add("give --property-command and --test-command together")
+    install = options.setup_command or install_step(".")
     if install is None:
         problems.add(
             f"{' or '.join(BUN_LOCKFILES)}: init writes the install step of npm, pnpm and "
-            "yarn, and this project locks its packages with bun; give --property-command and "
-            '--test-command, each starting with its install step and writing "$WAIVER_JUNIT"'
+            "yarn, and this project locks its packages with bun; give the install step with "
+            "--setup-command"
         )
-    return NodeCommands(install, properties, tests)
+    return NodeCommands(
+        install, options.property_command or properties, options.test_command or tests
+    )
+
+
+def _missing_runner(layout: NodeLayout, options: InitOptions, commands: NodeCommands) -> str | None:
+    """The problem of a runner init cannot run its commands with: its binary is not in
+    `node_modules/.bin`, and no `npm ci` of init's will put it there. None with given
+    commands, which name their own."""
+    if options.test_command is not None or commands.install is None:
+        return None
+    if options.verify and layout.lockfile is not None:
+        return None  # `npm ci` installs it first
+    binary = os.path.join(INSTALLS, ".bin", layout.runner)
+    if os.path.exists(binary):
+        return None
+    return (
+        f"{binary} is missing, and init runs the suite once with it: install the project's "
+        f"packages first ({commands.install})"
+    )
 
 
 def _runs(
     layout: NodeLayout, options: InitOptions, commands: NodeCommands, problems: Problems
 ) -> tuple[Ran, Ran] | None:
     """One run of both commands in the repository's own `node_modules`, after `npm ci`
-    when npm's lockfile is there (not with --no-verify); none when init has no install step
-    to write (bun's lockfile, a problem already)."""
-    if commands.install is None and options.test_command is None:
-        return None
-    if commands.install is not None:
-        if options.verify and layout.lockfile is not None:
-            before = len(problems.found)
-            problems.attempt(partial(install, commands.install))
-            if len(problems.found) > before:
-                return None
-        binary = os.path.join(INSTALLS, ".bin", layout.runner)
-        if not os.path.exists(binary):
-            problems.add(
-                f"{binary} is missing, and init runs the suite once with it: install the "
-                f"project's packages first ({commands.install})"
-            )
+    when npm's lockfile is there (not with --no-verify)."""
+    if options.verify and layout.lockfile is not None and commands.install is not None:
+        before = len(problems.found)
+        problems.attempt(partial(install, commands.install))
+        if len(problems.found) > before:
             return None
     return run_suites(
         layout.runner, (commands.properties, commands.tests), layout.property_paths, problems
@@ -181,7 +185,14 @@ def plan_node(
             )
             return []
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
-    runs = None if version is None else _runs(layout, options, commands, problems)
+    missing = _missing_runner(layout, options, commands)
+    if missing is not None:
+        problems.add(missing)
+    runs = None
+    if problems.found:
+        problems.before_proof()
+    else:
+        runs = _runs(layout, options, commands, problems)
     if lock is None or runs is None:
         return []
     return [

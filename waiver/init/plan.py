@@ -76,6 +76,7 @@ class InitOptions:
     existing_policy: bytes | None = None  # the policy file there is, which init completes
     verify: bool = True  # False (--no-verify): the registry from pytest in this environment
     runner: str | None = None  # --runner: the runner to set up; None: the one found
+    setup_command: str | None = None  # --setup-command: the install step; None: the one found
 
 
 @dataclass(frozen=True)
@@ -167,14 +168,13 @@ def plan(
 ) -> list[Planned]:
     """The files init writes; what stops the lock or the registry goes to `problems`, and
     then the list is empty."""
-    # The install step is written unless both commands are given; what of tox, nox or
-    # hatch it cannot read stops init, and its commands are not proved around a guess.
-    given = options.property_command is not None and options.test_command is not None
-    envs = ToolEnvs() if given else read_tool_envs()
+    # The install step is the one given, else the one found; what of tox, nox or hatch it
+    # cannot read stops init, and its commands are not proved around a guess.
+    envs = ToolEnvs() if options.setup_command is not None else read_tool_envs()
     for problem in envs.problems:
         problems.add(problem)
     install, property_command, test_command = commands(
-        layout, options.property_command, options.test_command, envs
+        layout, options.property_command, options.test_command, envs, options.setup_command
     )
     python = workflow_python()
     setup = Setup(
@@ -199,13 +199,13 @@ def plan(
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
     # --no-verify proves nothing, so no interpreter is looked for.
     interpreter, python_note = proof_python(python) if options.verify else (sys.executable, None)
-    runs = (
-        None
-        if envs.problems
-        else _runs(
-            layout, options, (property_command, test_command), install, interpreter, problems
-        )
-    )
+    # The proof takes minutes: it runs once every problem found from files is settled.
+    runs = None
+    if problems.found:
+        problems.before_proof()
+    else:
+        written = (property_command, test_command)
+        runs = _runs(layout, options, written, install, interpreter, problems)
     registry = (
         None
         if runs is None
@@ -315,7 +315,7 @@ def _runs(
     layout: Layout,
     options: InitOptions,
     written: tuple[str, str],
-    install: str | None,
+    install: str,
     python: str,
     problems: Problems,
 ) -> tuple[Ran, Ran] | None:
@@ -323,7 +323,7 @@ def _runs(
     the `install` step, in a fresh venv of `python`, or with --no-verify pytest in the
     environment init runs in. What stops either goes to `problems`, and then there is none."""
     if options.verify:
-        proved = [f"{install} && {command}" if install else command for command in written]
+        proved = [f"{install} && {command}" for command in written]
         try:
             with fresh_venv(python=python) as (scratch, env):
                 runs = [

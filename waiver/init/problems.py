@@ -12,9 +12,19 @@ from waiver.write.escape import log_line
 T = TypeVar("T")
 
 
+# Said after the problems when they stopped init before it ran the written commands.
+NOT_RUN = "The written commands were not run: init runs them once these are settled."
+
+
 class Problems:
     def __init__(self) -> None:
         self.found: list[str] = []
+        self.proof_skipped = False
+
+    def before_proof(self) -> None:
+        """The proof of the written commands is left out: problems found from files stop
+        init before it, so that one run names them all without waiting for it."""
+        self.proof_skipped = True
 
     def add(self, problem: str) -> None:
         self.found.append(problem)
@@ -39,8 +49,9 @@ class Problems:
             first, *rest = problem.splitlines() or [""]
             return "\n".join([log_line(first), *(log_line(f"{indent}{line}") for line in rest)])
 
+        after = [NOT_RUN] if self.proof_skipped else []
         if len(self.found) == 1:
-            return f"waiver: error: {lines(self.found[0], '  ')}"
+            return "\n".join([f"waiver: error: {lines(self.found[0], '  ')}", *after])
         return "\n".join(
             [
                 f"waiver: error: {len(self.found)} problems, so nothing was written:",
@@ -48,5 +59,6 @@ class Problems:
                     f"  {number}. {lines(problem, '     ')}"
                     for number, problem in enumerate(self.found, 1)
                 ),
+                *after,
             ]
         )
