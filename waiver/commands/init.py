@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         if options.dry_run:
             print(log_line(f"waiver: would write {item.path}: {item.purpose}"))
             for line in item.details:
-                print(log_line(f"  locked: {line}"))
+                print(log_line(f"  {line}"))
             print(item.text, end="" if item.text.endswith("\n") else "\n")
             continue
         folder = os.path.dirname(item.path)
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(item.path, item.text)
         print(log_line(f"waiver: wrote {item.path}: {item.purpose}"))
         for line in item.details:
-            print(log_line(f"  locked: {line}"))
+            print(log_line(f"  {line}"))
         print(log_line(f"  refresh: {item.refresh}"))
         if item.note is not None:
             print(log_line(f"  note: {item.note}"))

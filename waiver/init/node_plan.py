@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
 from functools import partial
 
 from waiver.init.collection import Ran
-from waiver.init.layout import Layout, default_branch, literal_glob
-from waiver.init.node_layout import BUN_LOCKFILES, NodeLayout, find_node_layout, install_step
+from waiver.init.layout import Layout, default_branch, literal_glob, without_links
+from waiver.init.node_commands import (
+    INSTALLS,
+    REPORTER_FOLDER,
+    NodeCommands,
+    missing_runner,
+    node_commands,
+)
+from waiver.init.node_layout import NodeLayout, find_node_layout, read_package
 from waiver.init.node_run import install, node_version, run_suites
+from waiver.init.node_versions import project_node
 from waiver.init.plan import (
     InitOptions,
     Planned,
@@ -27,12 +34,10 @@ from waiver.init.plan import (
     policy_text,
     registry_plan,
     workflow_plans,
-    written_red_green,
 )
 from waiver.init.problems import Problems
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.trusted.ignored import ignored_folders
-from waiver.runners import NODE_RUNNERS
 from waiver.write.setup_files import (
     POLICY,
     REGISTRY,
@@ -46,17 +51,6 @@ NO_SUITE = (
     "the invariant breaks, or test files named *.property.test.js; or name an existing "
     "folder with --property-suite DIR"
 )
-INSTALLS = "node_modules"
-
-
-@dataclass(frozen=True)
-class NodeCommands:
-    """The install step (the workflow's setup command), and the runner's property and test
-    commands."""
-
-    install: str | None  # None: bun's lockfile without --setup-command (a problem already)
-    properties: str
-    tests: str
 
 
 def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -> NodeLayout:
@@ -74,7 +68,9 @@ def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -
         runner,
         suites or found.property_folders,
         () if suites else found.property_files,
-        Layout(None, (), (), fixtures or held.fixture_folders, data_files=held.data_files),
+        without_links(
+            Layout(None, (), (), fixtures or held.fixture_folders, data_files=held.data_files)
+        ),
         found.lockfile,
     )
     if not layout.property_paths:
@@ -88,51 +84,22 @@ def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -
     return layout
 
 
-def _commands(layout: NodeLayout, options: InitOptions, problems: Problems) -> NodeCommands:
-    properties, tests = NODE_RUNNERS[layout.runner].suite_commands(
-        layout.property_folders, layout.property_files
-    )
-    if (options.property_command is None) != (options.test_command is None):
-        problems.add("give --property-command and --test-command together")
-    install = options.setup_command or install_step(".")
-    if install is None:
-        problems.add(
-            f"{' or '.join(BUN_LOCKFILES)}: init writes the install step of npm, pnpm and "
-            "yarn, and this project locks its packages with bun; give the install step with "
-            "--setup-command"
-        )
-    return NodeCommands(
-        install, options.property_command or properties, options.test_command or tests
-    )
-
-
-def _missing_runner(layout: NodeLayout, options: InitOptions, commands: NodeCommands) -> str | None:
-    """The problem of a runner init cannot run its commands with: its binary is not in
-    `node_modules/.bin`, and no `npm ci` of init's will put it there. None with given
-    commands, which name their own."""
-    if options.test_command is not None or commands.install is None:
-        return None
-    if options.verify and layout.lockfile is not None:
-        return None  # `npm ci` installs it first
-    binary = os.path.join(INSTALLS, ".bin", layout.runner)
-    if os.path.exists(binary):
-        return None
-    return (
-        f"{binary} is missing, and init runs the suite once with it: install the project's "
-        f"packages first ({commands.install})"
-    )
-
-
 def _runs(
     layout: NodeLayout, options: InitOptions, commands: NodeCommands, problems: Problems
 ) -> tuple[Ran, Ran] | None:
     """One run of both commands in the repository's own `node_modules`, after `npm ci`
-    when npm's lockfile is there (not with --no-verify)."""
-    if options.verify and layout.lockfile is not None and commands.install is not None:
-        before = len(problems.found)
-        problems.attempt(partial(install, commands.install))
-        if len(problems.found) > before:
-            return None
+    when npm's lockfile is there (not with --no-verify), and after the install of the
+    reporter the commands need when it is not there yet."""
+    steps = []
+    if options.verify and layout.lockfile is not None and commands.packages is not None:
+        steps.append(commands.packages)
+    if commands.reporter_install is not None and not os.path.isdir(REPORTER_FOLDER):
+        steps.append(commands.reporter_install)
+    before = len(problems.found)
+    for step in steps:
+        problems.attempt(partial(install, step))
+    if len(problems.found) > before:
+        return None
     return run_suites(
         layout.runner, (commands.properties, commands.tests), layout.property_paths, problems
     )
@@ -147,14 +114,17 @@ def plan_node(
 ) -> list[Planned]:
     """The files init writes; what stops the lock or the registry goes to `problems`, and
     then the list is empty."""
-    commands = _commands(layout, options, problems)
+    package = problems.attempt(partial(read_package, ".")) or {}
+    commands = node_commands(layout, options, package, problems)
     for flag, command in (
         ("--property-command", commands.properties),
         ("--test-command", commands.tests),
+        ("--setup-command", commands.install or ""),
     ):
         if "${{" in command:
             problems.add(f"{flag}: GitHub would read '${{{{' in it as an expression")
-    version = problems.attempt(node_version)
+    running = problems.attempt(node_version)
+    node = None if running is None else project_node(".", package, running)
     fixtures = layout.fixtures
     setup = Setup(
         fixtures=fixtures.fixtures_root,
@@ -164,12 +134,12 @@ def plan_node(
         property_command=commands.properties,
         test_command=commands.tests,
         setup_command=commands.install,
-        red_green_command=written_red_green(options, NODE_RUNNERS[layout.runner]),
+        red_green_command=commands.red_green,
         waiver_repository=repository,
         waiver_ref=ref,
         harness_globs=(*options.harness, *map(literal_glob, layout.property_files)),
         runner=layout.runner,
-        node_version=version,
+        node_version=None if node is None else node.version,
         default_branch=default_branch("."),
     )
     merged = options.existing_policy is not None
@@ -185,7 +155,7 @@ def plan_node(
             )
             return []
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
-    missing = _missing_runner(layout, options, commands)
+    missing = missing_runner(layout, options, commands)
     if missing is not None:
         problems.add(missing)
     runs = None
@@ -211,7 +181,10 @@ def plan_node(
             "edit it by hand, in a change of its own",
         ),
         *workflow_plans(
-            setup, f"through {repository}'s reusable workflow at {ref}, with Node {version}"
+            setup,
+            f"through {repository}'s reusable workflow at {ref}, with Node {setup.node_version}",
+            None if node is None else node.note,
+            commands.lines,
         ),
     ]
 
@@ -226,6 +199,7 @@ def _planned_lock(layout: NodeLayout, setup: Setup, policy: str) -> Planned:
         fixtures.fixture_folders,
         fixtures.data_files,
         f"{layout.runner}'s configuration and what it names, the property suite",
+        fixtures.linked,
     )
 
 

@@ -12,7 +12,7 @@ from functools import partial
 
 from waiver.errors import InputError, UsageError
 from waiver.init.collection import Ran, fresh_venv, prove, run_suite
-from waiver.init.layout import Layout, default_branch, find_layout, inside
+from waiver.init.layout import Layout, default_branch, find_layout, inside, without_links
 from waiver.init.merge import merge_policy
 from waiver.init.problems import Problems
 from waiver.init.python_version import proof_python, workflow_python
@@ -55,6 +55,12 @@ NO_SUITE = (
 
 FAILED_SHOWN = 5  # failing tests init names; the rest are counted
 
+LINKED = (
+    "{links}: a symlink, which the lock cannot hold (it holds bytes, and a link points at "
+    "what the gate would have to trust): its folder's other files are locked one by one, "
+    "and the link is not. To lock what it points to, replace the link by a copy of it and "
+    "run the refresh command"
+)
 NO_FIXTURES = (
     "no fixture folder found, so the lock holds the harness alone and waiver.yml says "
     "`fixtures: []`; name the folders your tests read with --fixtures DIR"
@@ -113,14 +119,16 @@ def resolve_layout(options: InitOptions, problems: Problems) -> Layout:
         if options.property_suites:
             problems.add("give --property-suite or --property-select, not both")
     named = bool(options.property_suites or options.property_select is not None)
-    layout = Layout(
-        found.pytest_config,
-        found.test_folders,
-        suites if named else found.property_suites,
-        fixtures or found.fixture_folders,
-        () if named else found.scattered_properties,
-        selection if named else found.property_selection,
-        tuple(path for path in found.data_files if not any(inside(path, f) for f in fixtures)),
+    layout = without_links(
+        Layout(
+            found.pytest_config,
+            found.test_folders,
+            suites if named else found.property_suites,
+            fixtures or found.fixture_folders,
+            () if named else found.scattered_properties,
+            selection if named else found.property_selection,
+            tuple(path for path in found.data_files if not any(inside(path, f) for f in fixtures)),
+        )
     )
     if not (layout.property_suites or layout.property_selection or named):
         problems.add(NO_SUITE)
@@ -240,10 +248,13 @@ def written_red_green(options: InitOptions, runner: Runner) -> str | None:
     return None if options.test_command is not None else runner.red_green_command()
 
 
-def workflow_plans(setup: Setup, through: str, note: str | None = None) -> list[Planned]:
+def workflow_plans(
+    setup: Setup, through: str, note: str | None = None, details: tuple[str, ...] = ()
+) -> list[Planned]:
     """The three workflows init writes, for every runner: the gate's caller (`through` says
-    where it runs the gate), the report workflow that posts the status and the comment, and
-    the history writer both of them name."""
+    where it runs the gate; `details`, what its commands keep of the project's own and leave
+    out), the report workflow that posts the status and the comment, and the history writer
+    both of them name."""
     return [
         Planned(
             WORKFLOW,
@@ -252,6 +263,7 @@ def workflow_plans(setup: Setup, through: str, note: str | None = None) -> list[
             "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
             "waiver-ref",
             note,
+            details,
         ),
         Planned(
             REPORT_WORKFLOW,
@@ -275,7 +287,9 @@ def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
     suite's modules are test modules, which the edited-test check covers instead."""
     suites = layout.property_suites
     harness = "conftest.py, pytest configuration" + (", property suite" if suites else "")
-    return lock_plan(setup, policy, suites, layout.fixture_folders, layout.data_files, harness)
+    return lock_plan(
+        setup, policy, suites, layout.fixture_folders, layout.data_files, harness, layout.linked
+    )
 
 
 def lock_plan(
@@ -285,6 +299,7 @@ def lock_plan(
     fixture_folders: Sequence[str],
     data_files: Sequence[str],
     harness: str,
+    linked: Sequence[str] = (),
 ) -> Planned:
     """The lock of the fixtures and of the harness the policy's runner names, with the
     property suites' folders, whatever the runner; `harness` says in words what it holds."""
@@ -300,14 +315,17 @@ def lock_plan(
     held = [*fixture_folders]
     if data_files:
         held.append(_count(len(data_files), "data file", "data files") + " beside the tests")
+    note = None if setup.reads_fixtures else NO_FIXTURES
+    if linked:
+        note = LINKED.format(links=", ".join(linked))
     return Planned(
         LOCK,
         lock.text,
         (f"the fixtures ({', '.join(held)}) and " if setup.reads_fixtures else "")
         + f"the test harness ({harness}), {lock.text.count(chr(10))} files by digest",
         refresh,
-        None if setup.reads_fixtures else NO_FIXTURES,
-        tuple(reason_lines(lock.harness)),
+        note,
+        tuple(f"locked: {line}" for line in reason_lines(lock.harness)),
     )
 
 

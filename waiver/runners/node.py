@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,9 +32,53 @@ from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 # ("" when it cannot be placed) and whether the testcase carried it itself: its id, or None
 # to read it as any other report's.
 ReadCase = Callable[[str, str, str, str, bool], str | None]
-# The commands `waiver init` writes, given the property suite's folders and files: the
-# property suite's alone, and every other test's.
-SuiteCommands = Callable[[Sequence[str], Sequence[str]], tuple[str, str]]
+# The local binary every package manager links, but Plug'n'Play: the written commands never
+# download a runner (`npx jest` fetches one when the project's is missing).
+BINARY = "node_modules/.bin/{runner}"
+JEST_JUNIT = "jest-junit"
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """How the written commands start the runner: its local binary, with the environment,
+    options and arguments the project's own test script gives it, and the module jest
+    loads its JUnit reporter from."""
+
+    environment: tuple[tuple[str, str], ...] = ()  # (name, value) before the binary
+    options: tuple[str, ...] = ()  # the script's options, in both commands
+    arguments: tuple[str, ...] = ()  # the script's own test paths: the test command's
+    reporter: str = JEST_JUNIT
+
+    def start(self, runner: str, *before: str, command: str = "") -> str:
+        """The shell words that start `runner`: `before` (the reporter's settings, as
+        they are), the script's environment, the binary, its `command` (vitest's `run`)
+        and the script's options."""
+        variables = [f"{name}={shlex.quote(value)}" for name, value in self.environment]
+        binary = BINARY.format(runner=runner)
+        return words(*before, *variables, binary, command, shlex.join(self.options))
+
+    def paths(self) -> str:
+        """The script's own test paths, as shell words."""
+        return shlex.join(self.arguments)
+
+
+def words(*parts: str) -> str:
+    """Shell text of `parts` joined by spaces, the empty ones left out."""
+    return " ".join(part for part in parts if part)
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """An option of a test script the written commands leave out: whether it takes a
+    value, and why it is left out."""
+
+    takes_value: bool
+    why: str
+
+
+# The commands `waiver init` writes, given the property suite's folders and files and how
+# the project starts the runner: the property suite's alone, and every other test's.
+SuiteCommands = Callable[[Sequence[str], Sequence[str], Invocation], tuple[str, str]]
 
 
 def repository_file(root: str | None, file: str) -> str:
@@ -90,7 +135,11 @@ class NodeRunner:
     read_case: ReadCase | None
     suite_commands: SuiteCommands
     # The red-green command: one test file's tests, chosen by the runner's name filter.
-    red_green: str
+    red_green: Callable[[Invocation], str]
+    # The options of a test script the written commands leave out, by name (a name
+    # ending in `.` is every option it begins), and those that take a value.
+    left_out: Mapping[str, LeftOut]
+    value_options: frozenset[str]
     # The (classname, name) of the case a report gives a test file that failed to load.
     failed_load: Callable[[str], tuple[str, str]] | None = None
     # What joins the describe titles and the test's title in an id.
@@ -156,4 +205,4 @@ class NodeRunner:
         return None if self.failed_load is None else self.failed_load(test_file)
 
     def red_green_command(self) -> str:
-        return self.red_green
+        return self.red_green(Invocation())

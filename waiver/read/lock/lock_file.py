@@ -327,7 +327,12 @@ def scan_fixtures(
             matches = not patterns or any(fixture_glob_matches(p, inner) for p in patterns)
             if entry.is_symlink():
                 if matches or (entry.is_dir() and _reachable(inner, patterns)):
-                    raise InputError(path, "a symlink in the fixture set")
+                    raise InputError(
+                        path,
+                        "a symlink in the fixture set, which the lock cannot hold (it holds "
+                        "bytes, not what a link points to): replace it by a copy of its "
+                        "target, or leave it out of the policy's `fixtures:` globs",
+                    )
             elif entry.is_dir(follow_symlinks=False):
                 if _reachable(inner, patterns):
                     pending.append(path)
