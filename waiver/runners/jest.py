@@ -13,6 +13,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
+from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
 from waiver.runners.node_harness import NodeRunnerFiles
 
@@ -32,8 +33,13 @@ REPORTER_ENVIRONMENT = (
 
 
 def read_case(suite: str, classname: str, name: str, file: str, own: bool) -> str | None:
-    """`<file>::<describe path> <title>` for a testcase that carries its file."""
-    return f"{file}::{name.strip()}" if file else None
+    """`<file>::<describe path> <title>` for a testcase that carries its file; a test whose
+    own title is empty, which jest-junit ends with the space before it, is named so."""
+    if not file:
+        return None
+    if not name.strip() or (name.endswith(" ") and not name.startswith(" ")):
+        return f"{file}::{' '.join([name.strip(), EMPTY_TITLE]).strip()}"
+    return f"{file}::{name.strip()}"
 
 
 # jest's own ignore pattern, which one given on the command line replaces.

@@ -18,6 +18,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
 from waiver.runners.node_harness import NodeRunnerFiles
 
@@ -37,7 +38,8 @@ def read_case(suite: str, classname: str, name: str, file: str, own: bool) -> st
     if not file or file == NO_FILE:
         return None
     if own:
-        return f"{file}::{classname} {name}" if classname else f"{file}::{name}"
+        title = name or EMPTY_TITLE
+        return f"{file}::{classname} {title}" if classname else f"{file}::{title}"
     # mocha-junit-reporter: one title is the full one, which ends with the other.
     full = name if len(name) >= len(classname) and name.endswith(classname) else classname
     return f"{file}::{full}"

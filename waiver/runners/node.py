@@ -26,6 +26,7 @@ from waiver.read.trusted.trees import FileTree
 from waiver.runners.js_definitions import edited_scripts, script_ids
 from waiver.runners.js_diff import script_diffs
 from waiver.runners.js_reach import new_script_reach_ins
+from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
@@ -199,7 +200,8 @@ class NodeRunner:
         return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
     def title(self, test_id: str) -> str:
-        return test_id.partition("::")[2].replace(self.title_separator, " ")
+        titles = test_id.partition("::")[2].removesuffix(EMPTY_TITLE)
+        return titles.replace(self.title_separator, " ").rstrip()
 
     def load_failure(self, test_file: str) -> tuple[str, str] | None:
         return None if self.failed_load is None else self.failed_load(test_file)

@@ -2,7 +2,8 @@
 
 vitest's reporter writes the file, relative to the project root, as the classname and the
 describe path and title (joined by ` > `) as the name, so the id is
-`<file>::<describe> > <title>` by the rule every report is read by.
+`<file>::<describe> > <title>` by the rule every report is read by; a test whose own title
+is empty is `<file>::<describe> > (empty title)`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
 from waiver.runners.node_harness import NodeRunnerFiles
 
@@ -72,6 +74,14 @@ def red_green(invocation: Invocation) -> str:
     return words(_start(invocation), selected, REPORTERS)
 
 
+def read_case(suite: str, classname: str, name: str, file: str, own: bool) -> str | None:
+    """A test whose own title is empty, which the reporter ends with ` > ` (or writes as
+    nothing), named so; any other by the rule every report is read by."""
+    if name == "" or name.endswith(" > "):
+        return f"{classname}::{name}{EMPTY_TITLE}"
+    return None
+
+
 def failed_load(test_file: str) -> tuple[str, str]:
     """The case vitest's junit reporter writes for a file that failed to load: the file is
     its classname and its name."""
@@ -81,7 +91,7 @@ def failed_load(test_file: str) -> tuple[str, str]:
 VITEST = NodeRunner(
     "vitest",
     FILES,
-    None,
+    read_case,
     suite_commands,
     red_green,
     LEFT_OUT,
