@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import replace
 from functools import partial
 
 from waiver.init.collection import Ran
@@ -36,6 +37,7 @@ from waiver.init.plan import (
     workflow_plans,
 )
 from waiver.init.problems import Problems
+from waiver.init.workspaces import workspace_note
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.write.setup_files import (
@@ -116,6 +118,12 @@ def plan_node(
     then the list is empty."""
     package = problems.attempt(partial(read_package, ".")) or {}
     commands = node_commands(layout, options, package, problems)
+    if options.test_command is None:
+        said, problem = workspace_note(".", layout.runner)
+        if problem is not None:
+            problems.add(problem)
+        if said is not None:
+            commands = replace(commands, lines=(said, *commands.lines))
     for flag, command in (
         ("--property-command", commands.properties),
         ("--test-command", commands.tests),
