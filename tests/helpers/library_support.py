@@ -9,7 +9,9 @@ of, are copied as links), so that a project that edits a file there must replace
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import io
 import json
 import os
 import shutil
@@ -19,8 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers.node_support import IGNORED, write_files
+from helpers.init_support import commit_as_base, installed_from_github
+from helpers.node_support import IGNORED, replace_file, write_files
 from helpers.support import git
+from waiver.cli import main
 
 PNPM = "pnpm@9.15.0"
 
@@ -92,3 +96,35 @@ def start_library(template: Path, work: Path, files: Mapping[str, str]) -> Path:
     write_files(work, {".gitignore": IGNORED, **files})
     git(work, "init", "--quiet")
     return work
+
+
+def initialised(root: Path, site: Path) -> str:
+    """`waiver init` with only the pin a pip install from GitHub records, run at `root`,
+    which is then committed as the base: what init printed."""
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        installed_from_github(site, patch)
+        patch.chdir(root)
+        assert main(["init"]) == 0
+    commit_as_base(root)
+    return printed.getvalue()
+
+
+def copy_change(base: Path, tmp_path: Path) -> tuple[Path, str]:
+    """A private copy of the initialised library for one change: (root, base commit)."""
+    root = tmp_path / base.name
+    shutil.copytree(base, root, symlinks=True)
+    return root, git(root, "rev-parse", "HEAD")
+
+
+def commit_files(root: Path, files: Mapping[str, str]) -> None:
+    """`files` written over the library's, and committed as the change."""
+    for name, text in files.items():
+        replace_file(root / name, text)
+    git(root, "add", "-A")
+    git(root, "commit", "--quiet", "-m", "change")
+
+
+def locked_paths(root: Path) -> list[str]:
+    """The paths the library's lock holds, whole files and tables alike, in its order."""
+    return [line.split("  ", 1)[1] for line in (root / "fixture.lock").read_text().splitlines()]

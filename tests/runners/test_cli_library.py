@@ -11,25 +11,26 @@ needs. Then changes are committed, replayed with the written commands and gated.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from helpers.init_support import (
-    commit_as_base,
     gate,
-    installed_from_github,
     runner_part,
     workflow_inputs,
 )
-from helpers.library_support import installed_template, start_library
-from helpers.node_support import registry, replace_file
-from helpers.support import classes, git
-from waiver.cli import main
+from helpers.library_support import (
+    commit_files,
+    copy_change,
+    initialised,
+    installed_template,
+    locked_paths,
+    start_library,
+)
+from helpers.node_support import registry
+from helpers.support import classes
 from waiver.init.node_commands import REPORTER_INSTALL
 
 pytestmark = pytest.mark.slow
@@ -138,32 +139,17 @@ def first_day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     template = installed_template(cache, "clip", PACKAGE, "npm")
     root = start_library(template, tmp_path_factory.mktemp("clip") / "clip", FILES)
     os.symlink("pm", root / "tests" / "fixtures" / "pmlink")
-    printed = io.StringIO()
-    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
-        installed_from_github(tmp_path_factory.mktemp("site"), patch)
-        patch.chdir(root)
-        assert main(["init"]) == 0
-    commit_as_base(root)
-    return root, printed.getvalue()
+    return root, initialised(root, tmp_path_factory.mktemp("site"))
 
 
 @pytest.fixture
 def change(first_day: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:
-    root = tmp_path / "clip"
-    shutil.copytree(first_day[0], root, symlinks=True)
-    return root, git(root, "rev-parse", "HEAD")
-
-
-def commit(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        replace_file(root / name, text)
-    git(root, "add", "-A")
-    git(root, "commit", "--quiet", "-m", "change")
+    return copy_change(first_day[0], tmp_path)
 
 
 def test_init_sets_the_library_up_in_one_run(first_day: tuple[Path, str]) -> None:
     root, printed = first_day
-    locked = [line.split("  ", 1)[1] for line in (root / "fixture.lock").read_text().splitlines()]
+    locked = locked_paths(root)
     # The fixtures one by one beside their link; jest's configuration and its setup file;
     # never the library the setup file requires.
     assert locked == [
@@ -190,7 +176,7 @@ def test_init_sets_the_library_up_in_one_run(first_day: tuple[Path, str]) -> Non
 
 def test_an_honest_refactor_is_clean(change: tuple[Path, str]) -> None:
     root, base = change
-    commit(root, {"lib/command.js": COMMAND.replace(
+    commit_files(root, {"lib/command.js": COMMAND.replace(
         "      const [name, value] = word.slice(2).split('=');\n",
         "      const parts = word.slice(2).split('=');\n      const [name, value] = parts;\n",
     )})  # fmt: skip
@@ -200,7 +186,7 @@ def test_an_honest_refactor_is_clean(change: tuple[Path, str]) -> None:
 
 def test_a_real_bug_is_a_stable_failure(change: tuple[Path, str]) -> None:
     root, base = change
-    commit(root, {"lib/command.js": COMMAND.replace(": value;", ": value.toUpperCase();")})
+    commit_files(root, {"lib/command.js": COMMAND.replace(": value;", ": value.toUpperCase();")})
     code, report = gate(root, base, runner_part)
     assert code == 1
     assert classes(report)[VALUE] == "stable_assertion_fail"
@@ -210,7 +196,7 @@ def test_a_real_bug_is_a_stable_failure(change: tuple[Path, str]) -> None:
 def test_a_loosened_test_and_a_new_one_wait_for_review(change: tuple[Path, str]) -> None:
     root, base = change
     new = "tests/command.test.js::parse reads two flags"
-    commit(root, {"tests/command.test.js": COMMAND_TEST.replace(
+    commit_files(root, {"tests/command.test.js": COMMAND_TEST.replace(
         "expect(new Command().parse(['--name=x']).options.name).toBe('x');",
         "expect(new Command().parse(['--name=x']).options.name).toBeDefined();",
     ).replace(

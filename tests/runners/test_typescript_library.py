@@ -11,24 +11,25 @@ changes are committed, replayed with the written commands and gated against the 
 
 from __future__ import annotations
 
-import contextlib
-import io
-import shutil
 from pathlib import Path
 
 import pytest
 
 from helpers.init_support import (
-    commit_as_base,
     gate,
-    installed_from_github,
     runner_part,
     workflow_inputs,
 )
-from helpers.library_support import installed_template, start_library
-from helpers.node_support import registry, replace_file
-from helpers.support import classes, git
-from waiver.cli import main
+from helpers.library_support import (
+    commit_files,
+    copy_change,
+    initialised,
+    installed_template,
+    locked_paths,
+    start_library,
+)
+from helpers.node_support import registry
+from helpers.support import classes
 
 pytestmark = pytest.mark.slow
 
@@ -173,33 +174,17 @@ def first_day(
     cache = tmp_path_factory.getbasetemp().parent / "libraries"
     template = installed_template(cache, "ranger", PACKAGE, "pnpm")
     root = start_library(template, tmp_path_factory.mktemp("ranger") / "ranger", FILES)
-    printed = io.StringIO()
-    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
-        installed_from_github(tmp_path_factory.mktemp("site"), patch)
-        patch.chdir(root)
-        assert main(["init"]) == 0
-    commit_as_base(root)
-    return root, printed.getvalue()
+    return root, initialised(root, tmp_path_factory.mktemp("site"))
 
 
 @pytest.fixture
 def change(first_day: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:
-    """A private copy of the initialised library for one change: (root, base)."""
-    root = tmp_path / "ranger"
-    shutil.copytree(first_day[0], root, symlinks=True)
-    return root, git(root, "rev-parse", "HEAD")
-
-
-def commit(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        replace_file(root / name, text)
-    git(root, "add", "-A")
-    git(root, "commit", "--quiet", "-m", "change")
+    return copy_change(first_day[0], tmp_path)
 
 
 def test_init_locks_the_tests_side_alone_and_says_why(first_day: tuple[Path, str]) -> None:
     root, printed = first_day
-    locked = [line.split("  ", 1)[1] for line in (root / "fixture.lock").read_text().splitlines()]
+    locked = locked_paths(root)
     assert locked == [
         "properties/add.test.ts",
         "test/helpers.ts",
@@ -225,7 +210,7 @@ def test_init_writes_the_commands_the_project_runs(first_day: tuple[Path, str]) 
 
 def test_an_honest_refactor_of_the_library_is_clean(change: tuple[Path, str]) -> None:
     root, base = change
-    commit(root, {
+    commit_files(root, {
         "src/range.ts": RANGE.replace(
             "return Math.min(Math.max(x, lo), hi);", "const low = Math.max(x, lo);\n  return Math.min(low, hi);"
         ),
@@ -238,7 +223,7 @@ def test_an_honest_refactor_of_the_library_is_clean(change: tuple[Path, str]) ->
 
 def test_a_real_bug_is_a_stable_failure(change: tuple[Path, str]) -> None:
     root, base = change
-    commit(
+    commit_files(
         root, {"src/range.ts": RANGE.replace("Math.min(Math.max(x, lo), hi)", "Math.max(x, lo)")}
     )
     code, report = gate(root, base, runner_part)
@@ -249,7 +234,7 @@ def test_a_real_bug_is_a_stable_failure(change: tuple[Path, str]) -> None:
 
 def test_a_loosened_test_is_edited_and_its_neighbours_are_not(change: tuple[Path, str]) -> None:
     root, base = change
-    commit(root, {
+    commit_files(root, {
         "test/range.test.ts": RANGE_TEST.replace(
             "expect(clamp(15, 0, 10)).toBe(10);", "expect(clamp(15, 0, 10)).toBeGreaterThan(0);"
         ),
@@ -264,7 +249,7 @@ def test_a_loosened_test_is_edited_and_its_neighbours_are_not(change: tuple[Path
 def test_a_new_test_and_the_import_it_needs_edit_no_other_test(change: tuple[Path, str]) -> None:
     root, base = change
     new = "test/range.test.ts::clamp > keeps the low end"
-    commit(root, {
+    commit_files(root, {
         "src/range.ts": RANGE + "\nexport function low(x: number): number {\n  return x;\n}\n",
         "src/index.ts": "export { add, clamp, low } from './range';\nexport { slug } from './text';\n",
         # The shared import list grows by a name, and the file is reformatted: double
@@ -287,7 +272,7 @@ def test_a_new_test_and_the_import_it_needs_edit_no_other_test(change: tuple[Pat
 
 def test_an_edit_of_the_setup_file_is_harness_drift(change: tuple[Path, str]) -> None:
     root, base = change
-    commit(
+    commit_files(
         root, {"test/setup.ts": SETUP.replace("within(clamp(received, lo, hi), received)", "true")}
     )
     code, report = gate(root, base, runner_part)
