@@ -224,3 +224,19 @@ def test_given_commands_still_get_the_install_step_which_setup_command_names(
     setup = "python -m pip install -e . pytest hypothesis freezegun"
     assert init(repository, "--dry-run", *given, "--setup-command", setup) == 0
     assert f'      setup-command: "{setup}"\n' in capsys.readouterr().out
+
+
+def test_nox_s_glued_requirements_and_hatch_s_test_environment(repository: Path) -> None:
+    write_tree(repository, {"noxfile.py": "import nox\n\n\n@nox.session\ndef tests(session):\n"
+                                          "    session.install('-rrequirements/test.txt', '.[slow]')\n"})  # fmt: skip
+    assert (read_tool_envs().words, read_tool_envs().extras) == (
+        ["-r", "requirements/test.txt"], ["slow"]
+    )  # fmt: skip
+    (repository / "noxfile.py").unlink()
+    path = repository / "pyproject.toml"
+    path.write_text(
+        path.read_text()
+        + '[tool.hatch.envs.hatch-test]\nextra-dependencies = ["pytest-randomly"]\n'
+        '[tool.hatch.envs.test]\ndependencies = ["never-read"]\n'
+    )
+    assert read_tool_envs().words == ["pytest-randomly"]

@@ -216,3 +216,55 @@ def test_a_property_suite_locks_its_javascript_and_typescript_modules(tmp_path: 
 def test_the_package_managers_node_options_name_their_hooks(tmp_path: Path) -> None:
     files = {".npmrc": 'node-options="--require ./hooks/quiet.js"\n', "hooks/quiet.js": "\n"}
     assert paths(MOCHA.files(tree(tmp_path, files))) == {".npmrc", "hooks/quiet.js"}
+
+
+SETUP_NAMING = {
+    "jest": ("jest.config.js", "module.exports = { setupFilesAfterEnv: ['./test/setup.js'] };\n"),
+    "vitest": (
+        "vitest.config.ts",
+        "export default { test: { setupFiles: ['./test/setup.js'], coverage: { include: ['src'] } } };\n",
+    ),
+    "mocha": (".mocharc.yml", "require:\n  - test/setup.js\nspec: test/**/*.spec.js\n"),
+}
+
+
+@pytest.mark.parametrize("runner", sorted(SETUP_NAMING))
+def test_a_setup_file_s_import_of_the_library_and_tsconfig_s_include_name_no_harness(
+    tmp_path: Path, runner: str
+) -> None:
+    """The library's source is code under test: a setup file that imports it (for a custom
+    matcher) and a tsconfig whose `include` names it leave it out of the harness; the
+    setup file's helper in the test folder, and what of tsconfig decides where modules
+    load from, are in it, each with why."""
+    config, text = SETUP_NAMING[runner]
+    files = {
+        config: text,
+        "test/setup.js": "const { clamp } = require('../src');\nconst { near } = require('./helpers');\n",
+        "test/helpers.js": "exports.near = () => true;\n",
+        "src/index.js": "module.exports = require('./calc');\n",
+        "src/calc.js": "exports.clamp = (x) => x;\n",
+        "tsconfig.json": '{\n  // the build\n  "compilerOptions": {"strict": true, "paths": {"@/*": ["./src/*"]}},\n'
+        '  "include": ["src"],\n}\n',
+    }
+    found = runner_named(runner).files(tree(tmp_path, files))
+    assert {path for path, _ in found} == {
+        config,
+        "test/setup.js",
+        "test/helpers.js",
+        "tsconfig.json",
+    }
+    assert ("tsconfig.json", None) not in found
+    assert found[("tsconfig.json", "compilerOptions.paths")].text == "TypeScript's configuration"
+    where = {"jest": "setupFilesAfterEnv", "vitest": "test.setupFiles", "mocha": "require"}[runner]
+    assert found[("test/setup.js", None)].text == f"named by {config} {where}"
+    assert found[("test/helpers.js", None)].text == "loaded by test/setup.js"
+    # A tsconfig's include, or a compiler option of the build, is no drift.
+    widened = (
+        files["tsconfig.json"]
+        .replace('["src"]', '["src", "scripts"]')
+        .replace('"strict": true', '"strict": false')
+    )
+    digest = table_digest_of(
+        files["tsconfig.json"].encode(), "tsconfig.json", "compilerOptions.paths"
+    )
+    assert table_digest_of(widened.encode(), "tsconfig.json", "compilerOptions.paths") == digest
