@@ -268,3 +268,20 @@ def test_a_setup_file_s_import_of_the_library_and_tsconfig_s_include_name_no_har
         files["tsconfig.json"].encode(), "tsconfig.json", "compilerOptions.paths"
     )
     assert table_digest_of(widened.encode(), "tsconfig.json", "compilerOptions.paths") == digest
+
+
+def test_a_configuration_s_own_imports_beside_it_are_harness_its_library_s_are_not(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "vitest.config.ts": "import shared from './vitest.shared';\n"
+        "import plugin from './src/plugin';\nimport pkg from './package.json';\n"
+        "export default { ...shared, plugins: [plugin()], define: { v: pkg.version } };\n",
+        "vitest.shared.ts": "import { near } from './test/near';\nexport default {};\n",
+        "test/near.ts": "export const near = 1;\n",
+        "src/plugin.ts": "export default () => ({});\n",
+        "package.json": '{"name": "lib", "version": "1.0.0"}\n',
+    }
+    found = VITEST.files(tree(tmp_path, files))
+    assert paths(found) == {"vitest.config.ts", "vitest.shared.ts", "test/near.ts"}
+    assert found[("vitest.shared.ts", None)].text == "loaded by vitest.config.ts"

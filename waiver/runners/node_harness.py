@@ -22,9 +22,10 @@ files alone, never run:
   unless it is code under test (a module outside the test folders that is not named as a
   test), and never under a key that names sources, globs or outputs (`roots`, `include`,
   `collectCoverageFrom`, `coverage`, `testMatch`, mocha's `spec`, …);
-- the relative modules a configuration file loads, which run as configuration; and those
-  a named file loads in turn, as far as they are test code: a setup file's helpers in the
-  test folders are harness, its import of the library is not;
+- the relative modules a configuration file loads from its own folder, which run as
+  configuration (a shared `jest.base.js`), but a `package.json`; and those any of these
+  load in turn, as far as they are test code: a setup file's helpers in the test folders
+  are harness, its import of the library (or a configuration's, `./src/plugin`) is not;
 - every file under a `__mocks__` folder (jest and vitest mock modules from there without
   any configuration);
 - every file in a `node_modules` folder that the walk sees: only tracked ones are seen,
@@ -200,12 +201,14 @@ class _Found:
                 self.follow(found)
 
     def follow(self, path: str, configuration: bool = False) -> None:
-        """The relative modules a named module loads, as far as they are test code: a
-        configuration file's own (`configuration`) are all harness, since they run as
-        configuration; the library a setup file imports is code under test."""
+        """The relative modules a named module loads, as far as they are test code. A
+        configuration file's own (`configuration`) beside it run as configuration too (a
+        shared `jest.base.js`), but its `package.json`, whose runner keys are locked each
+        on its own; the library a setup file or a configuration imports is code under
+        test."""
         pending = [(path, configuration)]
         while pending:
-            current, everything = pending.pop()
+            current, beside = pending.pop()
             if current in self.read or not current.endswith(CODE_SUFFIXES):
                 continue
             self.read.add(current)
@@ -214,9 +217,11 @@ class _Found:
                 if name is None or not name.startswith("."):
                     continue
                 found = self.resolve(folder_of(current), name)
-                if found is not None and (everything or is_test_side(found)):
+                if found is None or name_of(found) == PACKAGE_JSON:
+                    continue
+                if is_test_side(found) or (beside and folder_of(found) == folder_of(current)):
                     self.add(found, Why(f"loaded by {current}"))
-                    pending.append((found, False))
+                    pending.append((found, beside))
 
     def config(self, path: str, why: Why) -> None:
         """A configuration file: harness, and so is what its literal strings name."""
