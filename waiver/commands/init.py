@@ -20,7 +20,8 @@ from dataclasses import replace
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, UsageError
 from waiver.init.node_layout import choose_runner
 from waiver.init.node_plan import plan_node, resolve_node_layout
-from waiver.init.plan import InitOptions, Planned, plan, resolve_layout
+from waiver.init.plan import InitOptions, plan, resolve_layout
+from waiver.init.planned import Planned
 from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
 from waiver.runners import RUNNERS

@@ -27,15 +27,8 @@ from waiver.init.node_commands import (
 from waiver.init.node_layout import NodeLayout, find_node_layout, read_package
 from waiver.init.node_run import install, node_version, run_suites
 from waiver.init.node_versions import project_node
-from waiver.init.plan import (
-    InitOptions,
-    Planned,
-    given_folders,
-    lock_plan,
-    policy_text,
-    registry_plan,
-    workflow_plans,
-)
+from waiver.init.plan import InitOptions, given_folders, policy_text
+from waiver.init.planned import Planned, lock_plan, registry_plan, workflow_plans
 from waiver.init.problems import Problems
 from waiver.init.workspaces import workspace_note
 from waiver.read.policy.policy_file import parse_policy
