@@ -347,7 +347,9 @@ def _resolution(
         if not found.unresolved:
             break
     if found.errors:
-        raise InputErrors(sorted(found.errors, key=lambda error: error.source))
+        # A module read as a conftest and again as any module is named once.
+        unique = {str(error): error for error in found.errors}
+        raise InputErrors(sorted(unique.values(), key=lambda error: error.source))
     return found
 
 
