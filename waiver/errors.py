@@ -17,3 +17,14 @@ class InputError(Exception):
 
 class UsageError(Exception):
     """A command line or policy value out of range (exit 2)."""
+
+
+class InputErrors(InputError):
+    """Several inputs that cannot be read, found in one pass: each is named, so that one run
+    says all of them (the first is the error's own source and problem)."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        first, rest = errors[0], errors[1:]
+        more = f"; and {len(rest)} more: {', '.join(e.source for e in rest)}" if rest else ""
+        super().__init__(first.source, first.problem + more)
+        self.errors = tuple(errors)

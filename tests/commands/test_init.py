@@ -314,15 +314,22 @@ def test_the_lock_and_the_collection_are_named_beside_every_other_problem_in_rea
     })  # fmt: skip
     monkeypatch.chdir(root)
     assert main(["init", "--no-verify", "--fixtures", "../elsewhere"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    # What the files say comes first, each problem once, and the suite is not run yet.
+    assert lines[0] == "waiver: error: 3 problems, so nothing was written:"
+    assert [line[:5] for line in lines[1:4]] == ["  1. ", "  2. ", "  3. "]
+    assert lines[3].startswith("  3. tests/conftest.py: sets pytest_plugins to something")
+    assert lines[4:] == [
+        "The written commands were not run: init runs them once these are settled."
+    ]
+    # Once those are settled, the run names its own problem.
+    pin = ["--waiver-repository", "acme/waiver", "--waiver-ref", WAIVER_REF]
+    assert main(["init", "--no-verify", *pin, "--harness", "tests/conftest.py"]) == 2
     err = capsys.readouterr().err
     lines = err.splitlines()
-    assert lines[0] == "waiver: error: 4 problems, so nothing was written:"
-    numbered = [line for line in lines if not line.startswith("     ")]
-    assert [line[:5] for line in numbered[1:]] == ["  1. ", "  2. ", "  3. ", "  4. "]
-    assert numbered[3].startswith("  3. tests/conftest.py: sets pytest_plugins to something")
-    assert numbered[4].startswith("  4. tests: pytest could not run the tests (exit ")
+    assert lines[0].startswith("waiver: error: tests: pytest could not run the tests (exit ")
     # pytest's own output keeps its lines, indented under its problem.
-    assert "     E   ModuleNotFoundError: No module named 'no_such_module'" in lines
+    assert "  E   ModuleNotFoundError: No module named 'no_such_module'" in lines
     assert "<U+000A>" not in err
     assert not any((root / name).exists() for name in FILES)
 

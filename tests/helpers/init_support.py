@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +47,36 @@ def pytest_part(command: str) -> list[str]:
     return [sys.executable if word == "python" else word for word in words[:-1]] + [
         "--junitxml={junit}"
     ]
+
+
+def package_venv(folder: Path, packages: list[str]) -> str:
+    """A virtual environment of this Python with `packages` from PyPI, for replaying a
+    library whose tests import them: its interpreter. Skipped (failed in CI) when they
+    cannot be installed."""
+    python = folder / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        done = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", *packages],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            message = f"pip install {' '.join(packages)} failed: {done.stderr[-2000:]}"
+            if os.environ.get("CI") == "true":
+                pytest.fail(message)
+            pytest.skip(message)
+    return str(python)
+
+
+def venv_part(python: str, *variables: str) -> Callable[[str], list[str]]:
+    """The pytest words of a written command run by `python`, with environment `variables`
+    (`NAME=value`) set."""
+
+    def part(command: str) -> list[str]:
+        words = pytest_part(command)
+        return ["env", *variables, python, *words[1:]]
+
+    return part
 
 
 def runner_part(command: str) -> list[str]:

@@ -44,7 +44,9 @@ def test_a_report_whose_test_id_holds_a_control_character_is_refused(
     assert f"run-1.xml: a test id holds the control character {character(key)}" in err
 
 
-def test_one_replay_that_holds_one_blocks_the_run_and_names_it(repo: Repo, checked_gate: Run) -> None:
+def test_one_replay_that_holds_one_blocks_the_run_and_names_it(
+    repo: Repo, checked_gate: Run
+) -> None:
     repo.replay(3, junit(evil_case("name", "\n"), GOOD_CASE))
     code, _, _ = checked_gate()
     assert code == 1

@@ -106,21 +106,34 @@ PLUGINS = {
 def test_a_plugin_list_that_is_not_a_literal_is_an_input_error_unless_globs_name_its_files(
     repo: Repo, checked_gate: Run, name: str
 ) -> None:
-    (repo.root / "tests").mkdir()
-    (repo.root / "tests" / "test_x.py").write_text(PLUGINS[name])
+    (repo.root / "plugins").mkdir()
+    (repo.root / "pytest.ini").write_text("[pytest]\naddopts = -p plugins.x\n")
+    (repo.root / "plugins" / "x.py").write_text(PLUGINS[name])
     code, _, err = checked_gate()
     assert code == 2
-    assert "waiver: error: tests/test_x.py: sets pytest_plugins to something that is not" in err
+    assert "waiver: error: plugins/x.py: sets pytest_plugins to something that is not" in err
     assert "`harness:` globs in the policy file" in err
     # A glob for other files says nothing of what this list loads.
     (repo.root / "waiver.yml").write_text('registry: none\nharness: ["fixtures/*.json"]\n')
     assert checked_gate()[0] == 2
     (repo.root / "waiver.yml").write_text(
-        'registry: none\nharness: ["fixtures/*.json", "tests/test_x.py"]\n'
+        'registry: none\nharness: ["fixtures/*.json", "plugins/x.py"]\n'
     )
     code, out, _ = checked_gate()
-    assert code == 1  # now read: the module is harness the lock does not list
-    assert "  tests/test_x.py: not_in_lock" in out
+    assert code == 1  # now read: the plugin and pytest.ini are harness the lock does not list
+    assert "  plugins/x.py: not_in_lock" in out
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_test_module_s_plugin_list_that_is_not_a_literal_is_no_error_and_no_harness(
+    repo: Repo, checked_gate: Run, name: str
+) -> None:
+    """A test module stays a test: the verdict replays run the base's test tree, so what
+    it binds decides nothing there, and an edit of it is an edited test."""
+    (repo.root / "tests").mkdir()
+    (repo.root / "tests" / "test_x.py").write_text(PLUGINS[name])
+    _, out, err = checked_gate(codes=(0,))
+    assert "tests/test_x.py" not in out + err
 
 
 def test_a_module_that_mentions_pytest_plugins_but_does_not_parse_is_an_input_error(

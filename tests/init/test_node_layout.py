@@ -184,11 +184,13 @@ def test_a_config_that_computes_what_it_loads_asks_for_harness_globs(
         "globs in the policy file\n"
         "  2. node_modules/.bin/jest is missing, and init runs the suite once with it: install "
         "the project's packages first (npm install)\n"
+        "The written commands were not run: init runs them once these are settled.\n"
     )
     assert init(root, "--harness", "jest.config.js") == 2
     assert capsys.readouterr().err == (
         "waiver: error: node_modules/.bin/jest is missing, and init runs the suite once with "
         "it: install the project's packages first (npm install)\n"
+        "The written commands were not run: init runs them once these are settled.\n"
     )
 
 
@@ -223,8 +225,8 @@ def test_the_install_step_is_the_package_manager_s_frozen_install(
         (
             "bun.lockb",
             "bun.lock or bun.lockb: init writes the install step of npm, pnpm and yarn, and "
-            "this project locks its packages with bun; give --property-command and "
-            '--test-command, each starting with its install step and writing "$WAIVER_JUNIT"',
+            "this project locks its packages with bun; give the install step with "
+            "--setup-command",
         ),
     ],
 )

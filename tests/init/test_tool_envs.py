@@ -113,11 +113,55 @@ def test_the_tables_of_pyproject_toml(repository: Path, pyproject: str, words: l
     assert (envs.words, envs.extras, envs.problems) == (words, ["slow"], [])
 
 
+# A mature library's tox.ini: the requirements file glued to its option, `{toxinidir}`, an
+# inline comment, and another section's list named in this one's.
+MATURE_TOX = """\
+[tox]
+envlist = py311, docs
+
+[base]
+deps =
+    freezegun  # the clock in tests
+    -c {toxinidir}/requirements/constraints.txt
+
+[testenv]
+deps = -rrequirements-dev.txt
+       {[base]deps}
+       --requirement={toxinidir}/requirements/test.txt
+extras = slow
+commands = python -m pytest {posargs}
+
+[testenv:docs]
+deps = sphinx
+"""
+
+
+def test_tox_s_own_forms_of_requirements_files_and_references_are_read(repository: Path) -> None:
+    write_tree(repository, {
+        "tox.ini": MATURE_TOX, "requirements-dev.txt": "pytest\n",
+        "requirements/constraints.txt": "freezegun<2\n",
+    })  # fmt: skip
+    envs = read_tool_envs()
+    assert (envs.words, envs.extras, envs.problems) == (
+        ["-r", "requirements-dev.txt", "freezegun", "-c", "requirements/constraints.txt",
+         "-r", "requirements/test.txt"],
+        ["slow"],
+        [],
+    )  # fmt: skip
+
+
+def test_a_reference_loop_stops_and_is_named(repository: Path) -> None:
+    write_tree(repository, {"tox.ini": "[a]\ndeps = {[b]deps}\n[b]\ndeps = {[a]deps}\n"
+                                       "[testenv]\ndeps = {[a]deps}\n"})  # fmt: skip
+    [problem] = read_tool_envs().problems
+    assert problem.startswith("tox.ini [testenv] deps: `{[a]deps}` is a substitution")
+
+
 def test_what_is_not_a_literal_is_a_problem_saying_where_and_what_to_write_instead(
     repository: Path,
 ) -> None:
     write_tree(repository, {
-        "tox.ini": "[base]\ndeps = mock\n\n[testenv]\ndeps =\n    {[base]deps}\n"
+        "tox.ini": "[base]\ndeps = mock\n\n[testenv]\ndeps =\n    {env:EXTRA_DEPS}\n"
                    "    py38: pytest-asyncio\n    -r missing.txt\n",
         "noxfile.py": "import nox\n\nDEPS = ['mock']\n\n\n@nox.session\ndef tests(session):\n"
                       "    session.install(*DEPS, 'pytest-randomly')\n",
@@ -125,7 +169,7 @@ def test_what_is_not_a_literal_is_a_problem_saying_where_and_what_to_write_inste
     })  # fmt: skip
     envs = read_tool_envs()
     assert envs.problems == [
-        f"tox.ini [testenv] deps: `{{[base]deps}}` is a substitution, not a literal; {INSTEAD}",
+        f"tox.ini [testenv] deps: `{{env:EXTRA_DEPS}}` is a substitution, not a literal; {INSTEAD}",
         f"tox.ini [testenv] deps: `py38: pytest-asyncio` applies to some environments only; "
         f"{INSTEAD}",
         f"tox.ini [testenv] deps: `-r missing.txt` names no file of the repository; {INSTEAD}",
@@ -161,15 +205,38 @@ def test_init_names_what_it_cannot_read_numbered_with_the_rest_and_writes_nothin
         "  1. --fixtures nowhere: no such folder",
         f"  2. tox.ini [testenv] deps: `{{[base]deps}}` is a substitution, not a literal; "
         f"{INSTEAD}",
+        "The written commands were not run: init runs them once these are settled.",
     ]
     assert not any((repository / name).exists() for name in FILES)
 
 
 @pytest.mark.slow  # runs `waiver init` on a repository, its suite for real
-def test_given_commands_need_no_install_step_so_nothing_is_read(
+def test_given_commands_still_get_the_install_step_which_setup_command_names(
     repository: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Given commands run after the install step, as the workflow runs them; what of tox
+    init cannot read stops it still, and --setup-command, the remedy it names, settles it."""
     write_tree(repository, {"tox.ini": "[testenv]\ndeps = {[base]deps}\n"})
     command = 'python -m pytest --rootdir=. tests --junitxml="$WAIVER_JUNIT"'
-    assert init(repository, "--dry-run", "--test-command", command,
-                "--property-command", command) == 0  # fmt: skip
+    given = ["--test-command", command, "--property-command", command]
+    assert init(repository, "--dry-run", *given) == 2
+    assert "`{[base]deps}` is a substitution" in capsys.readouterr().err
+    setup = "python -m pip install -e . pytest hypothesis freezegun"
+    assert init(repository, "--dry-run", *given, "--setup-command", setup) == 0
+    assert f'      setup-command: "{setup}"\n' in capsys.readouterr().out
+
+
+def test_nox_s_glued_requirements_and_hatch_s_test_environment(repository: Path) -> None:
+    write_tree(repository, {"noxfile.py": "import nox\n\n\n@nox.session\ndef tests(session):\n"
+                                          "    session.install('-rrequirements/test.txt', '.[slow]')\n"})  # fmt: skip
+    assert (read_tool_envs().words, read_tool_envs().extras) == (
+        ["-r", "requirements/test.txt"], ["slow"]
+    )  # fmt: skip
+    (repository / "noxfile.py").unlink()
+    path = repository / "pyproject.toml"
+    path.write_text(
+        path.read_text()
+        + '[tool.hatch.envs.hatch-test]\nextra-dependencies = ["pytest-randomly"]\n'
+        '[tool.hatch.envs.test]\ndependencies = ["never-read"]\n'
+    )
+    assert read_tool_envs().words == ["pytest-randomly"]

@@ -25,7 +25,9 @@ from helpers.js_projects import JEST, MOCHA, VITEST, JsProject
 from helpers.node_support import IGNORED, link_install, registry, write_files
 from helpers.support import classes, git
 from waiver.cli import main
-from waiver.runners import runner_named
+from waiver.init.node_commands import REPORTER_INSTALL, REPORTER_MODULE
+from waiver.runners import NODE_RUNNERS
+from waiver.runners.node import Invocation
 
 pytestmark = pytest.mark.slow
 
@@ -90,9 +92,15 @@ def test_init_writes_the_runner_the_ids_the_lock_and_the_node_version(
     writer = yaml.safe_load((root / history).read_text())
     assert writer["name"] == "waiver history"
     assert inputs["fixtures"] == "fixtures"
-    assert inputs["setup-command"] == "npm install"
+    # jest-junit is no dependency of the jest project: the install step brings it.
+    reporter = f" && {REPORTER_INSTALL}" if runner == "jest" else ""
+    assert inputs["setup-command"] == f"npm install{reporter}"
     assert "&&" not in inputs["property-command"] + inputs["test-command"]
-    assert inputs["red-green-command"] == runner_named(runner).red_green_command()
+    # The project's own binary, never a download.
+    assert f"node_modules/.bin/{runner} " in inputs["test-command"]
+    assert "npx" not in inputs["property-command"] + inputs["test-command"]
+    invocation = Invocation(reporter=REPORTER_MODULE) if runner == "jest" else Invocation()
+    assert inputs["red-green-command"] == NODE_RUNNERS[runner].red_green(invocation)
 
 
 def test_the_first_gate_on_an_honest_change_is_clean(initialised: tuple[str, Path, str]) -> None:

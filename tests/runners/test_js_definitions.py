@@ -139,3 +139,115 @@ def test_typescript_and_vitest_titles(tmp_path: Path) -> None:
     )
     ids = ["sum.test.ts::sum > adds", "sum.test.ts::sum > subtracts"]
     assert VITEST.edited(committed, ids) == {"sum.test.ts::sum > adds": ("its body",)}
+
+
+def test_a_name_added_to_a_shared_import_list_edits_no_test(tmp_path: Path) -> None:
+    """The import a new test needs is no edit of the tests beside it: each name is compared
+    by its own part of the statement."""
+    widened = BASE.replace(
+        "const { add, clamp } = require('../src/calc');",
+        "const { add, clamp, sub } = require('../src/calc');",
+    )
+    assert edited(tmp_path, {FILE: widened}) == {}
+    # Changing where a name comes from is an edit of the tests that use it.
+    moved = BASE.replace(
+        "const { add, clamp } = require('../src/calc');",
+        "const { add } = require('../src/calc');\nconst { clamp } = require('../src/other');",
+    )
+    assert set(edited(tmp_path / "moved", {FILE: moved})) == set(IDS[3:])
+
+
+def test_an_es_import_list_and_its_default_are_compared_name_by_name(tmp_path: Path) -> None:
+    source = (
+        "import lib, { add, clamp } from '../src';\n\n"
+        "describe('sum', () => {\n  it('adds', () => {\n    expect(add(1, 2)).toBe(3);\n  });\n"
+        "  it('clamps', () => {\n    expect(clamp(5, 0, 1)).toBe(lib.one);\n  });\n});\n"
+    )
+    widened = source.replace("{ add, clamp }", "{ add, clamp, slug as toSlug }")
+    renamed = source.replace("import lib,", "import other,").replace("lib.one", "other.one")
+    ids = ["sum.test.ts::sum > adds", "sum.test.ts::sum > clamps"]
+    for name, head, found in (
+        ("widened", widened, {}),
+        ("renamed", renamed, {ids[1]: ("`lib` in sum.test.ts (removed)",
+                                       "`other` in sum.test.ts (added)", "its body")}),
+    ):  # fmt: skip
+        for side, text in (("base", source), ("head", head)):
+            (tmp_path / name / side).mkdir(parents=True)
+            (tmp_path / name / side / "sum.test.ts").write_text(text)
+        committed = Committed(
+            DiskTree(str(tmp_path / name / "base")),
+            DiskTree(str(tmp_path / name / "head")),
+            frozenset({"sum.test.ts"}),
+        )
+        assert VITEST.edited(committed, ids) == found
+
+
+def test_what_a_formatter_changes_edits_no_test(tmp_path: Path) -> None:
+    """Quotes, semicolons, trailing commas, the parentheses of a lone arrow parameter and
+    the spelling of a number are a formatter's, not an edit."""
+    reformatted = (
+        BASE.replace("'", '"')
+        .replace(";\n", "\n")
+        .replace("[[1, 2, 3], [2, 3, 5]]", "[\n  [1, 2, 3],\n  [2, 3, 5],\n]")
+        .replace("(a, b, sum) =>", "(a, b, sum,) =>")
+        .replace("exports.near = (a, b)", "exports.near = (a, b)")
+        .replace("1e-9", "0.000000001")
+    )
+    assert (
+        edited(tmp_path, {FILE: reformatted, "test/helpers.js": HELPERS.replace("1e-9", "1E-9")})
+        == {}
+    )
+
+
+EACH = """\
+import { describe, expect, test } from 'vitest';
+import { clamp } from '../src';
+
+describe('clamp', () => {
+  test.each([
+    { x: -5, want: 0 },
+    { x: 20, want: 10 },
+  ])('cuts $x to $want', ({ x, want }) => {
+    expect(clamp(x, 0, 10)).toBe(want);
+  });
+
+  test.each([[1, 'one'], [2, 'two']])('names %i as %s', (n, word) => {
+    expect(String(n)).toBeTruthy();
+  });
+
+  test('', () => {
+    expect(clamp(1, 0, 2)).toBe(1);
+  });
+});
+"""
+EACH_IDS = [
+    "t.test.ts::clamp > cuts -5 to +0",
+    "t.test.ts::clamp > cuts 20 to 10",
+    "t.test.ts::clamp > names 1 as one",
+    "t.test.ts::clamp > names 2 as two",
+    "t.test.ts::clamp > (empty title)",
+]
+
+
+def each_edited(tmp_path: Path, head: str) -> dict[str, tuple[str, ...]]:
+    for side, text in (("base", EACH), ("head", head)):
+        (tmp_path / side).mkdir(parents=True)
+        (tmp_path / side / "t.test.ts").write_text(text)
+    committed = Committed(
+        DiskTree(str(tmp_path / "base")), DiskTree(str(tmp_path / "head")), frozenset({"t.test.ts"})
+    )
+    return VITEST.edited(committed, EACH_IDS)
+
+
+def test_each_row_of_a_literal_table_is_a_test_of_its_own(tmp_path: Path) -> None:
+    one_row = EACH.replace("{ x: 20, want: 10 }", "{ x: 20, want: 20 }")
+    assert each_edited(tmp_path / "row", one_row) == {EACH_IDS[1]: ("its body",)}
+    added = EACH.replace("[2, 'two']]", "[2, 'two'], [3, 'three']]")
+    assert each_edited(tmp_path / "added", added) == {}
+    body = EACH.replace("expect(String(n)).toBeTruthy();", "expect(true).toBe(true);")
+    assert each_edited(tmp_path / "body", body) == {
+        EACH_IDS[2]: ("its body",), EACH_IDS[3]: ("its body",)
+    }  # fmt: skip
+    # A test with an empty title is named so, and found by that name.
+    empty = EACH.replace("expect(clamp(1, 0, 2)).toBe(1);", "expect(1).toBe(1);")
+    assert each_edited(tmp_path / "empty", empty) == {EACH_IDS[4]: ("its body",)}

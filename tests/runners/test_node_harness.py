@@ -5,6 +5,7 @@ folders and tracked installs; a computed module name is refused until a glob nam
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ def tree(root: Path, files: dict[str, str]) -> DiskTree:
     return DiskTree(str(root))
 
 
-def paths(pairs: list[tuple[str, str | None]]) -> set[str]:
+def paths(pairs: Iterable[tuple[str, str | None]]) -> set[str]:
     return {path for path, table in pairs if table is None}
 
 
@@ -39,18 +40,19 @@ def test_jest_config_files_by_every_name_in_any_folder(tmp_path: Path) -> None:
         "packages/ui/jest.config.ts": "export default {};\n",
         "babel.config.cjs": "module.exports = {};\n",
         ".babelrc": "{}\n",
-        "packages/ui/tsconfig.build.json": "{}\n",
+        "packages/ui/tsconfig.build.json": '{"compilerOptions": {"types": ["jest"]}}\n',
         "src/app.js": "module.exports = 1;\n",
         "test/app.test.js": "test('x', () => {});\n",
     }
-    found = paths(JEST.files(tree(tmp_path, files)))
-    assert found == {
+    pairs = JEST.files(tree(tmp_path, files))
+    assert paths(pairs) == {
         "jest.config.js",
         "packages/ui/jest.config.ts",
         "babel.config.cjs",
         ".babelrc",
-        "packages/ui/tsconfig.build.json",
     }
+    # Of a TypeScript configuration, what decides where modules load from, table by table.
+    assert ("packages/ui/tsconfig.build.json", "compilerOptions.types") in pairs
 
 
 def test_each_runner_has_its_own_configuration_names(tmp_path: Path) -> None:
@@ -96,8 +98,9 @@ module.exports = {
         "test/style-stub.js",
         "scripts/global-setup.js",
         "tools/transform.cjs",
-        "src/index.js",  # `roots` names the folder src, and node would load its index
     }
+    # `roots` names where the tests are looked for, not a module jest loads.
+    assert "src/index.js" not in found
 
 
 def test_a_mocharc_names_its_require_hooks(tmp_path: Path) -> None:
@@ -181,8 +184,10 @@ def test_pytest_adds_nothing_and_keeps_its_own_harness(tmp_path: Path) -> None:
     files = {"conftest.py": "\n", "jest.config.js": "module.exports = {};\n"}
     disk = tree(tmp_path, files)
     pytest_runner = runner_named("pytest")
-    assert pytest_runner.files(disk) == []
-    assert harness_pairs(disk, pytest_runner.harness((), frozenset())) == [("conftest.py", None)]
+    assert pytest_runner.files(disk) == {}
+    assert list(harness_pairs(disk, pytest_runner.harness((), frozenset()))) == [
+        ("conftest.py", None)
+    ]
     # A JavaScript runner's harness holds pytest's too.
     assert paths(harness_pairs(disk, JEST.harness((), frozenset()))) == {
         "conftest.py",
@@ -243,3 +248,72 @@ def test_a_lock_line_of_a_package_script_reads_back() -> None:
     assert parse_lock(line.encode(), "fixture.lock")[0].table == "scripts.test:unit"
     with pytest.raises(InputError, match="must be a table line"):
         parse_lock(f"# [tool.other] {'a' * 64}  package.json\n".encode(), "fixture.lock")
+
+
+SETUP_NAMING = {
+    "jest": ("jest.config.js", "module.exports = { setupFilesAfterEnv: ['./test/setup.js'] };\n"),
+    "vitest": (
+        "vitest.config.ts",
+        "export default { test: { setupFiles: ['./test/setup.js'], coverage: { include: ['src'] } } };\n",
+    ),
+    "mocha": (".mocharc.yml", "require:\n  - test/setup.js\nspec: test/**/*.spec.js\n"),
+}
+
+
+@pytest.mark.parametrize("runner", sorted(SETUP_NAMING))
+def test_a_setup_file_s_import_of_the_library_and_tsconfig_s_include_name_no_harness(
+    tmp_path: Path, runner: str
+) -> None:
+    """The library's source is code under test: a setup file that imports it (for a custom
+    matcher) and a tsconfig whose `include` names it leave it out of the harness; the
+    setup file's helper in the test folder, and what of tsconfig decides where modules
+    load from, are in it, each with why."""
+    config, text = SETUP_NAMING[runner]
+    files = {
+        config: text,
+        "test/setup.js": "const { clamp } = require('../src');\nconst { near } = require('./helpers');\n",
+        "test/helpers.js": "exports.near = () => true;\n",
+        "src/index.js": "module.exports = require('./calc');\n",
+        "src/calc.js": "exports.clamp = (x) => x;\n",
+        "tsconfig.json": '{\n  // the build\n  "compilerOptions": {"strict": true, "paths": {"@/*": ["./src/*"]}},\n'
+        '  "include": ["src"],\n}\n',
+    }
+    found = runner_named(runner).files(tree(tmp_path, files))
+    assert {path for path, _ in found} == {
+        config,
+        "test/setup.js",
+        "test/helpers.js",
+        "tsconfig.json",
+    }
+    assert ("tsconfig.json", None) not in found
+    assert found[("tsconfig.json", "compilerOptions.paths")].text == "TypeScript's configuration"
+    where = {"jest": "setupFilesAfterEnv", "vitest": "test.setupFiles", "mocha": "require"}[runner]
+    assert found[("test/setup.js", None)].text == f"named by {config} {where}"
+    assert found[("test/helpers.js", None)].text == "loaded by test/setup.js"
+    # A tsconfig's include, or a compiler option of the build, is no drift.
+    widened = (
+        files["tsconfig.json"]
+        .replace('["src"]', '["src", "scripts"]')
+        .replace('"strict": true', '"strict": false')
+    )
+    digest = table_digest_of(
+        files["tsconfig.json"].encode(), "tsconfig.json", "compilerOptions.paths"
+    )
+    assert table_digest_of(widened.encode(), "tsconfig.json", "compilerOptions.paths") == digest
+
+
+def test_a_configuration_s_own_imports_beside_it_are_harness_its_library_s_are_not(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "vitest.config.ts": "import shared from './vitest.shared';\n"
+        "import plugin from './src/plugin';\nimport pkg from './package.json';\n"
+        "export default { ...shared, plugins: [plugin()], define: { v: pkg.version } };\n",
+        "vitest.shared.ts": "import { near } from './test/near';\nexport default {};\n",
+        "test/near.ts": "export const near = 1;\n",
+        "src/plugin.ts": "export default () => ({});\n",
+        "package.json": '{"name": "lib", "version": "1.0.0"}\n',
+    }
+    found = VITEST.files(tree(tmp_path, files))
+    assert paths(found) == {"vitest.config.ts", "vitest.shared.ts", "test/near.ts"}
+    assert found[("vitest.shared.ts", None)].text == "loaded by vitest.config.ts"

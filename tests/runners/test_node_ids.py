@@ -155,3 +155,44 @@ def test_the_two_mocha_reporters_are_told_apart(tmp_path: Path) -> None:
         "mocha xunit",
         "mocha-junit-reporter",
     )
+
+
+def test_a_test_whose_own_title_is_empty_is_named_so_by_every_runner(tmp_path: Path) -> None:
+    """An empty title would end an id in a space or in `::`, which reads as no title and
+    which an editor trims from a registry line: it is named."""
+    jest = tmp_path / "jest.xml"
+    jest.write_text(
+        '<testsuites><testsuite name="x">'
+        '<testcase classname="t.test.js" name="clamp " file="t.test.js"/>'
+        '<testcase classname="t.test.js" name=" " file="t.test.js"/>'
+        '<testcase classname="t.test.js" name=" clamp" file="t.test.js"/>'
+        "</testsuite></testsuites>"
+    )
+    assert ids(JEST.test_ids(str(tmp_path)), jest) == [
+        "t.test.js::(empty title)",
+        "t.test.js::clamp",
+        "t.test.js::clamp (empty title)",
+    ]
+    vitest = tmp_path / "vitest.xml"
+    vitest.write_text(
+        '<testsuites><testsuite name="t.test.ts">'
+        '<testcase classname="t.test.ts" name="clamp &gt; "/>'
+        '<testcase classname="t.test.ts" name=""/></testsuite></testsuites>'
+    )
+    assert ids(VITEST.test_ids(str(tmp_path)), vitest) == [
+        "t.test.ts::(empty title)",
+        "t.test.ts::clamp > (empty title)",
+    ]
+    mocha = tmp_path / "mocha.xml"
+    (tmp_path / "t.spec.js").write_text("")
+    mocha.write_text(
+        '<testsuite name="Mocha Tests">'
+        f'<testcase classname="clamp" name="" file="{tmp_path}/t.spec.js"/>'
+        f'<testcase classname="" name="" file="{tmp_path}/t.spec.js"/></testsuite>'
+    )
+    assert ids(MOCHA.test_ids(str(tmp_path)), mocha) == [
+        "t.spec.js::(empty title)",
+        "t.spec.js::clamp (empty title)",
+    ]
+    # The name filter matches the titles without the mark.
+    assert VITEST.title("t.test.ts::clamp > (empty title)") == "clamp"

@@ -20,7 +20,8 @@ from dataclasses import replace
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, UsageError
 from waiver.init.node_layout import choose_runner
 from waiver.init.node_plan import plan_node, resolve_node_layout
-from waiver.init.plan import InitOptions, Planned, plan, resolve_layout
+from waiver.init.plan import InitOptions, plan, resolve_layout
+from waiver.init.planned import Planned
 from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
 from waiver.runners import RUNNERS
@@ -65,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         verify=not args.no_verify,
         runner=args.runner,
         app_client_id=args.app_client_id,
+        setup_command=args.setup_command,
     )
     targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW, HISTORY_WORKFLOW]
     existing = [path for path in targets if os.path.lexists(path)]
@@ -102,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     for item in planned:
         if options.dry_run:
             print(log_line(f"waiver: would write {item.path}: {item.purpose}"))
+            for line in item.details:
+                print(log_line(f"  {line}"))
             print(item.text, end="" if item.text.endswith("\n") else "\n")
             continue
         folder = os.path.dirname(item.path)
@@ -109,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
             os.makedirs(folder, exist_ok=True)
         write_atomic(item.path, item.text)
         print(log_line(f"waiver: wrote {item.path}: {item.purpose}"))
+        for line in item.details:
+            print(log_line(f"  {line}"))
         print(log_line(f"  refresh: {item.refresh}"))
         if item.note is not None:
             print(log_line(f"  note: {item.note}"))
@@ -153,6 +159,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--property-command",
         metavar="CMD",
         help='the workflow\'s property command, writing "$WAIVER_JUNIT"',
+    )
+    parser.add_argument(
+        "--setup-command",
+        metavar="CMD",
+        help="the workflow's install step, run before each command (default: the one init "
+        "finds from the lockfile, requirements, extras and tox, nox or hatch)",
     )
     parser.add_argument(
         "--waiver-repository",

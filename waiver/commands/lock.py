@@ -12,6 +12,7 @@ from waiver.read.trusted.protected import FromWorkingTree
 from waiver.runners import policy_harness
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
+from waiver.write.lock_reasons import reason_lines
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,14 @@ def run(args: argparse.Namespace) -> int:
         policy_file,
         policy_harness,
     )
-    write_atomic(options.out, text)
+    write_atomic(options.out, text.text)
     print(
         log_line(
-            f"waiver: {text.count(chr(10))} fixtures and harness files locked in {options.out}"
+            f"waiver: {text.text.count(chr(10))} fixtures and harness files locked in {options.out}"
         )
     )
+    for line in reason_lines(text.harness):
+        print(log_line(f"  {line}"))
     return EXIT_CLEAR
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dulwich.errors import NotGitRepository
 from dulwich.refs import Ref
@@ -65,6 +65,9 @@ class Layout:
     property_selection: tuple[str, ...] = ()
     # Data files beside the tests, outside every fixture folder: fixtures file by file.
     data_files: tuple[str, ...] = ()
+    # Symlinks in the fixture folders, which the lock cannot hold: their folders' other
+    # files are among the data files instead.
+    linked: tuple[str, ...] = ()
 
     @property
     def fixtures_root(self) -> str:
@@ -92,6 +95,40 @@ class Layout:
 
         folders = (f"{inner(folder)}/*" for folder in self.fixture_folders)
         return (*folders, *(literal_glob(inner(path)) for path in self.data_files))
+
+
+def without_links(layout: Layout, root: str = ".") -> Layout:
+    """The layout with each fixture folder that holds a symlink at any depth taken apart:
+    its regular files are locked one by one, as data files, and its links are named. A lock
+    holds bytes, and a link is a pointer the gate would have to trust."""
+    folders: list[str] = []
+    files: list[str] = []
+    links: list[str] = []
+    ignored = ignored_folders(root, None)
+    for folder in layout.fixture_folders:
+        regular, linked = [], []
+        for current, names, found in os.walk(os.path.join(root, folder)):
+            relative = os.path.relpath(current, root).replace(os.sep, "/")
+            names[:] = [
+                name for name in names if name not in SKIPPED and not ignored(f"{relative}/{name}")
+            ]
+            for name in [*names, *found]:
+                path = f"{relative}/{name}"
+                if os.path.islink(os.path.join(root, path)):
+                    linked.append(path)
+                elif name in found:
+                    regular.append(path)
+        if linked:
+            files += regular
+            links += linked
+        else:
+            folders.append(folder)
+    if not links:
+        return layout
+    data = tuple(sorted({*layout.data_files, *files}))
+    return replace(
+        layout, fixture_folders=tuple(folders), data_files=data, linked=tuple(sorted(links))
+    )
 
 
 def literal_glob(path: str) -> str:

@@ -12,28 +12,28 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
+from dataclasses import replace
 from functools import partial
 
 from waiver.init.collection import Ran
 from waiver.init.command_scripts import RunByName, run_by_name
-from waiver.init.layout import Layout, default_branch, literal_glob
-from waiver.init.node_layout import BUN_LOCKFILES, NodeLayout, find_node_layout, install_step
-from waiver.init.node_run import install, node_version, run_suites
-from waiver.init.plan import (
-    InitOptions,
-    Planned,
-    given_folders,
-    lock_plan,
-    policy_text,
-    registry_plan,
-    workflow_plans,
-    written_red_green,
+from waiver.init.layout import Layout, default_branch, literal_glob, without_links
+from waiver.init.node_commands import (
+    INSTALLS,
+    REPORTER_FOLDER,
+    NodeCommands,
+    missing_runner,
+    node_commands,
 )
+from waiver.init.node_layout import NodeLayout, find_node_layout, read_package
+from waiver.init.node_run import install, node_version, run_suites
+from waiver.init.node_versions import project_node
+from waiver.init.plan import InitOptions, given_folders, policy_text
+from waiver.init.planned import Planned, lock_plan, registry_plan, workflow_plans
 from waiver.init.problems import Problems
+from waiver.init.workspaces import workspace_note
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.trusted.ignored import ignored_folders
-from waiver.runners import NODE_RUNNERS
 from waiver.write.setup_files import (
     POLICY,
     REGISTRY,
@@ -47,17 +47,6 @@ NO_SUITE = (
     "the invariant breaks, or test files named *.property.test.js; or name an existing "
     "folder with --property-suite DIR"
 )
-INSTALLS = "node_modules"
-
-
-@dataclass(frozen=True)
-class NodeCommands:
-    """The install step (the workflow's setup command), and the runner's property and test
-    commands."""
-
-    install: str | None  # None: the commands given to init carry their own (or bun, refused)
-    properties: str
-    tests: str
 
 
 def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -> NodeLayout:
@@ -75,7 +64,9 @@ def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -
         runner,
         suites or found.property_folders,
         () if suites else found.property_files,
-        Layout(None, (), (), fixtures or held.fixture_folders, data_files=held.data_files),
+        without_links(
+            Layout(None, (), (), fixtures or held.fixture_folders, data_files=held.data_files)
+        ),
         found.lockfile,
     )
     if not layout.property_paths:
@@ -89,47 +80,22 @@ def resolve_node_layout(runner: str, options: InitOptions, problems: Problems) -
     return layout
 
 
-def _commands(layout: NodeLayout, options: InitOptions, problems: Problems) -> NodeCommands:
-    properties, tests = NODE_RUNNERS[layout.runner].suite_commands(
-        layout.property_folders, layout.property_files
-    )
-    if options.property_command is not None or options.test_command is not None:
-        if options.property_command is None or options.test_command is None:
-            problems.add("give --property-command and --test-command together")
-        return NodeCommands(
-            None, options.property_command or properties, options.test_command or tests
-        )
-    install = install_step(".")
-    if install is None:
-        problems.add(
-            f"{' or '.join(BUN_LOCKFILES)}: init writes the install step of npm, pnpm and "
-            "yarn, and this project locks its packages with bun; give --property-command and "
-            '--test-command, each starting with its install step and writing "$WAIVER_JUNIT"'
-        )
-    return NodeCommands(install, properties, tests)
-
-
 def _runs(
     layout: NodeLayout, options: InitOptions, commands: NodeCommands, problems: Problems
 ) -> tuple[Ran, Ran] | None:
     """One run of both commands in the repository's own `node_modules`, after `npm ci`
-    when npm's lockfile is there (not with --no-verify); none when init has no install step
-    to write (bun's lockfile, a problem already)."""
-    if commands.install is None and options.test_command is None:
+    when npm's lockfile is there (not with --no-verify), and after the install of the
+    reporter the commands need when it is not there yet."""
+    steps = []
+    if options.verify and layout.lockfile is not None and commands.packages is not None:
+        steps.append(commands.packages)
+    if commands.reporter_install is not None and not os.path.isdir(REPORTER_FOLDER):
+        steps.append(commands.reporter_install)
+    before = len(problems.found)
+    for step in steps:
+        problems.attempt(partial(install, step))
+    if len(problems.found) > before:
         return None
-    if commands.install is not None:
-        if options.verify and layout.lockfile is not None:
-            before = len(problems.found)
-            problems.attempt(partial(install, commands.install))
-            if len(problems.found) > before:
-                return None
-        binary = os.path.join(INSTALLS, ".bin", layout.runner)
-        if not os.path.exists(binary):
-            problems.add(
-                f"{binary} is missing, and init runs the suite once with it: install the "
-                f"project's packages first ({commands.install})"
-            )
-            return None
     return run_suites(
         layout.runner, (commands.properties, commands.tests), layout.property_paths, problems
     )
@@ -144,14 +110,23 @@ def plan_node(
 ) -> list[Planned]:
     """The files init writes; what stops the lock or the registry goes to `problems`, and
     then the list is empty."""
-    commands = _commands(layout, options, problems)
+    package = problems.attempt(partial(read_package, ".")) or {}
+    commands = node_commands(layout, options, package, problems)
+    if options.test_command is None:
+        said, problem = workspace_note(".", layout.runner)
+        if problem is not None:
+            problems.add(problem)
+        if said is not None:
+            commands = replace(commands, lines=(said, *commands.lines))
     for flag, command in (
         ("--property-command", commands.properties),
         ("--test-command", commands.tests),
+        ("--setup-command", commands.install or ""),
     ):
         if "${{" in command:
             problems.add(f"{flag}: GitHub would read '${{{{' in it as an expression")
-    version = problems.attempt(node_version)
+    running = problems.attempt(node_version)
+    node = None if running is None else project_node(".", package, running)
     fixtures = layout.fixtures
     named = problems.attempt(lambda: run_by_name((commands.properties, commands.tests)))
     named = named or RunByName()
@@ -163,13 +138,13 @@ def plan_node(
         property_command=commands.properties,
         test_command=commands.tests,
         setup_command=commands.install,
-        red_green_command=written_red_green(options, NODE_RUNNERS[layout.runner]),
+        red_green_command=commands.red_green,
         waiver_repository=repository,
         waiver_ref=ref,
         harness_globs=named.globs((*options.harness, *map(literal_glob, layout.property_files))),
         package_scripts=named.scripts,
         runner=layout.runner,
-        node_version=version,
+        node_version=None if node is None else node.version,
         default_branch=default_branch("."),
         app_client_id=options.app_client_id,
     )
@@ -186,7 +161,14 @@ def plan_node(
             )
             return []
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
-    runs = None if version is None else _runs(layout, options, commands, problems)
+    missing = missing_runner(layout, options, commands)
+    if missing is not None:
+        problems.add(missing)
+    runs = None
+    if problems.found:
+        problems.before_proof()
+    else:
+        runs = _runs(layout, options, commands, problems)
     if lock is None or runs is None:
         return []
     return [
@@ -205,7 +187,10 @@ def plan_node(
             "edit it by hand, in a change of its own",
         ),
         *workflow_plans(
-            setup, f"through {repository}'s reusable workflow at {ref}, with Node {version}"
+            setup,
+            f"through {repository}'s reusable workflow at {ref}, with Node {setup.node_version}",
+            None if node is None else node.note,
+            commands.lines,
         ),
     ]
 
@@ -220,6 +205,7 @@ def _planned_lock(layout: NodeLayout, setup: Setup, policy: str) -> Planned:
         fixtures.fixture_folders,
         fixtures.data_files,
         f"{layout.runner}'s configuration and what it names, the property suite",
+        fixtures.linked,
     )
 
 

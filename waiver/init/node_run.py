@@ -26,7 +26,7 @@ NODE_VERSION_SECONDS = 60
 
 
 def node_version() -> str:
-    """The major version of the Node on PATH (`20`), which the suites are proven with."""
+    """The version of the Node on PATH (`20.11.1`), which the suites are proven with."""
     try:
         completed = subprocess.run(
             ["node", "--version"], capture_output=True, text=True, check=False,
@@ -35,10 +35,9 @@ def node_version() -> str:
     except (OSError, subprocess.TimeoutExpired) as error:
         raise InputError("node", f"cannot run node, which runs the suite once: {error}") from None
     version = completed.stdout.strip().removeprefix("v")
-    major = version.split(".", 1)[0]
-    if completed.returncode != 0 or not major.isdigit():
+    if completed.returncode != 0 or not version.split(".", 1)[0].isdigit():
         raise InputError("node", f"`node --version` said {completed.stdout.strip()!r}")
-    return major
+    return version
 
 
 def _run(flag: str, command: str, junit: str | None) -> subprocess.CompletedProcess[str]:

@@ -1,20 +1,21 @@
-"""What `waiver init` writes, decided from the repository's layout: the layout with the flags
-over what was found, and each file's text, purpose and refresh command."""
+"""What `waiver init` writes for pytest, decided from the repository's layout: the layout
+with the flags over what was found, the commands, one real run of them, and each file
+(`waiver.init.planned`)."""
 
 from __future__ import annotations
 
 import os
 import shlex
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
 from waiver.errors import InputError, UsageError
 from waiver.init.collection import Ran, fresh_venv, prove, run_suite
 from waiver.init.command_scripts import RunByName, run_by_name
-from waiver.init.layout import Layout, default_branch, find_layout, inside
+from waiver.init.layout import Layout, default_branch, find_layout, inside, without_links
 from waiver.init.merge import merge_policy
+from waiver.init.planned import Planned, lock_plan, registry_plan, workflow_plans
 from waiver.init.problems import Problems
 from waiver.init.python_version import proof_python, workflow_python
 from waiver.init.suite_commands import (
@@ -24,24 +25,12 @@ from waiver.init.suite_commands import (
     registry_refresh,
 )
 from waiver.init.tool_envs import ToolEnvs, read_tool_envs
-from waiver.read.lock.drift import lock_text
-from waiver.read.policy.policy_file import parse_policy
-from waiver.read.registry import format_registry
-from waiver.runners import policy_harness
 from waiver.runners.base import Runner
 from waiver.runners.pytest import PYTEST
 from waiver.write.setup_files import (
-    HISTORY_WORKFLOW,
-    LOCK,
     POLICY,
-    REGISTRY,
-    REPORT_WORKFLOW,
-    WORKFLOW,
     Setup,
-    render_history_workflow,
     render_policy,
-    render_report_workflow,
-    render_workflow,
 )
 
 NO_SUITE = (
@@ -51,13 +40,6 @@ NO_SUITE = (
     "fails when the invariant breaks; or name an existing folder with --property-suite DIR, "
     "or the property tests among the others with --property-select (-m MARKER, -k EXPR or "
     "test ids)"
-)
-
-FAILED_SHOWN = 5  # failing tests init names; the rest are counted
-
-NO_FIXTURES = (
-    "no fixture folder found, so the lock holds the harness alone and waiver.yml says "
-    "`fixtures: []`; name the folders your tests read with --fixtures DIR"
 )
 
 
@@ -77,17 +59,7 @@ class InitOptions:
     verify: bool = True  # False (--no-verify): the registry from pytest in this environment
     runner: str | None = None  # --runner: the runner to set up; None: the one found
     app_client_id: str | None = None  # --app-client-id: the app that posts the verdict
-
-
-@dataclass(frozen=True)
-class Planned:
-    """A file init writes: its text, what it is for, and how to write it again."""
-
-    path: str
-    text: str
-    purpose: str
-    refresh: str
-    note: str | None = None
+    setup_command: str | None = None  # --setup-command: the install step; None: the one found
 
 
 def _folder(path: str, flag: str) -> str:
@@ -111,14 +83,16 @@ def resolve_layout(options: InitOptions, problems: Problems) -> Layout:
         if options.property_suites:
             problems.add("give --property-suite or --property-select, not both")
     named = bool(options.property_suites or options.property_select is not None)
-    layout = Layout(
-        found.pytest_config,
-        found.test_folders,
-        suites if named else found.property_suites,
-        fixtures or found.fixture_folders,
-        () if named else found.scattered_properties,
-        selection if named else found.property_selection,
-        tuple(path for path in found.data_files if not any(inside(path, f) for f in fixtures)),
+    layout = without_links(
+        Layout(
+            found.pytest_config,
+            found.test_folders,
+            suites if named else found.property_suites,
+            fixtures or found.fixture_folders,
+            () if named else found.scattered_properties,
+            selection if named else found.property_selection,
+            tuple(path for path in found.data_files if not any(inside(path, f) for f in fixtures)),
+        )
     )
     if not (layout.property_suites or layout.property_selection or named):
         problems.add(NO_SUITE)
@@ -150,10 +124,6 @@ def given_folders(paths: tuple[str, ...], flag: str, problems: Problems) -> tupl
     return tuple(folders)
 
 
-def _count(number: int, singular: str, plural: str) -> str:
-    return f"{number} {singular if number == 1 else plural}"
-
-
 def suite_name(layout: Layout) -> str:
     """The property suite in words: its folders, or the selection that picks it."""
     if layout.property_selection:
@@ -166,14 +136,13 @@ def plan(
 ) -> list[Planned]:
     """The files init writes; what stops the lock or the registry goes to `problems`, and
     then the list is empty."""
-    # The install step is written unless both commands are given; what of tox, nox or
-    # hatch it cannot read stops init, and its commands are not proved around a guess.
-    given = options.property_command is not None and options.test_command is not None
-    envs = ToolEnvs() if given else read_tool_envs()
+    # The install step is the one given, else the one found; what of tox, nox or hatch it
+    # cannot read stops init, and its commands are not proved around a guess.
+    envs = ToolEnvs() if options.setup_command is not None else read_tool_envs()
     for problem in envs.problems:
         problems.add(problem)
     install, property_command, test_command = commands(
-        layout, options.property_command, options.test_command, envs
+        layout, options.property_command, options.test_command, envs, options.setup_command
     )
     python = workflow_python()
     named = problems.attempt(lambda: run_by_name((property_command, test_command))) or RunByName()
@@ -201,13 +170,13 @@ def plan(
     lock = problems.attempt(partial(_planned_lock, layout, setup, policy))
     # --no-verify proves nothing, so no interpreter is looked for.
     interpreter, python_note = proof_python(python) if options.verify else (sys.executable, None)
-    runs = (
-        None
-        if envs.problems
-        else _runs(
-            layout, options, (property_command, test_command), install, interpreter, problems
-        )
-    )
+    # The proof takes minutes: it runs once every problem found from files is settled.
+    runs = None
+    if problems.found:
+        problems.before_proof()
+    else:
+        written = (property_command, test_command)
+        runs = _runs(layout, options, written, install, interpreter, problems)
     registry = (
         None
         if runs is None
@@ -242,73 +211,13 @@ def written_red_green(options: InitOptions, runner: Runner) -> str | None:
     return None if options.test_command is not None else runner.red_green_command()
 
 
-def workflow_plans(setup: Setup, through: str, note: str | None = None) -> list[Planned]:
-    """The three workflows init writes, for every runner: the gate's caller (`through` says
-    where it runs the gate), the report workflow that posts the status and the comment, and
-    the history writer both of them name."""
-    return [
-        Planned(
-            WORKFLOW,
-            render_workflow(setup),
-            f"the gate on every pull request, {through}",
-            "edit it by hand; to move to a newer waiver, change the commit in `uses:` and "
-            "waiver-ref",
-            note,
-        ),
-        Planned(
-            REPORT_WORKFLOW,
-            render_report_workflow(setup),
-            "after every run of the gate, the commit status `waiver` (require it in the branch "
-            "rule) and the pull-request comment, for forks too",
-            "edit it by hand with the gate's workflow: the same inputs and the same commit",
-        ),
-        Planned(
-            HISTORY_WORKFLOW,
-            render_history_workflow(setup),
-            f"after every run of the gate on a push to {setup.default_branch} or its schedule, "
-            "the history of each test (the artifact waiver-history)",
-            "edit it by hand with the gate's workflow: the same commit",
-        ),
-    ]
-
-
 def _planned_lock(layout: Layout, setup: Setup, policy: str) -> Planned:
     """The lock: the fixtures and the harness, with a property suite's folders; a selected
     suite's modules are test modules, which the edited-test check covers instead."""
     suites = layout.property_suites
     harness = "conftest.py, pytest configuration" + (", property suite" if suites else "")
-    return lock_plan(setup, policy, suites, layout.fixture_folders, layout.data_files, harness)
-
-
-def lock_plan(
-    setup: Setup,
-    policy: str,
-    suites: Sequence[str],
-    fixture_folders: Sequence[str],
-    data_files: Sequence[str],
-    harness: str,
-) -> Planned:
-    """The lock of the fixtures and of the harness the policy's runner names, with the
-    property suites' folders, whatever the runner; `harness` says in words what it holds."""
-    policy_file = parse_policy(policy.encode(), POLICY)
-    lock = lock_text(".", setup.fixtures, (), suites, policy_file, policy_harness)
-    refresh = " ".join(
-        [
-            f"waiver lock --fixtures {shlex.quote(setup.fixtures)} --config {POLICY}",
-            *(f"--property-suite {shlex.quote(suite)}" for suite in suites),
-            f"--out {LOCK}",
-        ]
-    )
-    held = [*fixture_folders]
-    if data_files:
-        held.append(_count(len(data_files), "data file", "data files") + " beside the tests")
-    return Planned(
-        LOCK,
-        lock,
-        (f"the fixtures ({', '.join(held)}) and " if setup.reads_fixtures else "")
-        + f"the test harness ({harness}), {lock.count(chr(10))} files by digest",
-        refresh,
-        None if setup.reads_fixtures else NO_FIXTURES,
+    return lock_plan(
+        setup, policy, suites, layout.fixture_folders, layout.data_files, harness, layout.linked
     )
 
 
@@ -316,7 +225,7 @@ def _runs(
     layout: Layout,
     options: InitOptions,
     written: tuple[str, str],
-    install: str | None,
+    install: str,
     python: str,
     problems: Problems,
 ) -> tuple[Ran, Ran] | None:
@@ -324,7 +233,7 @@ def _runs(
     the `install` step, in a fresh venv of `python`, or with --no-verify pytest in the
     environment init runs in. What stops either goes to `problems`, and then there is none."""
     if options.verify:
-        proved = [f"{install} && {command}" if install else command for command in written]
+        proved = [f"{install} && {command}" for command in written]
         try:
             with fresh_venv(python=python) as (scratch, env):
                 runs = [
@@ -360,36 +269,4 @@ def _planned_registry(
         suite_name(layout),
         registry_refresh(layout, options.property_command, options.test_command),
         "deselected in the commands",
-    )
-
-
-def registry_plan(
-    property_run: Ran, test_run: Ran, suite: str, refresh: str, how_left_out: str
-) -> Planned:
-    """The registry of what ran, whatever the runner: a skipped test is left out, and the
-    tests that failed are named, since a base with stable failures blocks every pull
-    request. `how_left_out`: how a test leaves the written commands in this runner."""
-    properties = len(property_run.test_ids)
-    registry = sorted({*property_run.test_ids, *test_run.test_ids})
-    skipped = len(property_run.skipped) + len(test_run.skipped)
-    left_out = f"; {_count(skipped, 'skipped test', 'skipped tests')} left out" if skipped else ""
-    failed = [*property_run.failed, *test_run.failed]
-    note = None
-    if failed:
-        shown = ", ".join(failed[:FAILED_SHOWN]) + (
-            f" and {len(failed) - FAILED_SHOWN} more" if len(failed) > FAILED_SHOWN else ""
-        )
-        note = (
-            f"{_count(len(failed), 'test', 'tests')} failed in this run of your tree: {shown}. "
-            "A base with stable failures blocks every pull request until they are fixed or "
-            f"{how_left_out}"
-        )
-    return Planned(
-        REGISTRY,
-        format_registry(registry),
-        f"the {len(registry)} test ids that ran in one run of the suite "
-        f"({_count(len(registry) - properties, 'test', 'tests')}, "
-        f"{_count(properties, 'property', 'properties')} in {suite}){left_out}",
-        refresh,
-        note,
     )

@@ -131,21 +131,24 @@ def parse_selection(text: str) -> tuple[str, ...]:
 
 
 def commands(
-    layout: Layout, property_command: str | None, test_command: str | None, envs: ToolEnvs
-) -> tuple[str | None, str, str]:
+    layout: Layout,
+    property_command: str | None,
+    test_command: str | None,
+    envs: ToolEnvs,
+    setup_command: str | None = None,
+) -> tuple[str, str, str]:
     """The workflow's setup command, and its property and test commands, each writing
-    "$WAIVER_JUNIT": the ones given, else pytest. The setup command is the install step,
-    written unless both commands were given (they then carry their own)."""
+    "$WAIVER_JUNIT": the ones given, else pytest. The setup command is the one given, else
+    the install step init finds, whatever commands were given: they run after it."""
     property_words, test_words = pytest_words(layout)
     junit = '--junitxml="$WAIVER_JUNIT"'
-    given = property_command is not None and test_command is not None
-    setup = None if given else install_step(envs)
+    setup = setup_command if setup_command is not None else install_step(envs)
     property_command = property_command or f"python -m pytest {shlex.join(property_words)} {junit}"
     test_command = test_command or f"python -m pytest {shlex.join(test_words)} {junit}"
     for flag, command in (
         ("--property-command", property_command),
         ("--test-command", test_command),
-        ("the install step", setup or ""),
+        ("--setup-command" if setup_command is not None else "the install step", setup),
     ):
         if "${{" in command:
             raise UsageError(f"{flag}: GitHub would read '${{{{' in it as an expression")

@@ -4,17 +4,20 @@ for the install step `waiver init` writes.
 - tox: the `deps` and `extras` of `[testenv:test]`, `[testenv:tests]` or else `[testenv]`
   (a named environment takes what it does not set from `[testenv]`, as tox does), in
   `tox.ini`, in `[tool.tox] legacy_tox_ini`, or in tox's own tables of `pyproject.toml`
-  (`[tool.tox.env.test]`, `[tool.tox.env_run_base]`);
+  (`[tool.tox.env.test]`, `[tool.tox.env_run_base]`); a requirements file as pip takes it
+  (`-r FILE`, `-rFILE`, `--requirement=FILE`, and `-c` for constraints), `{toxinidir}` as
+  the root, and another section's value (`{[testenv]deps}`) in its place, as tox does;
 - nox: the literal arguments of `session.install(...)` in the session named `test` or
   `tests` of `noxfile.py`, read as a syntax tree: the noxfile is never run;
-- hatch: the `dependencies`, `extra-dependencies` and `features` of
-  `[tool.hatch.envs.test]`, else `[tool.hatch.envs.default]` (or `[envs.…]` of
-  `hatch.toml`).
+- hatch: the `dependencies`, `extra-dependencies` and `features` of the environment
+  `hatch test` runs in (`[tool.hatch.envs.hatch-test]`), else of `[tool.hatch.envs.test]`,
+  else of `[tool.hatch.envs.default]` (or `[envs.…]` of `hatch.toml`).
 
-What is not a literal requirement, a requirements file or an extra (a substitution
-`{[base]deps}`, a tox factor `py38: mock`, a variable passed to `session.install`, an
-option pip would read otherwise) is a problem naming where it is and what to write
-instead: an install step that guesses around it would fail on every pull request.
+What is not a literal requirement, a requirements file or an extra (a substitution tox
+takes from the environment, a tox factor `py38: mock`, a variable passed to
+`session.install`, an option pip would read otherwise) is a problem naming where it is and
+what to write instead: an install step that guesses around it would fail on every pull
+request.
 """
 
 from __future__ import annotations
@@ -33,15 +36,23 @@ from waiver.read.bounded import read_toml
 
 TOX_ENVS = ("test", "tests")
 NOX_SESSIONS = frozenset(TOX_ENVS)
-HATCH_ENVS = ("test", "tests", "default")
+HATCH_ENVS = ("hatch-test", "test", "tests", "default")
 FILE_OPTIONS = {"-r": "-r", "--requirement": "-r", "-c": "-c", "--constraint": "-c"}
+# A file option with its file in the same word: `-rrequirements.txt`, `--constraint=c.txt`.
+ATTACHED_FILE = re.compile(r"(-r|-c|--requirement=|--constraint=)(\S+)")
 # `py38: mock`, `!pypy,py39: mock`: a dependency of some tox environments only.
 TOX_FACTOR = re.compile(r"!?[\w.-]+(?:,\s*!?[\w.-]+)*:\s")
+# tox's substitution of another section's value: `{[testenv]deps}`.
+TOX_REFERENCE = re.compile(r"\{\[([^\]]+)\]([\w-]+)\}")
+# The repository root in tox's words, which the install step runs at.
+TOX_ROOT = re.compile(r"\{toxinidir\}/?")
+# An inline comment, which tox and pip leave out of a requirement line.
+INLINE_COMMENT = re.compile(r"\s+#.*$")
 # The project itself, as pip is told to install it: `.`, `-e .`, `.[test,docs]`.
 PROJECT = re.compile(r"\.(?:\[([\w.,\s-]*)\])?")
 INSTEAD = (
     "list the test dependencies in requirements-dev.txt or a `test` extra, which the install "
-    "step takes, or give --test-command and --property-command"
+    "step takes, or give the install step itself with --setup-command"
 )
 
 
@@ -59,10 +70,13 @@ class ToolEnvs:
         option with its file, or the project with its extras."""
         pending = iter(tokens)
         for token in pending:
-            token = token.strip()
+            token = TOX_ROOT.sub("", INLINE_COMMENT.sub("", token.strip()))
+            attached = ATTACHED_FILE.fullmatch(token)
             if not token or token.startswith("#"):
                 continue
-            if "{" in token or "}" in token:
+            if attached is not None:
+                self._option(where, attached[1].rstrip("="), attached[2])
+            elif "{" in token or "}" in token:
                 self.problems.append(
                     f"{where}: `{token}` is a substitution, not a literal; {INSTEAD}"
                 )
@@ -82,6 +96,7 @@ class ToolEnvs:
                 self.words.append(token)
 
     def _option(self, where: str, option: str, value: str) -> None:
+        value = TOX_ROOT.sub("", value)
         if option in ("-e", "--editable"):
             if PROJECT.fullmatch(value):
                 self._project(value)
@@ -111,6 +126,23 @@ def _lines(value: str) -> list[str]:
     return found
 
 
+# How deep one section's value may name another's: tox stops a loop, and so does init.
+MAX_REFERENCES = 10
+
+
+def _expanded(parser: configparser.ConfigParser, value: str, depth: int = 0) -> str:
+    """A tox value with each `{[section]key}` replaced by that section's value, as tox reads
+    it; one that names no value, or names values too deep, is left for `take` to name."""
+
+    def value_of(match: re.Match[str]) -> str:
+        section, key = match[1], match[2]
+        if depth >= MAX_REFERENCES or not parser.has_option(section, key):
+            return match[0]
+        return _expanded(parser, parser.get(section, key), depth + 1)
+
+    return TOX_REFERENCE.sub(value_of, value)
+
+
 def _tox_ini(text: str, source: str, envs: ToolEnvs) -> None:
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
@@ -123,7 +155,7 @@ def _tox_ini(text: str, source: str, envs: ToolEnvs) -> None:
         section = next((s for s in (named, "testenv") if s and parser.has_option(s, key)), None)
         if section is None:
             continue
-        value = parser.get(section, key)
+        value = _expanded(parser, parser.get(section, key))
         where = f"{source} [{section}] {key}"
         if key == "deps":
             envs.take(where, _lines(value))

@@ -12,14 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from waiver.read.definitions.edit_kinds import EditFinding
-from waiver.read.harness.named import Harness
+from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-
-# A locked file, or one table of it (`pyproject.toml`'s `tool.pytest`, `package.json`'s `jest`).
-Pair = tuple[str, str | None]
 
 
 class Runner(Protocol):
@@ -33,8 +30,9 @@ class Runner(Protocol):
         """Which files of a tree are its harness: the built-in names and what they load, the
         policy's `harness:` globs (`patterns`) and the property-suite `modules`."""
 
-    def files(self, tree: FileTree) -> list[Pair]:
-        """The files this runner loads beyond pytest's built-in harness, found in `tree`."""
+    def files(self, tree: FileTree) -> Mapping[Pair, Why]:
+        """The files this runner loads beyond pytest's built-in harness, found in `tree`,
+        each with why it is harness."""
 
     def test_ids(self, root: str | None) -> TestIdRule:
         """The rule that turns a report's testcase into a test id, for reports and the

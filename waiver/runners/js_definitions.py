@@ -25,7 +25,7 @@ import hashlib
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
@@ -33,7 +33,11 @@ from waiver.read.harness.listing import folder_of, join
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
+from waiver.runners.js_each import each_rows, row_title
 from waiver.runners.js_tests import (
+    EMPTY_TITLE,
+    binding_dump,
+    binding_parts,
     bound_names,
     display,
     dump,
@@ -47,7 +51,7 @@ from waiver.runners.js_tests import (
     title,
 )
 from waiver.runners.node_harness import CODE_SUFFIXES, EXTENSIONS
-from waiver.runners.syntax import parse, walk
+from waiver.runners.syntax import literal, parse, walk
 
 FILE_CHANGED = "its file changed"
 MODULE_KEY = "the module "
@@ -58,12 +62,15 @@ MODULE_CODE = "module code of "
 
 @dataclass
 class Definition:
-    """One test call, the statement that holds it, and the suites around it."""
+    """One test call, the statement that holds it, and the suites around it; for a row of
+    a `test.each` table, the row (`waiver.runners.js_each`), whose title is exact."""
 
     call: Node
     statement: Node
     suites: list[Node]
     pattern: re.Pattern[str]
+    row: Node | None = None
+    exact: str | None = None  # the whole title, when the id's text is known
 
 
 @dataclass
@@ -93,8 +100,28 @@ class Module:
                 module.bindings.setdefault(name, []).append(statement)
         for found in walk(module.root):
             if kind(found) == "test":
-                module.definitions.append(module._definition(found, separator))
+                module.definitions += module._definitions(found, separator)
         return module
+
+    def _definitions(self, call: Node, separator: str) -> list[Definition]:
+        """The test a call defines, or one a row of its literal `each` table."""
+        definition = self._definition(call, separator)
+        rows = each_rows(call)
+        template = _literal_title(call)
+        prefix = [_literal_title(suite) for suite in definition.suites]
+        if rows is None or template is None or None in prefix:
+            return [definition]
+        runner = "vitest" if separator.strip() == ">" else "jest"
+        titles = [row_title(template, row, index, runner) for index, row in enumerate(rows)]
+        if None in titles:
+            return [definition]
+        # The call as a whole stays, for an id its rows' titles do not spell.
+        found = [definition]
+        for row, own in zip(rows, titles, strict=True):
+            exact = separator.join([*(p or "" for p in prefix), own or EMPTY_TITLE])
+            pattern = re.compile(re.escape(exact))
+            found.append(replace(definition, pattern=pattern, row=row, exact=exact))
+        return found
 
     def _definition(self, call: Node, separator: str) -> Definition:
         suites: list[Node] = []
@@ -113,12 +140,18 @@ class Module:
         return Definition(call, statement, suites, re.compile(re.escape(separator).join(titles)))
 
     def find(self, title: str) -> Definition | None:
-        matches = [d for d in self.definitions if d.pattern.fullmatch(title)]
+        """The one definition the title of an id names: the one whose title is exactly it,
+        else the one whose title's pattern it matches; None when none or several do."""
+        exact = [d for d in self.definitions if d.exact == title]
+        matches = exact or [
+            d for d in self.definitions if d.row is None and d.pattern.fullmatch(title)
+        ]
         return matches[0] if len(matches) == 1 else None
 
     def prints(self, definition: Definition) -> dict[str, str]:
-        """What the test's outcome depends on in its module, each part as text."""
-        prints = {BODY: dump(definition.statement)}
+        """What the test's outcome depends on in its module, each part as text: of a row of
+        an `each` table, the call with that row alone."""
+        prints = {BODY: _body(definition)}
         used = names_used([definition.statement])
         for suite in definition.suites:
             parts = [dump(part) for part in suite_parts(suite)]
@@ -135,8 +168,9 @@ class Module:
                 continue
             seen.add(name)
             statements = self.bindings[name]
-            prints[f"`{name}` in {self.path}"] = "\n".join(dump(s) for s in statements)
-            pending += sorted(names_used(statements) - seen)
+            prints[f"`{name}` in {self.path}"] = self.binding(name, statements)
+            said = [part for statement in statements for part in binding_parts(statement, name)]
+            pending += sorted(names_used(said) - seen)
             for statement in statements:
                 source = relative_source(statement)
                 if source is not None:
@@ -168,6 +202,11 @@ class Module:
             return dump(parse(data, path))
         return hashlib.sha256(data).hexdigest()
 
+    @staticmethod
+    def binding(name: str, statements: list[Node]) -> str:
+        """What the module's statements say of `name` (`binding_dump`)."""
+        return "\n".join(binding_dump(statement, name) for statement in statements)
+
     def bound(self, key: str) -> list[Node] | None:
         """The statements that bind the name a part `` `name` in path `` of this module
         names; None when it names another part, or a name this module does not bind."""
@@ -180,10 +219,32 @@ class Module:
         has it: a name's binding, or a module; None when it has none."""
         statements = self.bound(key)
         if statements is not None:
-            return "\n".join(dump(s) for s in statements)
+            return self.binding(key[1 : key.index("` in ")], statements)
         if key.startswith(MODULE_KEY):
             return self.module_print(key[len(MODULE_KEY) :])
         return None
+
+
+def _literal_title(call: Node) -> str | None:
+    """A call's title when it is a literal, else None."""
+    arguments = call.child_by_field_name("arguments")
+    first = next(
+        (c for c in (arguments.named_children if arguments else []) if c.type != "comment"), None
+    )
+    return None if first is None else literal(first)
+
+
+def _body(definition: Definition) -> str:
+    """The test's own part: its statement, or for a row of an `each` table the call, its
+    callee and that row."""
+    if definition.row is None:
+        return dump(definition.statement)
+    call = definition.call
+    table = call.child_by_field_name("function")
+    callee = None if table is None else table.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    parts = [callee, definition.row, arguments]
+    return " ".join(dump(part) for part in parts if part is not None)
 
 
 def edited_scripts(

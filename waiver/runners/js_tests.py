@@ -30,6 +30,13 @@ DECLARATIONS = frozenset(
         "enum_declaration",
     }
 )
+# How an id names a test whose own title is empty: a title that ends the id in a space
+# (or in `::`) would read as none, and be lost to an editor that trims lines.
+EMPTY_TITLE = "(empty title)"
+# Tokens whose presence is a matter of layout: a semicolon that ends a statement, which
+# JavaScript inserts itself where a line ends.
+OPTIONAL_TOKENS = frozenset({";"})
+CLOSING = frozenset({")", "]", "}"})
 # Folders of test code: a relative module under one of them is followed; any other is
 # code under test.
 TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "__mocks__"})
@@ -80,6 +87,8 @@ def title(call: Node) -> str:
     if first is None:
         return ".*"
     value = literal(first)
+    if value == "":
+        return re.escape(EMPTY_TITLE)
     if value is not None:
         pieces = PLACEHOLDER.split(value)
         return ".*".join(re.escape(piece) for piece in pieces)
@@ -101,9 +110,39 @@ def display(call: Node) -> str:
     return value if value is not None else text(first)
 
 
+def _number(value: str) -> str:
+    """A number literal by its value: `0.5` is `.5`, `0xFF` is `255`."""
+    plain = value.replace("_", "").lower()
+    try:
+        return repr(int(plain, 0))
+    except ValueError:
+        pass
+    try:
+        return repr(float(plain))
+    except ValueError:
+        return plain
+
+
+def _lone_parameter(node: Node) -> Node | None:
+    """The one plain name a parameter list holds (`(x) =>`), which reads as `x =>`."""
+    if node.type != "formal_parameters" or node.named_child_count != 1:
+        return None
+    only = node.named_children[0]
+    if only.type == "required_parameter" and only.named_child_count == 1:
+        only = only.named_children[0]
+    return only if only.type == "identifier" else None
+
+
+def _trailing_comma(node: Node) -> bool:
+    following = node.next_sibling
+    return node.type == "," and (following is None or following.type in CLOSING)
+
+
 def dump(node: Node) -> str:
     """The syntax tree under `node` as text: node kinds and the text of leaves, without
-    comments, so that layout and comments change nothing."""
+    what a formatter changes, so that layout, comments, quotes, semicolons, trailing commas,
+    the parentheses around a lone arrow parameter and how a number is spelled change
+    nothing."""
     out: list[str] = []
     pending: list[Node | None] = [node]
     while pending:
@@ -111,7 +150,19 @@ def dump(node: Node) -> str:
         if current is None:
             out.append(")")
             continue
-        if current.type == "comment":
+        lone = _lone_parameter(current)
+        if lone is not None:
+            current = lone
+        if current.type == "comment" or current.type in OPTIONAL_TOKENS:
+            continue
+        if _trailing_comma(current):
+            continue
+        value = literal(current) if current.type == "string" else None
+        if value is not None:
+            out.append(f"string:{value!r} ")
+            continue
+        if current.type == "number":
+            out.append(f"number:{_number(text(current))} ")
             continue
         if current.child_count == 0:
             out.append(f"{current.type}:{text(current)} ")
@@ -167,6 +218,52 @@ def bound_names(statement: Node) -> set[str]:
                     names.add(text(found))
         return names
     return set()
+
+
+def _binds(node: Node, name: str) -> bool:
+    return any(found.type in BINDING_NAMES and text(found) == name for found in walk(node))
+
+
+def binding_parts(statement: Node, name: str) -> list[Node]:
+    """The parts of a module-level statement that say what one name it binds is: of an
+    import, that name's specifier and the module; of a declaration, that name's declarator
+    (of a destructuring one, its part of the pattern, and the value); else the whole
+    statement. So adding a name to a shared import list edits no test that uses another."""
+    target = statement
+    if statement.type == "export_statement":
+        target = statement.child_by_field_name("declaration") or statement
+    if target.type == "import_statement":
+        source = target.child_by_field_name("source")
+        for found in walk(target):
+            named = found.child_by_field_name("alias") or found.child_by_field_name("name")
+            if found.type == "import_specifier" and named is not None and text(named) == name:
+                return [part for part in (found, source) if part is not None]
+            if found.type in ("import_clause", "namespace_import"):
+                own = [c for c in found.children if c.type == "identifier" and text(c) == name]
+                if own:
+                    return [
+                        part
+                        for part in (found if found.type == "namespace_import" else own[0], source)
+                        if part is not None
+                    ]
+    if target.type in ("lexical_declaration", "variable_declaration"):
+        keyword = target.children[:1]
+        for declarator in target.named_children:
+            pattern = declarator.child_by_field_name("name")
+            if pattern is None or not _binds(pattern, name):
+                continue
+            if pattern.type == "identifier":
+                return [*keyword, declarator]
+            value = declarator.child_by_field_name("value")
+            part = next((c for c in pattern.named_children if _binds(c, name)), pattern)
+            return [*keyword, part, *([value] if value is not None else [])]
+    return [statement]
+
+
+def binding_dump(statement: Node, name: str) -> str:
+    """What a module-level statement says of one name it binds (`binding_parts`), as
+    `dump` writes it."""
+    return " ".join(dump(part) for part in binding_parts(statement, name))
 
 
 def holds_tests(node: Node) -> bool:

@@ -18,10 +18,12 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from waiver.runners.node import NodeRunner
+from waiver.runners.js_tests import EMPTY_TITLE
+from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
 from waiver.runners.node_harness import NodeRunnerFiles
 
 FILES = NodeRunnerFiles(
+    "mocha",
     configs=(".mocharc", ".mocharc.*", "mocha.opts"),
     package_keys=("mocha", "babel"),
     mocks=False,
@@ -36,7 +38,8 @@ def read_case(suite: str, classname: str, name: str, file: str, own: bool) -> st
     if not file or file == NO_FILE:
         return None
     if own:
-        return f"{file}::{classname} {name}" if classname else f"{file}::{name}"
+        title = name or EMPTY_TITLE
+        return f"{file}::{classname} {title}" if classname else f"{file}::{title}"
     # mocha-junit-reporter: one title is the full one, which ends with the other.
     full = name if len(name) >= len(classname) and name.endswith(classname) else classname
     return f"{file}::{full}"
@@ -46,21 +49,48 @@ def read_case(suite: str, classname: str, name: str, file: str, own: bool) -> st
 # neither: under a GitHub workspace it cannot, as a repository's name cannot. mocha
 # refuses a path with `=`, and writes none at the path with `,` (the replay then has no
 # report).
-MOCHA_RUN = 'npx mocha --reporter xunit --reporter-option output="$WAIVER_JUNIT"'
+REPORTER = '--reporter xunit --reporter-option output="$WAIVER_JUNIT"'
+REPORTS = "the written commands report with mocha's xunit reporter"
+LEFT_OUT = {
+    "--reporter": LeftOut(True, REPORTS),
+    "-R": LeftOut(True, REPORTS),
+    "--reporter-option": LeftOut(True, REPORTS),
+    "--reporter-options": LeftOut(True, REPORTS),
+    "-O": LeftOut(True, REPORTS),
+    "--watch": LeftOut(False, "a replay must end"),
+    "-w": LeftOut(False, "a replay must end"),
+    "--bail": LeftOut(False, "a replay runs every test to its outcome"),
+    "-b": LeftOut(False, "a replay runs every test to its outcome"),
+}
+VALUE_OPTIONS = frozenset(
+    {"-r", "--require", "-t", "--timeout", "-s", "--slow", "--ui", "-u", "--extension"}
+    | {"--spec", "--ignore", "--exclude", "--file", "--config", "--package", "-g"}
+    | {"--grep", "-f", "--fgrep", "-j", "--jobs", "--retries", "-n", "--node-option"}
+)
 
 
-def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, str]:
+def _start(invocation: Invocation) -> str:
+    return words(invocation.start("mocha"), REPORTER)
+
+
+def suite_commands(
+    folders: Sequence[str], files: Sequence[str], invocation: Invocation
+) -> tuple[str, str]:
     """The property suite's command (its folders, every module in them, and its files) and
-    the tests' (the same excluded by globs). mocha adds a configuration's `spec` to the
-    files given, so a configuration that names its own runs them in both."""
+    the tests' (the test script's own paths, or the configuration's, the same excluded by
+    globs). mocha adds a configuration's `spec` to the files given, so a configuration that
+    names its own runs them in both."""
     excluded = [*(f"{folder}/**" for folder in folders), *files]
+    exclusions = shlex.join(w for p in excluded for w in ("--exclude", p))
     return (
-        f"{MOCHA_RUN} --recursive {shlex.join([*folders, *files])}",
-        f"{MOCHA_RUN} {shlex.join(w for p in excluded for w in ('--exclude', p))}",
+        words(_start(invocation), "--recursive", shlex.join([*folders, *files])),
+        words(_start(invocation), invocation.paths(), exclusions),
     )
 
 
-# One file's tests by name: `--grep` matches the titles joined by spaces.
-RED_GREEN = f'{MOCHA_RUN} --grep "$WAIVER_TEST_PATTERN" "$WAIVER_TEST_FILE"'
+def red_green(invocation: Invocation) -> str:
+    """One file's tests by name: `--grep` matches the titles joined by spaces."""
+    return words(_start(invocation), '--grep "$WAIVER_TEST_PATTERN" "$WAIVER_TEST_FILE"')
 
-MOCHA = NodeRunner("mocha", FILES, read_case, suite_commands, RED_GREEN)
+
+MOCHA = NodeRunner("mocha", FILES, read_case, suite_commands, red_green, LEFT_OUT, VALUE_OPTIONS)

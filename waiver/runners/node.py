@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -19,25 +20,69 @@ from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.definitions.findings import edit_findings
 from waiver.read.harness.installs import node_install_edits
-from waiver.read.harness.named import Harness
+from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
 from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-from waiver.runners.base import Pair
 from waiver.runners.js_definitions import edited_scripts, script_ids
 from waiver.runners.js_diff import script_diffs
 from waiver.runners.js_findings import script_findings
 from waiver.runners.js_reach import new_script_reach_ins
+from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
 # ("" when it cannot be placed) and whether the testcase carried it itself: its id, or None
 # to read it as any other report's.
 ReadCase = Callable[[str, str, str, str, bool], str | None]
-# The commands `waiver init` writes, given the property suite's folders and files: the
-# property suite's alone, and every other test's.
-SuiteCommands = Callable[[Sequence[str], Sequence[str]], tuple[str, str]]
+# The local binary every package manager links, but Plug'n'Play: the written commands never
+# download a runner (`npx jest` fetches one when the project's is missing).
+BINARY = "node_modules/.bin/{runner}"
+JEST_JUNIT = "jest-junit"
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """How the written commands start the runner: its local binary, with the environment,
+    options and arguments the project's own test script gives it, and the module jest
+    loads its JUnit reporter from."""
+
+    environment: tuple[tuple[str, str], ...] = ()  # (name, value) before the binary
+    options: tuple[str, ...] = ()  # the script's options, in both commands
+    arguments: tuple[str, ...] = ()  # the script's own test paths: the test command's
+    reporter: str = JEST_JUNIT
+
+    def start(self, runner: str, *before: str, command: str = "") -> str:
+        """The shell words that start `runner`: `before` (the reporter's settings, as
+        they are), the script's environment, the binary, its `command` (vitest's `run`)
+        and the script's options."""
+        variables = [f"{name}={shlex.quote(value)}" for name, value in self.environment]
+        binary = BINARY.format(runner=runner)
+        return words(*before, *variables, binary, command, shlex.join(self.options))
+
+    def paths(self) -> str:
+        """The script's own test paths, as shell words."""
+        return shlex.join(self.arguments)
+
+
+def words(*parts: str) -> str:
+    """Shell text of `parts` joined by spaces, the empty ones left out."""
+    return " ".join(part for part in parts if part)
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """An option of a test script the written commands leave out: whether it takes a
+    value, and why it is left out."""
+
+    takes_value: bool
+    why: str
+
+
+# The commands `waiver init` writes, given the property suite's folders and files and how
+# the project starts the runner: the property suite's alone, and every other test's.
+SuiteCommands = Callable[[Sequence[str], Sequence[str], Invocation], tuple[str, str]]
 
 
 def repository_file(root: str | None, file: str) -> str:
@@ -94,7 +139,11 @@ class NodeRunner:
     read_case: ReadCase | None
     suite_commands: SuiteCommands
     # The red-green command: one test file's tests, chosen by the runner's name filter.
-    red_green: str
+    red_green: Callable[[Invocation], str]
+    # The options of a test script the written commands leave out, by name (a name
+    # ending in `.` is every option it begins), and those that take a value.
+    left_out: Mapping[str, LeftOut]
+    value_options: frozenset[str]
     # The (classname, name) of the case a report gives a test file that failed to load.
     failed_load: Callable[[str], tuple[str, str]] | None = None
     # What joins the describe titles and the test's title in an id.
@@ -108,7 +157,7 @@ class NodeRunner:
         globs = tuple(patterns)
         return Harness(globs, modules, lambda tree: node_harness(tree, self.harness_files, globs))
 
-    def files(self, tree: FileTree) -> list[Pair]:
+    def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return node_harness(tree, self.harness_files)
 
     def test_ids(self, root: str | None) -> TestIdRule:
@@ -164,10 +213,11 @@ class NodeRunner:
         return sorted(found, key=lambda reach: (reach.path, reach.line, reach.what))
 
     def title(self, test_id: str) -> str:
-        return test_id.partition("::")[2].replace(self.title_separator, " ")
+        titles = test_id.partition("::")[2].removesuffix(EMPTY_TITLE)
+        return titles.replace(self.title_separator, " ").rstrip()
 
     def load_failure(self, test_file: str) -> tuple[str, str] | None:
         return None if self.failed_load is None else self.failed_load(test_file)
 
     def red_green_command(self) -> str:
-        return self.red_green
+        return self.red_green(Invocation())

@@ -2,17 +2,30 @@
 
 Their configuration is code (`jest.config.js`, `vitest.config.ts`) or data that names code
 (`.mocharc.yml`, the `jest` key of `package.json`), and what it names runs in the test
-process: setup files, environments, reporters, transforms, module mappers. So, read from
+process: setup files, environments, reporters, transforms, module mappers. What the tests
+exercise, the library's own source, is code under test and never harness. So, read from
 files alone, never run:
 
 - every configuration file by every name the runner (or what it loads: babel, TypeScript,
   the package manager) reads, in any folder: a file of those names that the change adds is
   drift even where the base had none;
 - the keys of every `package.json` that configure them (`jest`, `mocha`, `babel`,
-  `jest-junit`), each locked on its own, so that a dependency bump is no drift;
-- every file those name with a literal string, relative to the file's folder (`<rootDir>`
-  is that folder too), with the extensions node tries, and the relative modules those files
-  load in turn;
+  `jest-junit`), each locked on its own, so that a dependency bump is no drift; and of a
+  TypeScript configuration (`tsconfig*.json`, `jsconfig*.json`) only what decides where a
+  module is loaded from (`extends`, and the compiler options `paths`, `baseUrl`, `types`,
+  `plugins`, `rootDirs`), each on its own: its `include`, `files` and `exclude` name the
+  library's sources, and the other options how they compile;
+- every file a configuration names with a literal string, relative to the file's folder
+  (`<rootDir>` is that folder too), with the extensions node tries: under a key that loads
+  a module (`setupFiles`, `setupFilesAfterEnv`, `globalSetup`, `testEnvironment`,
+  `reporters`, `transform`, mocha's `require`, …) whatever it is, under any other key
+  unless it is code under test (a module outside the test folders that is not named as a
+  test), and never under a key that names sources, globs or outputs (`roots`, `include`,
+  `collectCoverageFrom`, `coverage`, `testMatch`, mocha's `spec`, …);
+- the relative modules a configuration file loads from its own folder, which run as
+  configuration (a shared `jest.base.js`), but a `package.json`; and those any of these
+  load in turn, as far as they are test code: a setup file's helpers in the test folders
+  are harness, its import of the library (or a configuration's, `./src/plugin`) is not;
 - every file under a `__mocks__` folder (jest and vitest mock modules from there without
   any configuration);
 - every file in a `node_modules` folder that the walk sees: only tracked ones are seen,
@@ -23,44 +36,50 @@ files alone, never run:
   commit, where every entry is tracked, it is an input error like any symlink in the
   harness.
 
-A configuration that loads a module whose name it computes (`require(name)`) cannot be
-resolved from files: it is an input error naming the file, until a `harness:` glob of the
-policy file names that file itself, as for pytest's computed plugin lists.
+Each file found carries why it is harness ("named by jest.config.js setupFilesAfterEnv"),
+which `waiver init` and `waiver lock` print. A configuration that loads a module whose name
+it computes (`require(name)`) cannot be resolved from files: it is an input error naming
+the file, until a `harness:` glob of the policy file names that file itself, as for
+pytest's computed plugin lists.
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.bounded import load_bounded_yaml, read_json
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
-from waiver.read.harness.named import glob_names
-from waiver.read.lock.lock_file import PACKAGE_JSON
+from waiver.read.harness.named import Pair, Why, glob_names
+from waiver.read.jsonc import read_jsonc
+from waiver.read.lock.lock_file import PACKAGE_JSON, TSCONFIG_TABLES
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
-from waiver.runners.syntax import loads, parse, parse_json, strings
-
-Pair = tuple[str, str | None]
+from waiver.runners.js_tests import TEST_FOLDERS
+from waiver.runners.syntax import keyed_strings, loads, parse
 
 INSTALL_FOLDER = "node_modules"
 MOCKS_FOLDER = "__mocks__"
 # Yarn Plug'n'Play: the loader that resolves every package.
 PNP_FILES = frozenset({".pnp.cjs", ".pnp.js", ".pnp.loader.mjs"})
 # What every JavaScript runner loads through its transforms, TypeScript and the package
-# manager that starts it (`npx`, `npm test` read `node-options` from `.npmrc`).
-SHARED_CONFIGS = (
-    "babel.config.*",
-    ".babelrc",
-    ".babelrc.*",
-    "tsconfig*.json",
-    "jsconfig*.json",
-    ".swcrc",
-    ".npmrc",
-    ".yarnrc",
-    ".yarnrc.yml",
-)
+# manager that starts it (`npx`, `npm test` read `node-options` from `.npmrc`), by whose
+# configuration each is.
+SHARED_CONFIG_TOOLS = {
+    "babel.config.*": "babel",
+    ".babelrc": "babel",
+    ".babelrc.*": "babel",
+    "tsconfig*.json": "TypeScript",
+    "jsconfig*.json": "TypeScript",
+    ".swcrc": "swc",
+    ".npmrc": "npm",
+    ".yarnrc": "yarn",
+    ".yarnrc.yml": "yarn",
+}
+SHARED_CONFIGS = tuple(SHARED_CONFIG_TOOLS)
+TYPESCRIPT_CONFIGS = ("tsconfig*.json", "jsconfig*.json")
 # `key=value` lines, whose values are command-line words (`node-options=--require ./hook.js`).
 INI_CONFIGS = frozenset({".npmrc", ".yarnrc"})
 CODE_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx")
@@ -75,15 +94,49 @@ COMPUTED = (
     "loads a module whose name it computes (line {line}), so the gate cannot tell which "
     "files it loads: name this file and those files with `harness:` globs in the policy file"
 )
+# Keys whose values are modules the runner (or babel, or the package manager) loads: what
+# they name is harness, whatever it is.
+LOADING_KEYS = frozenset(
+    {"setupFiles", "setupFilesAfterEnv", "globalSetup", "globalTeardown", "testEnvironment"}
+    | {"environment", "reporters", "reporter", "transform", "snapshotResolver", "resolver"}
+    | {"snapshotSerializers", "testSequencer", "sequencer", "runner", "testRunner", "preset"}
+    | {"watchPlugins", "moduleNameMapper", "dependencyExtractor", "testResultsProcessor"}
+    | {"require", "file", "ui", "presets", "plugins", "extends", "node-options"}
+)
+# Keys whose values name the sources and tests a runner looks through, globs, and where it
+# writes: never a module it loads.
+SOURCE_KEYS = frozenset(
+    {"include", "exclude", "files", "includeSource", "roots", "rootDir", "root", "dir"}
+    | {"testMatch", "testRegex", "testPathIgnorePatterns", "modulePathIgnorePatterns"}
+    | {"watchPathIgnorePatterns", "transformIgnorePatterns", "coveragePathIgnorePatterns"}
+    | {"collectCoverageFrom", "coverage", "coverageDirectory", "coverageThreshold"}
+    | {"coverageReporters", "cacheDirectory", "cache", "outputFile", "outputDirectory"}
+    | {"modulePaths", "moduleDirectories", "moduleFileExtensions", "spec", "ignore"}
+    | {"extension", "watchFiles", "watchExclude", "outDir", "declarationDir", "baseUrl"}
+    | {"rootDirs", "typeRoots", "paths", "tsBuildInfoFile", "references"}
+)
+TEST_NAMES = (".test.", ".spec.")
 
 
 @dataclass(frozen=True)
 class NodeRunnerFiles:
     """A runner's configuration names and `package.json` keys."""
 
+    runner: str
     configs: tuple[str, ...]  # file-name globs, in any folder
     package_keys: tuple[str, ...]
     mocks: bool  # whether `__mocks__` folders apply without configuration
+
+
+def is_test_side(path: str) -> bool:
+    """Whether `path` is the tests' rather than the library's: in a test folder (`test/`,
+    `__tests__/`, `__mocks__/`, …), or a test module by its name (`calc.test.ts`)."""
+    parts = path.split("/")
+    return bool(TEST_FOLDERS & set(parts[:-1])) or any(mark in parts[-1] for mark in TEST_NAMES)
+
+
+def _keys_words(keys: tuple[str, ...]) -> str:
+    return ".".join(key for key in keys if key)
 
 
 @dataclass
@@ -91,16 +144,21 @@ class _Found:
     tree: FileTree
     listing: Listing
     patterns: tuple[str, ...]
-    pairs: dict[Pair, None] = field(default_factory=dict)
+    pairs: dict[Pair, Why] = field(default_factory=dict)
     read: set[str] = field(default_factory=set)
 
-    def add(self, path: str, table: str | None = None) -> None:
+    def check(self, path: str) -> str:
+        """`path`, when it is a regular file of the tree: anything else in the harness is
+        an input error."""
         kind = self.listing.kind(path)
         if kind == LINK:
             raise InputError(check_name(path), "a symlink in the test harness")
         if kind != FILE:
             raise InputError(check_name(path), "not a regular file in the test harness")
-        self.pairs[(check_name(path), table)] = None
+        return check_name(path)
+
+    def add(self, path: str, why: Why, table: str | None = None) -> None:
+        self.pairs.setdefault((self.check(path), table), why)
 
     def exists(self, path: str) -> bool:
         return self.listing.kinds.get(folder_of(path), {}).get(name_of(path)) is not None
@@ -126,20 +184,30 @@ class _Found:
                 return candidate
         return None
 
-    def named(self, path: str, values: list[str]) -> None:
-        """The files the strings of the configuration file `path` name, and what they load."""
-        for value in values:
+    def named(self, path: str, values: Iterator[tuple[tuple[str, ...], str]]) -> None:
+        """The files the strings of the configuration file `path` name, by the key each sits
+        under, and what they load."""
+        for keys, value in values:
+            if SOURCE_KEYS & set(keys):
+                continue
+            loading = bool(LOADING_KEYS & set(keys))
             for folder in dict.fromkeys((folder_of(path), "")):
                 found = self.resolve(folder, value)
-                if found is not None:
-                    self.add(found)
-                    self.follow(found)
+                if found is None or not (loading or is_test_side(found)):
+                    continue
+                where = _keys_words(keys)
+                self.add(found, Why(f"named by {path}" + (f" {where}" if where else "")))
+                self.follow(found)
 
-    def follow(self, path: str) -> None:
-        """A named module is harness, and so is every relative module it loads."""
-        pending = [path]
+    def follow(self, path: str, configuration: bool = False) -> None:
+        """The relative modules a named module loads, as far as they are test code. A
+        configuration file's own (`configuration`) beside it run as configuration too (a
+        shared `jest.base.js`), but its `package.json`, whose runner keys are locked each
+        on its own; the library a setup file or a configuration imports is code under
+        test."""
+        pending = [(path, configuration)]
         while pending:
-            current = pending.pop()
+            current, beside = pending.pop()
             if current in self.read or not current.endswith(CODE_SUFFIXES):
                 continue
             self.read.add(current)
@@ -148,17 +216,22 @@ class _Found:
                 if name is None or not name.startswith("."):
                     continue
                 found = self.resolve(folder_of(current), name)
-                if found is not None:
-                    self.add(found)
-                    pending.append(found)
+                if found is None or name_of(found) == PACKAGE_JSON:
+                    continue
+                if is_test_side(found) or (beside and folder_of(found) == folder_of(current)):
+                    self.add(found, Why(f"loaded by {current}"))
+                    pending.append((found, beside))
 
-    def config(self, path: str) -> None:
+    def config(self, path: str, why: Why) -> None:
         """A configuration file: harness, and so is what its literal strings name."""
-        self.add(path)
+        name = name_of(path)
+        if any(fnmatchcase(name, glob) for glob in TYPESCRIPT_CONFIGS):
+            self.typescript(path, why)
+            return
+        self.add(path, why)
         data = self.tree.read(path, MAX_CONFIG_BYTES)
         if data is None:
             return
-        name = name_of(path)
         if name.endswith(CODE_SUFFIXES):
             tree = parse(data, path)
             for loaded, line in loads(tree):
@@ -166,14 +239,34 @@ class _Found:
                     glob_names(pattern, path, name) for pattern in self.patterns
                 ):
                     raise InputError(check_name(path), COMPUTED.format(line=line))
-            self.named(path, list(strings(tree)))
-            self.follow(path)
+            self.named(path, keyed_strings(tree))
+            self.follow(path, configuration=True)
         elif name.endswith(YAML_SUFFIXES) or name in (".mocharc", ".yarnrc.yml"):
-            self.named(path, _json_strings(load_bounded_yaml(data, check_name(path))))
+            self.named(path, _keyed_values(load_bounded_yaml(data, check_name(path))))
         elif name in INI_CONFIGS:
             self.named(path, _ini_words(data))
         else:
-            self.named(path, list(strings(parse_json(data, path))))
+            self.named(path, _keyed_values(read_jsonc(data, path)))
+
+    def typescript(self, path: str, why: Why) -> None:
+        """A TypeScript configuration: what of it decides where modules are loaded from,
+        each table on its own, and the configuration it extends."""
+        self.check(path)
+        document = read_jsonc(self.tree.read(path, MAX_CONFIG_BYTES) or b"{}", path)
+        if not isinstance(document, dict):
+            return
+        for table in TSCONFIG_TABLES:
+            value: object = document
+            for key in table.split("."):
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None:
+                self.add(path, why, table)
+        extended = document.get("extends")
+        for name in extended if isinstance(extended, list) else [extended]:
+            found = None if not isinstance(name, str) else self.resolve(folder_of(path), name)
+            if found is not None and found.endswith(".json") and found not in self.read:
+                self.read.add(found)
+                self.typescript(found, Why(f"extended by {path}"))
 
     def package(self, path: str, keys: tuple[str, ...]) -> None:
         """The runner's keys of a `package.json`, each on its own, and what they name."""
@@ -185,50 +278,57 @@ class _Found:
             return
         for key in keys:
             if key in document:
-                self.add(path, key)
-                self.named(path, list(_json_strings(document[key])))
+                self.add(path, Why(f"the `{key}` key of {path}", obvious=True), key)
+                self.named(path, _keyed_values(document[key], (key,)))
 
 
-def _json_strings(value: object) -> list[str]:
-    found: list[str] = []
-    pending = [value]
+def _keyed_values(
+    value: object, keys: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Every string value of a JSON or YAML document, with the keys it sits under."""
+    pending: list[tuple[tuple[str, ...], object]] = [(keys, value)]
     while pending:
-        current = pending.pop()
+        where, current = pending.pop()
         if isinstance(current, str):
-            found.append(current)
+            yield where, current
         elif isinstance(current, dict):
-            pending += [*current.keys(), *current.values()]
+            pending += [((*where, str(key)), inner) for key, inner in current.items()]
         elif isinstance(current, list):
-            pending += current
-    return found
+            pending += [(where, inner) for inner in current]
 
 
-def _ini_words(data: bytes) -> list[str]:
-    """The words of an ini-style file's values, quotes taken off."""
-    words = []
+def _ini_words(data: bytes) -> Iterator[tuple[tuple[str, ...], str]]:
+    """The words of an ini-style file's values, quotes taken off, under their keys."""
     for line in data.decode("utf-8", "replace").splitlines():
-        _, _, value = line.partition("=")
-        words += [word.strip("\"'") for word in value.replace("=", " ").split()]
-    return words
+        key, _, value = line.partition("=")
+        for word in value.replace("=", " ").split():
+            yield (key.strip(),), word.strip("\"'")
 
 
 def node_harness(
     tree: FileTree, files: NodeRunnerFiles, patterns: tuple[str, ...] = ()
-) -> list[Pair]:
-    """The `(path, table)` pairs of a JavaScript runner's harness in `tree`, sorted."""
+) -> dict[Pair, Why]:
+    """The `(path, table)` pairs of a JavaScript runner's harness in `tree`, sorted, each
+    with why it is harness."""
     listing = walk(tree)
     found = _Found(tree, listing, patterns)
-    configs = (*files.configs, *SHARED_CONFIGS)
+    own = Why(f"{files.runner}'s configuration", obvious=True)
+    tools = {glob: Why(f"{tool}'s configuration") for glob, tool in SHARED_CONFIG_TOOLS.items()}
+    configs = {**{glob: own for glob in files.configs}, **tools}
     for path in sorted(listing.paths()):
         parts = path.split("/")
         name = parts[-1]
         installed = INSTALL_FOLDER in parts[:-1] or name in PNP_FILES
         if installed and listing.kind(path) == LINK and isinstance(tree, DiskTree):
             continue  # an install's link in the work tree; a tracked one is in the commit
-        if installed or (files.mocks and MOCKS_FOLDER in parts[:-1]):
-            found.add(path)
-        elif any(fnmatchcase(name, glob) for glob in configs):
-            found.config(path)
+        if installed:
+            found.add(path, Why("tracked in an install folder, in place of what it installs"))
+        elif files.mocks and MOCKS_FOLDER in parts[:-1]:
+            found.add(path, Why(f"a mock {files.runner} loads without configuration"))
         elif name == PACKAGE_JSON:
             found.package(path, files.package_keys)
-    return sorted(found.pairs, key=lambda pair: (pair[0], pair[1] or ""))
+        else:
+            glob = next((glob for glob in configs if fnmatchcase(name, glob)), None)
+            if glob is not None:
+                found.config(path, configs[glob])
+    return dict(sorted(found.pairs.items(), key=lambda item: (item[0][0], item[0][1] or "")))

@@ -18,12 +18,11 @@ from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.definitions.edited import edited_tests
 from waiver.read.definitions.findings import edit_findings
 from waiver.read.harness.installs import python_install_edits
-from waiver.read.harness.named import Harness
+from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-from waiver.runners.base import Pair
 
 # The ids go to pytest as arguments, one a line of the file (`-r`: an empty file runs
 # nothing rather than the whole suite); `--rootdir=.` reads them from the repository root.
@@ -41,8 +40,8 @@ class Pytest:
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
         return Harness(tuple(patterns), modules)
 
-    def files(self, tree: FileTree) -> list[Pair]:
-        return []  # pytest's harness is the built-in one
+    def files(self, tree: FileTree) -> Mapping[Pair, Why]:
+        return {}  # pytest's harness is the built-in one
 
     def test_ids(self, root: str | None) -> TestIdRule:
         return TestIdRule(root)

@@ -95,6 +95,34 @@ def strings(node: Node) -> Iterator[str]:
             yield value
 
 
+def _key_of(pair: Node) -> str:
+    key = pair.child_by_field_name("key")
+    if key is None:
+        return ""
+    value = literal(key)
+    return text(key) if value is None else value
+
+
+def keyed_strings(node: Node) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Every literal string under `node` that is a value, with the keys of the object
+    properties it sits in, outermost first (`("test", "setupFiles")`); the keys themselves
+    are not among them."""
+    for found in walk(node):
+        value = literal(found)
+        if value is None:
+            continue
+        keys: list[str] = []
+        child, parent = found, found.parent
+        while parent is not None:
+            if parent.type == "pair":
+                if parent.child_by_field_name("key") == child:
+                    break  # a property's name, not a value
+                keys.append(_key_of(parent))
+            child, parent = parent, parent.parent
+        else:
+            yield tuple(reversed(keys)), value
+
+
 def _first_argument(call: Node) -> Node | None:
     arguments = call.child_by_field_name("arguments")
     if arguments is None:

@@ -2,7 +2,8 @@
 
 vitest's reporter writes the file, relative to the project root, as the classname and the
 describe path and title (joined by ` > `) as the name, so the id is
-`<file>::<describe> > <title>` by the rule every report is read by.
+`<file>::<describe> > <title>` by the rule every report is read by; a test whose own title
+is empty is `<file>::<describe> > (empty title)`.
 """
 
 from __future__ import annotations
@@ -10,33 +11,75 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from waiver.runners.node import NodeRunner
+from waiver.runners.js_tests import EMPTY_TITLE
+from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
 from waiver.runners.node_harness import NodeRunnerFiles
 
 FILES = NodeRunnerFiles(
+    "vitest",
     configs=("vitest.config.*", "vitest.workspace.*", "vite.config.*"),
     package_keys=("babel",),
     mocks=True,
 )
 
-VITEST_RUN = "npx vitest run"
 REPORTERS = '--reporter=default --reporter=junit --outputFile.junit="$WAIVER_JUNIT"'
+COVERAGE = "coverage decides no test's outcome, and its thresholds would fail a replay"
+REPORTER = "the written commands report with vitest's junit reporter"
+EVERY_TEST = "a replay runs every test, not those a change touches"
+LEFT_OUT = {
+    "--coverage": LeftOut(False, COVERAGE),
+    "--coverage.": LeftOut(False, COVERAGE),
+    "--watch": LeftOut(False, "a replay must end"),
+    "-w": LeftOut(False, "a replay must end"),
+    "--ui": LeftOut(False, "a replay runs without a browser of yours"),
+    "--open": LeftOut(False, "a replay runs without a browser of yours"),
+    "--reporter": LeftOut(True, REPORTER),
+    "--outputFile": LeftOut(True, REPORTER),
+    "--outputFile.": LeftOut(False, REPORTER),
+    "--changed": LeftOut(False, EVERY_TEST),
+    "--related": LeftOut(True, EVERY_TEST),
+    "--bail": LeftOut(True, "a replay runs every test to its outcome"),
+    "--run": LeftOut(False, "the written commands run the tests once already"),
+}
+VALUE_OPTIONS = frozenset(
+    {"-c", "--config", "-r", "--root", "--dir", "--project", "--environment", "--pool"}
+    | {"--testTimeout", "--hookTimeout", "--maxWorkers", "--minWorkers", "--shard"}
+    | {"--mode", "--workspace", "-t", "--testNamePattern", "--retry", "--exclude"}
+)
 
 
-def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, str]:
+def _start(invocation: Invocation) -> str:
+    return invocation.start("vitest", command="run")
+
+
+def suite_commands(
+    folders: Sequence[str], files: Sequence[str], invocation: Invocation
+) -> tuple[str, str]:
     """The property suite's command (its folders and files as vitest's filters) and the
-    tests' (the same excluded by globs, which add to the configuration's)."""
+    tests' (the same excluded by globs, which add to the configuration's, within the test
+    script's own filters)."""
     filters = [*(f"{folder}/" for folder in folders), *files]
     excluded = [*(f"{folder}/**" for folder in folders), *files]
+    exclusions = shlex.join(w for p in excluded for w in ("--exclude", p))
     return (
-        f"{VITEST_RUN} {shlex.join(filters)} {REPORTERS}",
-        f"{VITEST_RUN} {shlex.join(w for p in excluded for w in ('--exclude', p))} {REPORTERS}",
+        words(_start(invocation), shlex.join(filters), REPORTERS),
+        words(_start(invocation), invocation.paths(), exclusions, REPORTERS),
     )
 
 
-# One file's tests by name: `-t` matches the titles joined by spaces (the ids join them
-# with " > ").
-RED_GREEN = f'{VITEST_RUN} "$WAIVER_TEST_FILE" -t "$WAIVER_TEST_PATTERN" {REPORTERS}'
+def red_green(invocation: Invocation) -> str:
+    """One file's tests by name: `-t` matches the titles joined by spaces (the ids join them
+    with " > ")."""
+    selected = '"$WAIVER_TEST_FILE" -t "$WAIVER_TEST_PATTERN"'
+    return words(_start(invocation), selected, REPORTERS)
+
+
+def read_case(suite: str, classname: str, name: str, file: str, own: bool) -> str | None:
+    """A test whose own title is empty, which the reporter ends with ` > ` (or writes as
+    nothing), named so; any other by the rule every report is read by."""
+    if name == "" or name.endswith(" > "):
+        return f"{classname}::{name}{EMPTY_TITLE}"
+    return None
 
 
 def failed_load(test_file: str) -> tuple[str, str]:
@@ -48,9 +91,11 @@ def failed_load(test_file: str) -> tuple[str, str]:
 VITEST = NodeRunner(
     "vitest",
     FILES,
-    None,
+    read_case,
     suite_commands,
-    RED_GREEN,
+    red_green,
+    LEFT_OUT,
+    VALUE_OPTIONS,
     failed_load,
     title_separator=" > ",
 )

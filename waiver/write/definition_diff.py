@@ -23,7 +23,7 @@ MAX_SHOWN_LINES = 40
 MAX_SHOWN_LINE = 200
 # The terminal shows fewer: its lines sit between the verdict and the rest of the log.
 TERMINAL_LINES = 12
-TITLE = "What changed in each edited test's definition, as Python reads it"
+TITLE = "What changed in each edited test's definition, by its syntax tree"
 
 
 def shown_diff(edited: EditedTestJson, limit: int = MAX_SHOWN_LINES) -> list[str]:

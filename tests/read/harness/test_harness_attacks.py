@@ -170,12 +170,11 @@ ATTACKS: dict[str, tuple[Patch, list[tuple[str, str, str | None]], bool]] = {
         ],
         True,
     ),
+    # The test module stays a test (an edit of it is an edited test); the plugin it names
+    # is harness.
     "pytest_plugins in a test module": (
         plugins_in_a_test_module,
-        [
-            ("forge_plugin.py", "not_in_lock", None),
-            ("tests/assertions/test_setup.py", "not_in_lock", None),
-        ],
+        [("forge_plugin.py", "not_in_lock", None)],
         True,
     ),
     "pytest.py under python -m pytest": (
@@ -209,10 +208,7 @@ ATTACKS: dict[str, tuple[Patch, list[tuple[str, str, str | None]], bool]] = {
     ),
     "pytest_plugins under a declared encoding": (
         encoded_plugin_list,
-        [
-            ("forge_plugin.py", "not_in_lock", None),
-            ("tests/assertions/test_setup.py", "not_in_lock", None),
-        ],
+        [("forge_plugin.py", "not_in_lock", None)],
         True,
     ),
     "poetry's pytest11 entry points": (
@@ -271,10 +267,9 @@ def test_with_the_base_harness_every_removed_attack_is_still_named(
     assert replayed == 0
     restore = capsys.readouterr().out.splitlines()[1]
     assert restore.endswith(
-        ": 0 locked files restored; 11 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
+        ": 0 locked files restored; 10 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
         "forge-0.1.dist-info/entry_points.txt, forge_plugin.py, iniconfig.py, pyproject.toml, "
-        "pytest.py, pytest.toml, setup.cfg, tests/assertions/conftest.py, "
-        "tests/assertions/test_setup.py"
+        "pytest.py, pytest.toml, setup.cfg, tests/assertions/conftest.py"
     )
     assert not (work / "pytest.toml").exists() and not (work / "pytest.py").exists()
     assert (gated, report["verdict"]) == (1, "blocked")
@@ -364,14 +359,14 @@ def test_reports_the_change_commits_are_refused(
 
 
 def computed_plugin_list(work: Path) -> None:
-    (work / "tests" / "assertions" / "test_setup.py").write_text(
+    (work / "tests" / "assertions" / "conftest.py").write_text(
         'globals()["pytest_" + "plugins"] = ["forge_plugin"]\n'
     )
     plugin(work)
 
 
 def decorated_plugin_list(work: Path) -> None:
-    (work / "tests" / "assertions" / "test_setup.py").write_text(
+    (work / "tests" / "assertions" / "conftest.py").write_text(
         '@(lambda function: ["forge_plugin"])\ndef pytest_plugins():\n    pass\n'
     )
     plugin(work)
@@ -387,7 +382,7 @@ def test_a_plugin_list_bound_without_a_literal_is_refused_naming_the_module(
     capsys.readouterr()
     _, gated, report = replay_and_gate(work, base, harness_from=False)
     assert (gated, report["verdict"]) == (2, "blocked")
-    assert report["error"]["source"] == "tests/assertions/test_setup.py"
+    assert report["error"]["source"] == "tests/assertions/conftest.py"
     assert "gate cannot tell which files it loads" in report["error"]["problem"]
     assert "Traceback" not in capsys.readouterr().err
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers.support import resolved, write_tree
-from waiver.errors import InputError
+from waiver.errors import InputError, InputErrors
 from waiver.read.harness.named import Harness
 from waiver.read.harness.plugin_names import module_plugins
 from waiver.read.harness.shadows import declared_modules, import_name, own_modules, shadowed_names
@@ -187,9 +187,15 @@ def test_a_binding_the_bytes_do_not_spell_is_still_read(source: bytes) -> None:
         "exec(\"pytest_plugins = ['forge']\")\n",
         'eval("1")\n',
         'import sys\nsetattr(sys.modules[__name__], "pytest_" + "plugins", ["forge"])\n',
-        "from sys import modules\n",
-        "import builtins\n",
+        "from sys import modules as loaded\nloaded[__name__] = fake\n",
+        "import sys\nsys.modules['conftest'] = fake\n",
+        "import sys\nsys.modules.update({name: fake})\n",
+        "import sys\nthis = sys.modules[__name__].__dict__\n",
         "locals()['pytest_' + 'plugins'] = ['forge']\n",
+        "g = globals()\ng[key] = ['forge']\n",
+        "globals().update(table)\n",
+        "configure(vars())\n",
+        "import inspect\ninspect.currentframe().f_globals[key] = 1\n",
         "class C:\n    vars(me)['pytest_' + 'plugins'] = ['forge']\n",
         "@setattr\ndef f():\n    pass\n",
         "def f(x=globals()):\n    pass\n",
@@ -199,11 +205,12 @@ def test_a_binding_the_bytes_do_not_spell_is_still_read(source: bytes) -> None:
 def test_import_time_code_that_writes_the_namespace_is_dynamic_where_pytest_reads_it(
     source: str,
 ) -> None:
-    plugins = module_plugins(source.encode(), "test_m.py", strict=True)
+    plugins = module_plugins(source.encode(), "conftest.py", strict=True)
     assert plugins is not None
     assert plugins.dynamic and plugins.sets
-    # Outside the modules pytest reads the list of, such code sets nothing.
+    # Outside the modules whose list is the harness's, such code sets nothing.
     assert module_plugins(source.encode(), "helper.py") is None
+    assert module_plugins(source.encode(), "test_m.py", stars=True) is None
 
 
 @pytest.mark.parametrize(
@@ -219,10 +226,26 @@ def test_import_time_code_that_writes_the_namespace_is_dynamic_where_pytest_read
         "class C:\n    locals()['x'] = 1\n    vars()['y'] = 2\n",
         "def test_x():\n    x = 1\n    assert locals() == {'x': 1}\n",
         "class TestK:\n    def test_m(self):\n        assert 'self' in locals()\n",
+        # Words in the text, and imports, are no write.
+        "from sys import modules\n",
+        "import builtins\nimport importlib\n",
+        "import sys\n\ndef test_x(pipeline):\n    pipeline.execute()\n",
+        # Reading a namespace writes nothing.
+        "before = list(locals())\nfrom pkg import *\n"
+        "new = {k: v for k, v in locals().items() if k not in before}\n",
+        "import sys\nLOADED = 'json' in sys.modules\nmod = sys.modules.get('json')\n",
+        "import sys\nfor name in sys.modules:\n    print(name)\nsize = len(globals())\n",
+        "names = sorted(vars())\nhas = 'x' in globals()\nvalue = globals()['x']\n",
+        # Writing another module's entry, or deleting one, binds nothing here.
+        "import sys\nsys.modules['fluidsynth'] = stub\ndel sys.modules['json']\n",
+        "import sys\nsys.modules.setdefault('magika', stub)\nsys.modules.pop('json', None)\n",
+        # A literal name other than pytest_plugins is no binding of it.
+        "import sys\nsetattr(sys.modules[__name__], 'VERSION', 1)\n",
     ],
 )
 def test_what_runs_later_or_only_looks_alike_is_not_dynamic(source: str) -> None:
-    assert module_plugins(source.encode(), "test_m.py", strict=True) is None
+    plugins = module_plugins(source.encode(), "conftest.py", strict=True)
+    assert plugins is None or not (plugins.dynamic or plugins.sets)
 
 
 def test_a_star_import_is_followed_and_is_no_binding_of_its_own() -> None:
@@ -233,30 +256,63 @@ def test_a_star_import_is_followed_and_is_no_binding_of_its_own() -> None:
     assert module_plugins(b"from a import *\n", "t.py") is None
 
 
-def test_a_test_module_that_writes_its_namespace_is_an_input_error_naming_it(
+def test_a_conftest_that_writes_its_namespace_is_an_input_error_naming_it_and_the_line(
     tmp_path: Path,
 ) -> None:
     root = write_tree(
         tmp_path,
         {
-            "tests/test_setup.py": 'globals()["pytest_" + "plugins"] = ["forge"]\n',
+            "tests/conftest.py": 'import os\n\nglobals()["pytest_" + "plugins"] = ["forge"]\n',
+            "tests/sub/conftest.py": "exec('pytest_plugins = []')\n",
             "forge.py": "",
             # Source modules are no test modules: pytest reads no plugin list of theirs.
             "src/lib/compat.py": "globals().update(x=1)\n",
         },
     )
-    with pytest.raises(InputError) as raised:
+    with pytest.raises(InputErrors) as raised:
         resolved(root)
-    assert str(raised.value).startswith(
-        "tests/test_setup.py: runs code at import time that can write its own namespace"
-    )
-    # A glob naming the module lifts the error, as for any list the gate cannot read.
-    assert resolved(root, Harness(("tests/test_setup.py", "forge.py"))) == [
-        "forge.py",
-        "tests/test_setup.py",
+    # Both are named in one error, each with its line.
+    assert [str(error) for error in raised.value.errors] == [
+        "tests/conftest.py: runs code at import time that writes its own namespace without "
+        "naming the key (line 3: globals(), vars(), exec, eval, setattr with a computed name, "
+        "sys.modules, __dict__), so it can set pytest_plugins without naming it and the gate "
+        "cannot tell which files it loads: name this module and those files with `harness:` "
+        "globs in the policy file",
+        "tests/sub/conftest.py: runs code at import time that writes its own namespace "
+        "without naming the key (line 1: globals(), vars(), exec, eval, setattr with a "
+        "computed name, sys.modules, __dict__), so it can set pytest_plugins without naming "
+        "it and the gate cannot tell which files it loads: name this module and those files "
+        "with `harness:` globs in the policy file",
     ]
-    (root / "tests/test_setup.py").write_text("import os\n")
-    assert resolved(root) == []
+    # A glob naming a module lifts its error, as for any list the gate cannot read.
+    (root / "tests/sub/conftest.py").write_text("")
+    assert resolved(root, Harness(("tests/conftest.py", "forge.py"))) == [
+        "forge.py",
+        "tests/conftest.py",
+        "tests/sub/conftest.py",
+    ]
+
+
+def test_a_test_module_is_never_harness_whatever_its_import_time_code_does(
+    tmp_path: Path,
+) -> None:
+    """What a test module binds decides nothing in the verdict replays, which run the
+    base's test tree: its literal list names plugins, and nothing it does is refused."""
+    root = write_tree(
+        tmp_path,
+        {
+            "tests/test_setup.py": 'globals()["pytest_" + "plugins"] = ["forge"]\n',
+            "tests/test_loader.py": "import importlib.util\nimport sys\n\n"
+            "SPEC = importlib.util.spec_from_file_location('tool', 'bin/tool.py')\n"
+            "TOOL = importlib.util.module_from_spec(SPEC)\nsys.modules[SPEC.name] = TOOL\n",
+            "tests/test_lists.py": 'pytest_plugins = ["pytester", "helpers.plugin"]\n',
+            "tests/test_computed.py": "pytest_plugins = [n for n in ('a',)]\n",
+            "helpers/__init__.py": "",
+            "helpers/plugin.py": "",
+            "forge.py": "",
+        },
+    )
+    assert resolved(root) == ["helpers/__init__.py", "helpers/plugin.py"]
 
 
 def test_configured_python_files_are_the_test_modules(tmp_path: Path) -> None:
@@ -264,12 +320,14 @@ def test_configured_python_files_are_the_test_modules(tmp_path: Path) -> None:
         tmp_path,
         {
             "pytest.ini": "[pytest]\npython_files = check_*.py\n",
-            "tests/check_setup.py": "exec('1')\n",
-            "tests/test_other.py": "exec('1')\n",  # not collected under this configuration
+            "tests/check_setup.py": "pytest_plugins = ['forge']\n",
+            # Not collected under this configuration: a module that sets the list.
+            "tests/test_other.py": "pytest_plugins = ['other']\n",
+            "forge.py": "",
+            "other.py": "",
         },
     )
-    with pytest.raises(InputError, match=r"^tests/check_setup\.py: runs code at import time"):
-        resolved(root)
+    assert resolved(root) == ["forge.py", "other.py", "pytest.ini", "tests/test_other.py"]
 
 
 def test_a_star_import_of_a_module_that_writes_its_namespace_is_an_input_error(
@@ -279,47 +337,52 @@ def test_a_star_import_of_a_module_that_writes_its_namespace_is_an_input_error(
         tmp_path,
         {
             "tests/__init__.py": "",
-            "tests/test_a.py": "from .helpers import *\n",
+            "tests/conftest.py": "from .helpers import *\n",
             "tests/helpers.py": 'globals()["pytest_" + "plugins"] = ["forge"]\n',
         },
     )
     with pytest.raises(InputError, match=r"^tests/helpers\.py: runs code at import time"):
         resolved(root)
+    # A test module's star import is read for a literal list alone.
+    (root / "tests/conftest.py").write_text("")
+    (root / "tests/test_a.py").write_text("from .helpers import *\n")
+    assert resolved(root) == ["tests/conftest.py"]
     # A star import of a plain helper, or of one that names its plugins, reads as such.
+    (root / "tests/conftest.py").write_text("from .helpers import *\n")
     (root / "tests/helpers.py").write_text('pytest_plugins = ["forge"]\n')
     (root / "forge.py").write_text("")
-    assert resolved(root) == ["forge.py", "tests/helpers.py"]
+    assert resolved(root) == ["forge.py", "tests/conftest.py", "tests/helpers.py"]
     (root / "tests/helpers.py").write_text("VALUE = 1\n")
-    assert resolved(root) == []
+    assert resolved(root) == ["tests/conftest.py"]
 
 
 def test_a_star_import_binds_only_what_the_module_exports(tmp_path: Path) -> None:
     root = write_tree(
         tmp_path,
         {
-            "tests/test_a.py": "from pkg import *\n\ndef test_a():\n    assert parse\n",
-            # The library's own source: import-time code of its own binds nothing the test
-            # module gets by name, so it is neither refused nor harness.
+            "tests/conftest.py": "from pkg import *\n",
+            # The library's own source: import-time code of its own binds nothing the
+            # conftest gets by name, so it is neither refused nor harness.
             "pkg/__init__.py": "import sys\nfrom pkg.core import *\nsys.modules['x'] = 1\n",
             "pkg/core.py": "__all__ = ['parse']\nparse = globals()\n",
             "forge.py": "",
         },
     )
-    assert resolved(root) == []
-    # A library module that names the list gives it to the test module that star-imports it.
+    assert resolved(root) == ["tests/conftest.py"]
+    # A library module that names the list gives it to the conftest that star-imports it.
     (root / "pkg/core.py").write_text("pytest_plugins = ['forge']\n")
-    assert resolved(root) == ["forge.py", "pkg/core.py"]
+    assert resolved(root) == ["forge.py", "pkg/core.py", "tests/conftest.py"]
     # Beside the tests a star-imported module is read as pytest reads a list, and what it
     # star-imports in turn; a static __all__ that leaves the name out ends the chain.
     (root / "pkg/core.py").write_text("parse = 1\n")
     (root / "tests/__init__.py").write_text("")
-    (root / "tests/test_a.py").write_text("from .helpers import *\n")
+    (root / "tests/conftest.py").write_text("from .helpers import *\n")
     (root / "tests/helpers.py").write_text("from .dyn import *\nA = 1\n")
     (root / "tests/dyn.py").write_text("globals()['x'] = 1\n")
     with pytest.raises(InputError, match=r"^tests/dyn\.py: runs code at import time"):
         resolved(root)
     (root / "tests/helpers.py").write_text("__all__ = ['A']\nfrom .dyn import *\nA = 1\n")
-    assert resolved(root) == []
+    assert resolved(root) == ["tests/conftest.py"]
     (root / "tests/helpers.py").write_text(
         "__all__ = ['A', 'pytest_plugins']\nfrom .dyn import *\n"
     )

@@ -295,6 +295,7 @@ def test_entry_points_and_plugin_lists_resolve_transitively(tmp_path: Path) -> N
             "fourth.py": "",
             "tests/conftest.py": 'pytest_plugins = ["helpers", "installed_plugin"]\n',
             "tests/helpers.py": "",
+            # A test module's literal list names plugins; the module itself stays a test.
             "tests/deep/test_x.py": 'pytest_plugins = ["fourth"]\n',
         },
     )
@@ -304,7 +305,6 @@ def test_entry_points_and_plugin_lists_resolve_transitively(tmp_path: Path) -> N
         "pyproject.toml",
         "second.py",
         "tests/conftest.py",
-        "tests/deep/test_x.py",
         "tests/helpers.py",
         "third.py",
     ]
@@ -487,7 +487,7 @@ def test_the_pairs_lock_pytests_two_tables_and_whole_files(tmp_path: Path) -> No
         "tool.poetry.plugins.pytest11",
         "tool.flit.entrypoints.pytest11",
     ]
-    assert harness_in_tree(str(root), harness, no_folder) == [
+    assert list(harness_in_tree(str(root), harness, no_folder)) == [
         *(("pyproject.toml", table) for table in tables),
         ("pytest.ini", None),
         *(("sub/pyproject.toml", table) for table in tables),

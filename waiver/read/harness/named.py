@@ -12,7 +12,7 @@ A policy file can name more (another runner's configuration) but never fewer.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -28,6 +28,19 @@ HARNESS_FILES = CONFIG_FILES | {"conftest.py"}
 PYPROJECT = "pyproject.toml"
 # The modules of a property suite: Python's, and JavaScript's and TypeScript's for the
 # runners that run them (fast-check suites under jest, vitest or mocha).
+# A locked file, or one table of it (`pyproject.toml`'s `tool.pytest`, `package.json`'s `jest`).
+Pair = tuple[str, str | None]
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why a file is harness, as `waiver init` and `waiver lock` say it; `obvious` when its
+    name says it already (a conftest, a runner's configuration, the property suite)."""
+
+    text: str
+    obvious: bool = False
+
+
 SUITE_MODULES = (".py", ".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 
 
@@ -40,15 +53,16 @@ class Harness:
     that starts with `/` or `./` is anchored there too (`/package.json` is the root's
     alone, `package.json` every folder's). `modules` are property-suite modules, named by
     path. `runner_files` finds, in a tree, the `(path, table)` pairs that a runner other
-    than pytest loads (`waiver.runners`): its configuration, what that names, and what an
-    install left tracked; None for pytest, whose files are built in. `tables` are the
-    `(path, table)` pairs the policy names beyond those: the package scripts the test
-    command runs (`package_scripts`), locked whether or not the file holds them yet.
+    than pytest loads (`waiver.runners`), each with why: its configuration, what that
+    names, and what an install left tracked; None for pytest, whose files are built in.
+    `tables` are the `(path, table)` pairs the policy names beyond those: the package
+    scripts the test command runs (`package_scripts`), locked whether or not the file holds
+    them yet.
     """
 
     patterns: tuple[str, ...] = ()
     modules: frozenset[str] = frozenset()
-    runner_files: Callable[[FileTree], Sequence[tuple[str, str | None]]] | None = None
+    runner_files: Callable[[FileTree], Mapping[Pair, Why]] | None = None
     tables: tuple[tuple[str, str], ...] = ()
 
     def covers(self, path: str) -> bool:

@@ -4,10 +4,11 @@ files' are `waiver.read.harness.plugin_options`).
 A module sets `pytest_plugins`. It is parsed with `ast` under its declared encoding: only
 a literal `pytest_plugins` (a string, or a list or tuple of strings) can be read, and any
 other way of setting it is told apart so that it can be refused. A module whose
-import-time code can write its own namespace (`globals()`, `exec`, `setattr`,
-`sys.modules`) can set it without naming it, so where pytest reads the list (conftests,
-test modules, plugins) such code is refused in the same way. A star import binds only
-what the other module exports (`star_exports`).
+import-time code writes its own namespace without naming the key (`globals()[key] = …`,
+`exec`, `setattr` with a computed name, `sys.modules[__name__] = …`:
+`waiver.read.harness.namespace_writes`) can set it without naming it, so where the list is
+the harness's (conftests, plugins) such code is refused in the same way. A star import
+binds only what the other module exports (`star_exports`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from waiver.errors import InputError
+from waiver.read.harness.namespace_writes import (
+    NAMESPACE_TEXT,
+    import_time_nodes,
+    namespace_writes,
+    writes_namespace,
+)
 from waiver.read.trusted.trees import escaped
 
 PLUGIN_MARK = "pytest_plugins"
@@ -85,84 +92,6 @@ def _binds_otherwise(node: ast.AST, literal: set[int]) -> bool:
     return False
 
 
-# Names through which import-time code reaches a module's namespace without naming what it
-# binds: `globals()["pytest_" + "plugins"] = …`, `exec(…)`, `setattr(sys.modules[…], …)`.
-NAMESPACE_NAMES = frozenset(
-    {"globals", "vars", "locals", "exec", "eval", "setattr", "__builtins__", "__import__"}
-)
-NAMESPACE_MODULES = frozenset({"builtins", "sys", "importlib"})
-# A cheap first look: a module whose text holds none of these reaches no namespace.
-NAMESPACE_TEXT = re.compile(
-    r"globals|vars|locals|exec|eval|setattr|__builtins__|__import__|__dict__|builtins"
-    r"|modules|import[\s\\(]*\*"
-)
-
-
-def _import_time_nodes(module: ast.Module) -> list[ast.AST]:
-    """The nodes a module runs when it is imported: all but the bodies of its functions
-    (their decorators, defaults and annotations run)."""
-    found: list[ast.AST] = []
-    pending: list[ast.AST] = list(module.body)
-    while pending:
-        node = pending.pop()
-        found.append(node)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            pending += [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
-        elif isinstance(node, ast.Lambda):
-            pending.append(node.args)
-        else:
-            pending += ast.iter_child_nodes(node)
-    return found
-
-
-# Called bare in a class body, these two give the class's namespace, not the module's.
-CLASS_SCOPED = frozenset({"locals", "vars"})
-
-
-def _class_scoped(module: ast.Module) -> set[int]:
-    """The names of the bare `locals()` and `vars()` calls that a class body runs at import
-    time: they reach the class's namespace, never the module's, so they cannot bind
-    `pytest_plugins`. (`vars(module)` can reach a module's, and is not among them.)"""
-    found: set[int] = set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.ClassDef):
-            for statement in node.body:
-                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    continue
-                found.update(
-                    id(call.func)
-                    for call in ast.walk(statement)
-                    if isinstance(call, ast.Call)
-                    and isinstance(call.func, ast.Name)
-                    and call.func.id in CLASS_SCOPED
-                    and not call.args
-                    and not call.keywords
-                )
-    return found
-
-
-def _reaches_namespace(node: ast.AST) -> bool:
-    """Whether import-time `node` can write a module's namespace without naming the key."""
-    if isinstance(node, ast.Name):
-        return node.id in NAMESPACE_NAMES
-    if isinstance(node, ast.Attribute):
-        return node.attr in ("__dict__", "modules")
-    if isinstance(node, ast.Import):
-        return any(alias.name.partition(".")[0] in NAMESPACE_MODULES for alias in node.names)
-    if isinstance(node, ast.ImportFrom):
-        return node.level == 0 and (node.module or "").partition(".")[0] in NAMESPACE_MODULES
-    return False
-
-
-def _writes_namespace(module: ast.Module) -> bool:
-    """Whether the module's import-time code can write its namespace without naming the key."""
-    in_classes = _class_scoped(module)
-    return any(
-        _reaches_namespace(node) and id(node) not in in_classes
-        for node in _import_time_nodes(module)
-    )
-
-
 ALL = "__all__"
 
 
@@ -180,7 +109,7 @@ def _binds_all(node: ast.AST) -> bool:
     return False
 
 
-def static_all(module: ast.Module) -> frozenset[str] | None:
+def static_all(module: ast.Module, path: str) -> frozenset[str] | None:
     """The names of a module's `__all__` when only top-level literal assignments bind it
     (`__all__ = [...]`, `+= (...)`) and no import-time code can write its namespace; None
     when it has no `__all__`, or one that cannot be read from the file."""
@@ -201,7 +130,7 @@ def static_all(module: ast.Module) -> frozenset[str] | None:
             return None
         names = [*names, *value] if augmented else list(value)
         literal.add(id(target))
-    if not literal or _writes_namespace(module):
+    if not literal or writes_namespace(module, path):
         return None
     if any(_binds_all(node) and id(node) not in literal for node in ast.walk(module)):
         return None
@@ -230,7 +159,7 @@ def star_exports(data: bytes, path: str, strict: bool = False) -> PluginList | N
         module = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return module_plugins(data, path, strict)
-    exported = static_all(module)
+    exported = static_all(module, path)
     if exported is not None and PLUGIN_MARK not in exported:
         return None
     plugins = module_plugins(data, path, strict)
@@ -245,7 +174,7 @@ def star_imports(module: ast.Module) -> list[tuple[int, str]]:
     the importer binds too."""
     return [
         (node.level, node.module or "")
-        for node in _import_time_nodes(module)
+        for node in import_time_nodes(module)
         if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
     ]
 
@@ -256,9 +185,9 @@ class PluginList:
 
     names: tuple[str, ...]
     literal: bool  # False when some binding of pytest_plugins is not a literal
-    # True when import-time code can write the namespace (looked for only where pytest
-    # reads pytest_plugins): then the list cannot be known from the file.
-    dynamic: bool = False
+    # The line of import-time code that writes the namespace (looked for only where the
+    # list is the harness's), 0 when none does: then the list cannot be known from the file.
+    dynamic: int = 0
     # The modules it star-imports, which bind in its namespace what they bind in theirs.
     stars: tuple[tuple[int, str], ...] = ()
     sets: bool = True  # False when the module only star-imports
@@ -284,11 +213,15 @@ def _parse_error(path: str) -> InputError:
     )
 
 
-def module_plugins(data: bytes, path: str, strict: bool = False) -> PluginList | None:
+def module_plugins(
+    data: bytes, path: str, strict: bool = False, stars: bool = False
+) -> PluginList | None:
     """What a module's `pytest_plugins` names; None when the module does not set it.
 
-    `strict` is for the modules pytest reads the list from (conftests, test modules,
-    plugins): there import-time code that can write the namespace counts as setting it.
+    `strict` is for the modules whose list is the harness's (conftests, plugins): there
+    import-time code that writes the namespace counts as setting it
+    (`waiver.read.harness.namespace_writes`). The modules a strict one star-imports are
+    listed, and so are a test module's (`stars`), whose list pytest reads too.
     """
     text = python_text(data)
     if text is None:
@@ -296,7 +229,10 @@ def module_plugins(data: bytes, path: str, strict: bool = False) -> PluginList |
             raise _parse_error(path)
         return None  # Python cannot import it either
     marked = PLUGIN_MARK in text
-    if not marked and not (strict and NAMESPACE_TEXT.search(text)):
+    follows = strict or stars
+    if not (
+        marked or (strict and NAMESPACE_TEXT.search(text)) or (follows and STAR_TEXT.search(text))
+    ):
         return None
     try:
         module = ast.parse(data)
@@ -316,8 +252,8 @@ def module_plugins(data: bytes, path: str, strict: bool = False) -> PluginList |
         literal = literal and found is not None
         names.extend(found or [])
     bound = marked and any(_binds_otherwise(node, literal_targets) for node in ast.walk(module))
-    dynamic = strict and _writes_namespace(module)
-    stars = tuple(star_imports(module)) if strict else ()
+    dynamic = next(namespace_writes(module, path), 0) if strict else 0
+    starred = tuple(star_imports(module)) if follows else ()
     if not literal_targets and not bound and not dynamic:
-        return PluginList((), True, stars=stars, sets=False) if stars else None
-    return PluginList(tuple(names), literal and not bound, dynamic, stars)
+        return PluginList((), True, stars=starred, sets=False) if starred else None
+    return PluginList(tuple(names), literal and not bound, dynamic, starred)

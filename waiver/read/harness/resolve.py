@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from posixpath import normpath
 
-from waiver.errors import InputError
+from waiver.errors import InputError, InputErrors
 from waiver.read.bounded import MAX_TOML_BYTES, read_toml
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
-from waiver.read.harness.named import CONFIG_FILES, PYPROJECT, Harness
+from waiver.read.harness.named import CONFIG_FILES, PYPROJECT, Harness, Pair, Why
 from waiver.read.harness.plugin_names import PluginList, module_plugins, star_exports
 from waiver.read.harness.plugin_options import (
     MODULE_NAME,
@@ -67,19 +67,31 @@ TOML_TABLES = {
     ".pytest.toml": ("pytest",),
     PYPROJECT: ("tool", "pytest"),
 }
-# How a module is read for `pytest_plugins`: as any module, as pytest reads the list, or
-# for what a star import of it binds.
-PLAIN, STRICT, STAR = "plain", "strict", "star"
+# How a module is read for `pytest_plugins`: as any module; as a test module, whose literal
+# list alone is read (it stays a test: the verdict replays run the base's test tree, so what
+# a test module does to its own namespace decides nothing there); as a conftest or plugin
+# module, whose list is the harness's; and for what a star import of it binds, from a
+# conftest or plugin (STAR) or from a test module (TEST_STAR).
+PLAIN, TEST, STRICT, STAR, TEST_STAR = "plain", "test", "strict", "star", "test-star"
 GLOBS = "name this module and those files with `harness:` globs in the policy file"
 NOT_LITERAL = (
     "sets pytest_plugins to something that is not a literal list of module names, so the "
     f"gate cannot tell which files it loads: {GLOBS}"
 )
 DYNAMIC = (
-    "runs code at import time that can write its own namespace (globals(), vars(), exec, "
-    "eval, setattr, sys.modules, __dict__), so it can set pytest_plugins without naming it "
-    f"and the gate cannot tell which files it loads: {GLOBS}"
+    "runs code at import time that writes its own namespace without naming the key (line "
+    "{line}: globals(), vars(), exec, eval, setattr with a computed name, sys.modules, "
+    "__dict__), so it can set pytest_plugins without naming it and the gate cannot tell "
+    "which files it loads: {remedy}"
 )
+# Why a file is harness, as init and `waiver lock` say it.
+CONFTEST_WHY = Why("a conftest.py", obvious=True)
+CONFIG_WHY = Why("pytest's configuration", obvious=True)
+SUITE_WHY = Why("a module of the property suite", obvious=True)
+PACKAGE_SCRIPT_WHY = Why("a package script the test command runs (the policy's package_scripts)")
+GLOB_WHY = Why("named by a `harness:` glob of the policy file")
+SETS_WHY = Why("sets pytest_plugins")
+METADATA_WHY = Why("package metadata on sys.path, whose pytest11 entry points pytest loads")
 
 
 @dataclass
@@ -96,24 +108,32 @@ class Resolution:
     test_modules: list[str] = field(default_factory=list)  # `python_files` patterns
     declared: set[str] = field(default_factory=set)
     own: set[str] = field(default_factory=set)
-    # The modules read as pytest reads its list (STRICT) and as a star import binds (STAR).
+    # The modules read each way but PLAIN, so that none is read twice the same way.
     read_as: dict[str, set[str]] = field(
-        default_factory=lambda: {PLAIN: set(), STRICT: set(), STAR: set()}
+        default_factory=lambda: {TEST: set(), STRICT: set(), STAR: set(), TEST_STAR: set()}
     )
+    # Why each file is harness (the first reason found), and who names each plugin name.
+    why: dict[str, Why] = field(default_factory=dict)
+    named_by: dict[str, str] = field(default_factory=dict)
+    # What cannot be resolved, every one of it, for one error that names them all.
+    errors: list[InputError] = field(default_factory=list)
 
-    def add(self, path: str) -> None:
+    def add(self, path: str, why: Why) -> None:
         kind = self.listing.kind(path)
         if kind == LINK:
             raise InputError(check_name(path), "a symlink in the test harness")
         if kind != FILE:
             raise InputError(check_name(path), "not a regular file in the test harness")
         self.files.add(check_name(path))
+        self.why.setdefault(path, why)
 
-    def add_names(self, names: Iterable[str]) -> None:
-        """Plugin names to resolve: each once, so resolution is linear in their number."""
+    def add_names(self, names: Iterable[str], by: str) -> None:
+        """Plugin names to resolve, named `by` the words given: each once, so resolution
+        is linear in their number."""
         for name in names:
             if name not in self.names and MODULE_NAME.match(name):
                 self.names.add(name)
+                self.named_by[name] = by
                 heapq.heappush(self.unresolved, name)
 
     def add_root(self, folder: str) -> None:
@@ -135,25 +155,37 @@ class Resolution:
         name = name_of(path)
         return any(fnmatchcase(name, pattern) for pattern in self.test_modules or TEST_MODULES)
 
-    def read_module(self, path: str, strict: bool = False) -> None:
-        """A module that may set `pytest_plugins`: when it does, it is harness. `strict` for
-        the modules pytest reads the list of; what they star-import is read for what it
-        exports (`star_exports`)."""
-        pending = [(path, STRICT if strict else PLAIN)]
+    def read_module(self, path: str, how: str = PLAIN) -> None:
+        """A module that may set `pytest_plugins` (`how` it is read: PLAIN, TEST or STRICT);
+        what it star-imports is read for what it exports (`star_exports`). What cannot be
+        read is kept in `errors`."""
+        pending = [(path, how)]
         while pending:
             path, how = pending.pop()
             if how != PLAIN and path in self.read_as[how]:
                 continue
-            self.read_as[how].add(path)
+            if how != PLAIN:
+                self.read_as[how].add(path)
             data = self.tree.read(path, MAX_MODULE_BYTES) or b""
-            if how == STAR:
-                plugins = star_exports(data, path, self.beside_tests(path))
-            else:
-                plugins = module_plugins(data, path, how == STRICT)
+            try:
+                if how in (STAR, TEST_STAR):
+                    plugins = star_exports(data, path, how == STAR and self.beside_tests(path))
+                else:
+                    plugins = module_plugins(data, path, how == STRICT, stars=how != PLAIN)
+            except InputError as error:
+                self.errors.append(error)
+                continue
             if plugins is None:
                 continue
-            pending += [(star, STAR) for star in self.star_targets(path, plugins)]
-            if plugins.sets:
+            star = TEST_STAR if how in (TEST, TEST_STAR) else STAR
+            pending += [(target, star) for target in self.star_targets(path, plugins)]
+            if not plugins.sets:
+                continue
+            if how in (TEST, TEST_STAR):
+                # A test module stays a test: its literal list names plugins, no more.
+                if plugins.literal:
+                    self.add_names(plugins.names, f"pytest_plugins of {path}")
+            else:
                 self.take_plugins(path, plugins)
 
     def beside_tests(self, path: str) -> bool:
@@ -170,12 +202,15 @@ class Resolution:
         # some other runner's files has not said which files this list loads.
         if not self.harness.names(path):
             if not plugins.literal:
-                raise InputError(check_name(path), NOT_LITERAL)
+                self.errors.append(InputError(check_name(path), NOT_LITERAL))
+                return
             if plugins.dynamic:
-                raise InputError(check_name(path), DYNAMIC)
-        self.add(path)
+                problem = DYNAMIC.format(line=plugins.dynamic, remedy=GLOBS)
+                self.errors.append(InputError(check_name(path), problem))
+                return
+        self.add(path, SETS_WHY)
         self.add_root(folder_of(path))
-        self.add_names(plugins.names)
+        self.add_names(plugins.names, f"pytest_plugins of {path}")
 
     def star_targets(self, path: str, plugins: PluginList) -> list[str]:
         """The source files of the modules `path` star-imports that are in the tree."""
@@ -200,17 +235,18 @@ class Resolution:
             document = read_toml(data, check_name(path))
             values = toml_values(document, TOML_TABLES[name])
             if name == PYPROJECT:
-                self.add_names(entry_point_modules(document))
+                self.add_names(entry_point_modules(document), f"a pytest11 entry point of {path}")
                 self.declared |= declared_modules(document)
                 self.own |= own_modules(document)
                 if not _has_table(document, TOML_TABLES[name]):
                     return  # a pyproject.toml without pytest's table configures nothing
         else:
             values = ini_values(data.decode("utf-8", "replace"))
-            self.add_names(entry_modules(line.partition("=")[2] for line in values["pytest11"]))
+            entries = entry_modules(line.partition("=")[2] for line in values["pytest11"])
+            self.add_names(entries, f"a pytest11 entry point of {path}")
         self.roots.add(folder_of(path))
         self.add_pythonpath(path, values["pythonpath"])
-        self.add_names(plugin_options(split_options(values["addopts"])))
+        self.add_names(plugin_options(split_options(values["addopts"])), f"-p in {path}")
         self.test_modules += split_options(values["python_files"])
 
     def resolve(self, name: str) -> list[str]:
@@ -231,29 +267,35 @@ class Resolution:
             folder = package
         return found
 
-    def shadows(self) -> list[str]:
+    def shadows(self) -> list[tuple[str, Why]]:
         """What the test process would import at an import root in place of another module,
-        and the package metadata there (`waiver.read.harness.shadows`)."""
+        and the package metadata there (`waiver.read.harness.shadows`), each with why."""
         names = shadowed_names(self.declared, self.own)
         found = []
         for root in self.roots:
             for name in self.listing.kinds.get(root, {}):
-                stem = top_level_name(name)
-                if name.endswith(METADATA_FILES) or stem in names or (stem or "").lower() in names:
-                    found.append(join(root, name))
+                stem = top_level_name(name) or ""
+                if name.endswith(METADATA_FILES):
+                    found.append((join(root, name), METADATA_WHY))
+                elif stem in names or stem.lower() in names:
+                    instead = Why(f"imported in place of the module {stem}")
+                    found.append((join(root, name), instead))
             for name in self.listing.children.get(root, []):
                 folder = join(root, name)
                 if name.endswith(METADATA_FOLDERS):
-                    found += self.listing.files_under(folder)
+                    found += [(path, METADATA_WHY) for path in self.listing.files_under(folder)]
                     self.read_entry_points(join(folder, "entry_points.txt"))
                 elif name in names and self.listing.module_files(folder, "__init__"):
-                    found += filter(is_module_path, self.listing.files_under(folder))
+                    instead = Why(f"imported in place of the package {name}")
+                    modules = filter(is_module_path, self.listing.files_under(folder))
+                    found += [(path, instead) for path in modules]
         return found
 
     def read_entry_points(self, path: str) -> None:
         if self.listing.kinds.get(folder_of(path), {}).get(name_of(path)) == FILE:
             data = self.tree.read(path, MAX_TOML_BYTES) or b""
-            self.add_names(metadata_entry_modules(data.decode("utf-8", "replace")))
+            entries = metadata_entry_modules(data.decode("utf-8", "replace"))
+            self.add_names(entries, f"a pytest11 entry point of {path}")
 
 
 def _has_table(document: dict[str, object], table: tuple[str, ...]) -> bool:
@@ -261,6 +303,56 @@ def _has_table(document: dict[str, object], table: tuple[str, ...]) -> bool:
     for key in table:
         value = value.get(key) if isinstance(value, dict) else None
     return value is not None
+
+
+def _named_why(harness: Harness, path: str) -> Why:
+    """Why a file the harness names by itself is harness."""
+    name = name_of(path)
+    if name == CONFTEST:
+        return CONFTEST_WHY
+    if name in CONFIG_FILES or name == PYPROJECT:
+        return CONFIG_WHY
+    return SUITE_WHY if path in harness.modules else GLOB_WHY
+
+
+def _resolution(
+    tree: FileTree, harness: Harness, may_set_plugins: Callable[[str], bool]
+) -> Resolution:
+    """The harness of the tree, resolved; an error naming every module whose plugin list
+    cannot be read."""
+    listing = walk(tree)
+    found = Resolution(tree, listing, harness)
+    if SRC_LAYOUT in listing.folders:
+        found.roots.add(SRC_LAYOUT)
+    named = sorted(path for path in listing.paths() if harness.covers(path))
+    for path in named:
+        found.add(path, _named_why(harness, path))
+    for path in named:
+        if name_of(path) in CONFIG_FILES or name_of(path) == PYPROJECT:
+            found.read_pytest_config(path)
+    for path in named:
+        if name_of(path) == CONFTEST:
+            found.add_root(folder_of(path))
+            found.read_module(path, STRICT)
+    for path in sorted(listing.paths()):
+        if path.endswith(".py") and listing.kind(path) == FILE and may_set_plugins(path):
+            found.read_module(path, TEST if found.is_test_module(path) else PLAIN)
+    while True:
+        while found.unresolved:
+            name = heapq.heappop(found.unresolved)
+            for path in found.resolve(name):
+                found.add(path, Why(f"the plugin {name}, named by {found.named_by[name]}"))
+                if path.endswith(".py"):
+                    found.read_module(path, STRICT)
+        for path, why in found.shadows():  # package metadata there can name more plugins
+            found.add(path, why)
+        if not found.unresolved:
+            break
+    if found.errors:
+        # A module read as a conftest and again as any module is named once.
+        unique = {str(error): error for error in found.errors}
+        raise InputErrors(sorted(unique.values(), key=lambda error: error.source))
+    return found
 
 
 def resolve_harness(
@@ -272,59 +364,38 @@ def resolve_harness(
     `may_set_plugins` chooses which other `.py` files are read for `pytest_plugins`:
     all of them by default.
     """
-    listing = walk(tree)
-    found = Resolution(tree, listing, harness)
-    if SRC_LAYOUT in listing.folders:
-        found.roots.add(SRC_LAYOUT)
-    named = sorted(path for path in listing.paths() if harness.covers(path))
-    for path in named:
-        found.add(path)
-    for path in named:
-        if name_of(path) in CONFIG_FILES or name_of(path) == PYPROJECT:
-            found.read_pytest_config(path)
-    for path in named:
-        if name_of(path) == CONFTEST:
-            found.add_root(folder_of(path))
-            found.read_module(path, strict=True)
-    for path in sorted(listing.paths()):
-        if path.endswith(".py") and listing.kind(path) == FILE and may_set_plugins(path):
-            found.read_module(path, strict=found.is_test_module(path))
-    while True:
-        while found.unresolved:
-            for path in found.resolve(heapq.heappop(found.unresolved)):
-                found.add(path)
-                if path.endswith(".py"):
-                    found.read_module(path, strict=True)
-        for path in found.shadows():  # package metadata there can name more plugins
-            found.add(path)
-        if not found.unresolved:
-            return sorted(found.files)
+    return sorted(_resolution(tree, harness, may_set_plugins).files)
 
 
 def harness_pairs(
     tree: FileTree, harness: Harness, may_set_plugins: Callable[[str], bool] = bool
-) -> list[tuple[str, str | None]]:
-    """The `(path, table)` pairs of the harness in a tree: what `waiver lock` locks and the
-    gate holds against the lock. Whole files, and of a `pyproject.toml` only pytest's two
-    tables (unless a policy glob names it whole); the property-suite modules too, and the
-    files of the harness's runner (`Harness.runner_files`) and the tables the policy names
-    (`Harness.tables`)."""
-    pairs: list[tuple[str, str | None]] = []
-    for path in resolve_harness(tree, harness, may_set_plugins):
+) -> dict[Pair, Why]:
+    """The `(path, table)` pairs of the harness in a tree, each with why it is harness: what
+    `waiver lock` locks and the gate holds against the lock. Whole files, and of a
+    `pyproject.toml` only pytest's two tables (unless a policy glob names it whole); the
+    property-suite modules too, and the files of the harness's runner
+    (`Harness.runner_files`) and the tables the policy names (`Harness.tables`)."""
+    found = _resolution(tree, harness, may_set_plugins)
+    pairs: dict[Pair, Why] = {}
+    for path in sorted(found.files):
+        why = found.why[path]
         if name_of(path) == PYPROJECT:
-            pairs += [(path, PYTEST_TABLE), *((path, table) for table in ENTRY_POINTS_TABLES)]
+            pairs |= {(path, table): why for table in (PYTEST_TABLE, *ENTRY_POINTS_TABLES)}
             if not harness.names(path):
                 continue
-        pairs.append((path, None))
+        pairs[(path, None)] = why
     if harness.runner_files is not None:
-        pairs += harness.runner_files(tree)
-    pairs += harness.tables
-    return list(dict.fromkeys([*pairs, *((module, None) for module in sorted(harness.modules))]))
+        pairs |= {
+            pair: why for pair, why in harness.runner_files(tree).items() if pair not in pairs
+        }
+    for pair in harness.tables:
+        pairs.setdefault(pair, PACKAGE_SCRIPT_WHY)
+    for module in sorted(harness.modules):
+        pairs.setdefault((module, None), SUITE_WHY)
+    return pairs
 
 
-def harness_in_tree(
-    root: str, harness: Harness, skipped: Callable[[str], bool]
-) -> list[tuple[str, str | None]]:
+def harness_in_tree(root: str, harness: Harness, skipped: Callable[[str], bool]) -> dict[Pair, Why]:
     """The `(path, table)` pairs of the harness in the work tree under `root`, but in the
     folders `skipped` names (`waiver.read.trusted.ignored`)."""
     return harness_pairs(DiskTree(root, skipped), harness)

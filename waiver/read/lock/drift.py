@@ -9,13 +9,13 @@ lock` and `waiver init` write lists those files too (`lock_text`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from waiver.decide.policy import Policy
 from waiver.read.harness.bytecode import is_bytecode
-from waiver.read.harness.named import Harness, suite_modules
+from waiver.read.harness.named import Harness, Pair, Why, suite_modules
 from waiver.read.harness.resolve import harness_in_tree
 from waiver.read.lock.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.lock.committed import (
@@ -146,6 +146,14 @@ def read_fixtures(
     )
 
 
+@dataclass(frozen=True)
+class LockText:
+    """The lock `waiver lock` and `waiver init` write, and why each harness file is in it."""
+
+    text: str
+    harness: Mapping[Pair, Why]
+
+
 def lock_text(
     root: str,
     fixtures: str,
@@ -153,7 +161,7 @@ def lock_text(
     property_suites: Sequence[str],
     policy_file: PolicyFile | None,
     harness_of: HarnessOf,
-) -> str:
+) -> LockText:
     """The lock of the fixtures under `fixtures` (those matching `patterns`, else the policy
     file's globs; none when the policy says `fixtures: []`) and of the harness,
     property-suite modules included."""
@@ -166,4 +174,6 @@ def lock_text(
     folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
     found = [] if folder is None else scan_fixtures(root, folder, settings.policy.fixtures, skipped)
     check_globs_match(settings, folder, found, [path for path, _ in harness])
-    return build_lock_text(root, None if folder is None else fixtures, found, harness)
+    return LockText(
+        build_lock_text(root, None if folder is None else fixtures, found, harness), harness
+    )

@@ -25,6 +25,7 @@ from typing import Literal
 from waiver.errors import InputError
 from waiver.read.bounded import MAX_TOML_BYTES, read_json, read_toml
 from waiver.read.files import open_beneath, read_chunks, split_relative
+from waiver.read.jsonc import read_jsonc
 from waiver.read.policy.globs import path_glob
 from waiver.read.trusted.trees import check_name, scan_error
 
@@ -45,7 +46,18 @@ ENTRY_POINTS_TABLES = (
 # (`waiver.runners`), each locked on its own like a table: `# [jest] <sha256>  package.json`.
 PACKAGE_JSON = "package.json"
 PACKAGE_KEYS = ("jest", "mocha", "babel", "jest-junit")
-LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES, *PACKAGE_KEYS})
+# What of a TypeScript configuration (`tsconfig.json`, JSON with comments) decides where a
+# module is loaded from, each locked on its own like a table: `include`, `files` and
+# `exclude` only name the sources, and the other compiler options how they compile.
+TSCONFIG_TABLES = (
+    "extends",
+    "compilerOptions.paths",
+    "compilerOptions.baseUrl",
+    "compilerOptions.types",
+    "compilerOptions.plugins",
+    "compilerOptions.rootDirs",
+)
+LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES, *PACKAGE_KEYS, *TSCONFIG_TABLES})
 # A package script the test command runs by name (the policy's `package_scripts`), locked
 # with its `pre` and `post` scripts: `# [scripts.test] <sha256>  package.json`.
 SCRIPTS = "scripts"
@@ -222,8 +234,8 @@ def table_digest(root: str, path: str, table: str) -> str | None:
 
 
 def table_digest_of(data: bytes, path: str, table: str) -> str | None:
-    """The sha256 of one table of the TOML text `data` (or one key of a `package.json`), or
-    None when the table is absent.
+    """The sha256 of one table of the TOML text `data` (or one key of a `package.json`, or
+    one of a TypeScript configuration's), or None when the table is absent.
 
     The table's parsed value is hashed as canonical JSON (sorted keys, no spaces, UTF-8),
     so that an edit elsewhere in the file (a dependency bump) leaves it as it was, while
@@ -235,7 +247,7 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
         scripts = read_json(data, path)
         scripts = scripts.get(SCRIPTS) if isinstance(scripts, dict) else None
         return _key_digest(scripts, table[len(SCRIPTS) + 1 :])
-    value: object = read_toml(data, path)
+    value: object = read_jsonc(data, path) if table in TSCONFIG_TABLES else read_toml(data, path)
     for key in table.split("."):
         value = value.get(key) if isinstance(value, dict) else None
     if value is None:
@@ -320,7 +332,12 @@ def scan_fixtures(
             matches = not patterns or any(fixture_glob_matches(p, inner) for p in patterns)
             if entry.is_symlink():
                 if matches or (entry.is_dir() and _reachable(inner, patterns)):
-                    raise InputError(path, "a symlink in the fixture set")
+                    raise InputError(
+                        path,
+                        "a symlink in the fixture set, which the lock cannot hold (it holds "
+                        "bytes, not what a link points to): replace it by a copy of its "
+                        "target, or leave it out of the policy's `fixtures:` globs",
+                    )
             elif entry.is_dir(follow_symlinks=False):
                 if _reachable(inner, patterns):
                     pending.append(path)
