@@ -32,7 +32,7 @@ def change(act_ready: None, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
     work = tmp_path_factory.mktemp("approvals") / "demo"
     base = commit_base(work)
     commit_change(work, add_a_test)
-    replay_and_gate(work, base, harness_from=True, replays=5)
+    replay_and_gate(work, base, tests_from=True, replays=5)
     (work / "waiver.json").unlink()
     return work, base, git(work, "rev-parse", "HEAD")
 

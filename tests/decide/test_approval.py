@@ -13,6 +13,7 @@ from helpers.change_support import (
     NEW,
     NEW_TEST,
     add_a_test,
+    change_tests,
     commit_base,
     commit_change,
     replay_and_gate,
@@ -191,7 +192,7 @@ def gate_with(work: Path, base: str, approvals: Path) -> tuple[int, dict[str, An
     code = main(
         gate_args(
             work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"),
-            "--approvals", str(approvals),
+            "--approvals", str(approvals), *change_tests(work),
         )
     )  # fmt: skip
     return code, load_report(work / "waiver.json")
@@ -204,7 +205,7 @@ def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, add_a_test)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert (replayed, gated) == (0, 1)
     assert {row["test_id"]: row["unknown"] for row in report["rows"] if row["unknown"]} == {
         NEW: "new",
@@ -253,7 +254,7 @@ def test_a_closed_class_is_never_admitted(tmp_path: Path) -> None:
         registry.write_text(registry.read_text() + NEW + "\n")
 
     commit_change(work, add_without_the_fix)
-    replay_and_gate(work, base, harness_from=True, replays=5)
+    replay_and_gate(work, base, tests_from=True, replays=5)
     head = git(work, "rev-parse", "HEAD")
     gated, report = gate_with(work, base, approvals_file(work, head))
     assert (gated, report["verdict"]) == (1, "blocked")

@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from helpers.change_support import commit_base, commit_change, fix_slugify, replay_and_gate
+from helpers.change_support import (
+    change_tests,
+    commit_base,
+    commit_change,
+    fix_slugify,
+    replay_and_gate,
+)
 from helpers.red_green_support import approvals_file
 from helpers.support import gate_args, git, load_report, rows
 from waiver.cli import main
@@ -53,7 +59,7 @@ def gate(work: Path, base: str, *extra: str) -> tuple[int, dict[str, Any]]:
     code = main(
         gate_args(
             work, "--trusted-ref", base, "--properties", str(work / "reports/properties.xml"),
-            "--approvals", str(approvals_file(work, head)), *extra,
+            "--approvals", str(approvals_file(work, head)), *change_tests(work), *extra,
         )
     )  # fmt: skip
     return code, load_report(work / "waiver.json")
@@ -65,7 +71,7 @@ def test_an_approval_admits_a_red_green_test_and_not_one_that_passes_on_the_base
     work = tmp_path / "demo"
     base = commit_base(work, policy)
     commit_change(work, fix_and_add_tests)
-    replayed, _, _ = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, _, _ = replay_and_gate(work, base, tests_from=True, replays=5)
     assert replayed == 0
     monkeypatch.chdir(work)
     outcomes = work.parent / "red-green"

@@ -15,11 +15,23 @@ from collections.abc import Sequence
 
 from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
+from waiver.runners.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     configs=("jest.config.*",),
     package_keys=("jest", "babel", "jest-junit"),
     mocks=True,
+)
+# jest's default `testMatch`, and the keys that set its own.
+SPECS = SpecKeys(
+    defaults=(
+        "**/__tests__/**/*.?([mc])[jt]s?(x)",
+        "**/?(*.)+(spec|test).?([mc])[jt]s?(x)",
+    ),
+    globs=frozenset({"testMatch"}),
+    regexes=frozenset({"testRegex"}),
+    package_key="jest",
+    data_folders=frozenset({"__snapshots__", "__fixtures__", "__mocks__"}),
 )
 # The reporter's settings, as environment variables so that no file of the change sets them.
 REPORTER_ENVIRONMENT = (
@@ -80,4 +92,4 @@ def failed_load(test_file: str) -> tuple[str, str]:
     return SUITE_ERROR, test_file
 
 
-JEST = NodeRunner("jest", FILES, read_case, suite_commands, RED_GREEN, failed_load)
+JEST = NodeRunner("jest", FILES, SPECS, read_case, suite_commands, RED_GREEN, failed_load)

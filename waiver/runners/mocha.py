@@ -20,12 +20,16 @@ from collections.abc import Sequence
 
 from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
+from waiver.runners.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     configs=(".mocharc", ".mocharc.*", "mocha.opts"),
     package_keys=("mocha", "babel"),
     mocks=False,
 )
+# mocha's default `spec` (`./test`, its JavaScript files, not its subfolders), and the key
+# that sets its own.
+SPECS = SpecKeys(defaults=("test/*.{js,cjs,mjs}",), globs=frozenset({"spec"}), package_key="mocha")
 # What `xunit` writes as the file of a failed root-level hook: the root suite has none,
 # and the reporter writes JavaScript's `undefined` as text.
 NO_FILE = "undefined"
@@ -63,4 +67,4 @@ def suite_commands(folders: Sequence[str], files: Sequence[str]) -> tuple[str, s
 # One file's tests by name: `--grep` matches the titles joined by spaces.
 RED_GREEN = f'{MOCHA_RUN} --grep "$WAIVER_TEST_PATTERN" "$WAIVER_TEST_FILE"'
 
-MOCHA = NodeRunner("mocha", FILES, read_case, suite_commands, RED_GREEN)
+MOCHA = NodeRunner("mocha", FILES, SPECS, read_case, suite_commands, RED_GREEN)

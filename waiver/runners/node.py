@@ -19,6 +19,7 @@ from waiver.read.definitions.edited import edited_tests
 from waiver.read.harness.installs import node_install_edits
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
+from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -27,6 +28,7 @@ from waiver.runners.js_definitions import edited_scripts, script_ids
 from waiver.runners.js_diff import script_diffs
 from waiver.runners.js_reach import new_script_reach_ins
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
+from waiver.runners.node_test_tree import SpecKeys, node_test_tree
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
 # ("" when it cannot be placed) and whether the testcase carried it itself: its id, or None
@@ -83,11 +85,12 @@ def case_id(root: str | None, read_case: ReadCase) -> CaseId:
 
 @dataclass(frozen=True)
 class NodeRunner:
-    """A JavaScript runner: its harness names, how it reads a testcase, and the commands
-    `waiver init` writes."""
+    """A JavaScript runner: its harness names, how it names its spec files, how it reads a
+    testcase, and the commands `waiver init` writes."""
 
     runner: str
     harness_files: NodeRunnerFiles
+    spec_keys: SpecKeys
     read_case: ReadCase | None
     suite_commands: SuiteCommands
     # The red-green command: one test file's tests, chosen by the runner's name filter.
@@ -107,6 +110,9 @@ class NodeRunner:
 
     def files(self, tree: FileTree) -> list[Pair]:
         return node_harness(tree, self.harness_files)
+
+    def test_tree(self, tree: FileTree) -> TestTree:
+        return node_test_tree(tree, self.spec_keys, self.harness_files.configs)
 
     def test_ids(self, root: str | None) -> TestIdRule:
         if self.read_case is None:

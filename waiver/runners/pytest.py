@@ -1,8 +1,9 @@
 """pytest behind the runner interface: the gate's own functions, unchanged.
 
 Its harness is built into `waiver.read.harness` (conftests, configuration files, plugin
-modules, shadowing modules: [the harness](../../docs/harness.md)), its ids are the rule of
-`waiver.read.junit.testid`, its edited tests are compared by Python's syntax tree
+modules, shadowing modules: [the harness](../../docs/harness.md)), its test tree is what its
+configuration collects and the test folders that hold it (`waiver.read.harness.test_tree`),
+its ids are the rule of `waiver.read.junit.testid`, its edited tests are compared by Python's syntax tree
 (`waiver.read.definitions.edited`) and shown as a diff
 (`waiver.read.definitions.diff`), and `waiver init` writes its commands
 (`waiver.init.suite_commands`).
@@ -17,6 +18,7 @@ from waiver.read.definitions.edited import edited_tests
 from waiver.read.harness.installs import python_install_edits
 from waiver.read.harness.named import Harness
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
+from waiver.read.harness.test_tree import TestTree, pytest_test_tree
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -40,6 +42,9 @@ class Pytest:
 
     def files(self, tree: FileTree) -> list[Pair]:
         return []  # pytest's harness is the built-in one
+
+    def test_tree(self, tree: FileTree) -> TestTree:
+        return pytest_test_tree(tree)
 
     def test_ids(self, root: str | None) -> TestIdRule:
         return TestIdRule(root)

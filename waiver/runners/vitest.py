@@ -12,11 +12,19 @@ from collections.abc import Sequence
 
 from waiver.runners.node import NodeRunner
 from waiver.runners.node_harness import NodeRunnerFiles
+from waiver.runners.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     configs=("vitest.config.*", "vitest.workspace.*", "vite.config.*"),
     package_keys=("babel",),
     mocks=True,
+)
+# vitest's default `test.include`, and the key that sets its own.
+SPECS = SpecKeys(
+    defaults=("**/*.{test,spec}.?(c|m)[jt]s?(x)",),
+    globs=frozenset({"include"}),
+    within="test",
+    data_folders=frozenset({"__snapshots__", "__fixtures__", "__mocks__"}),
 )
 
 VITEST_RUN = "npx vitest run"
@@ -48,6 +56,7 @@ def failed_load(test_file: str) -> tuple[str, str]:
 VITEST = NodeRunner(
     "vitest",
     FILES,
+    SPECS,
     None,
     suite_commands,
     RED_GREEN,

@@ -18,6 +18,7 @@ from waiver.errors import InputError, UsageError
 from waiver.model import (
     BaseFinding,
     BaseMeaning,
+    BaseVersionFinding,
     Decision,
     Finding,
     FreezeProposal,
@@ -53,6 +54,8 @@ class Context:
     approvals: report_types.ApprovalsJson | None = None  # only when asked to read them
     provenance: report_types.ProvenanceJson | None = None  # the reports' run, when given
     history: report_types.HistoryUsedJson | None = None  # the default branch's, when given
+    # The change's own tests' reports, when its tests ran apart.
+    change_tests: report_types.ChangeTestsJson | None = None
 
 
 def timestamp(moment: datetime) -> str:
@@ -87,6 +90,14 @@ def base_json(base: BaseFinding) -> report_types.RowBaseJson:
     }
 
 
+def base_version_json(finding: BaseVersionFinding) -> report_types.RowBaseVersionJson:
+    return {
+        "replay_pass": finding.replay_pass,
+        "replay_total": finding.replay_total,
+        "meaning": finding.meaning.value,
+    }
+
+
 def record_json(record: FreezeRecord) -> report_types.StoredJson:
     return {"index": record.index, "record": dict(record.fields)}
 
@@ -116,6 +127,8 @@ def row_json(row: Row) -> report_types.RowJson:
         document["outcomes"] = list(row.outcomes)
     if row.history is not None:
         document["history"] = history_json(row.history)
+    if row.base_version is not None:
+        document["base_version"] = base_version_json(row.base_version)
     return document
 
 
@@ -192,6 +205,7 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
         **({"approvals": context.approvals} if context.approvals is not None else {}),
         **({"provenance": context.provenance} if context.provenance is not None else {}),
         **({"history": context.history} if context.history is not None else {}),
+        **({"change_tests": context.change_tests} if context.change_tests is not None else {}),
         # Present only when base replays were given: without them the report is as before.
         **(
             {"base": base_replays_json(context.base, base_counts(decision.rows))}

@@ -98,6 +98,15 @@ class RowRedGreenJson(TypedDict):
     blocks: bool
 
 
+class RowBaseVersionJson(TypedDict):
+    """An edited or deleted test's base version in the verdict replays, on the change's
+    code: what it pinned, kept or broken."""
+
+    replay_pass: int
+    replay_total: int
+    meaning: Literal["kept", "broken", "flaky", "short"]
+
+
 class RowHistoryJson(TypedDict):
     """The default branch's history of the row's test: evidence, never a class."""
 
@@ -172,6 +181,7 @@ RowJson = TypedDict(
         "red_green": NotRequired[RowRedGreenJson],
         "outcomes": NotRequired[Sequence[bool]],
         "history": NotRequired[RowHistoryJson],
+        "base_version": NotRequired[RowBaseVersionJson],
     },
 )
 
@@ -262,6 +272,17 @@ class ReplaysJson(TypedDict):
     collapsed: NotRequired[Sequence[CollapsedIdJson]]
 
 
+class ChangeTestsJson(TypedDict):
+    """The reports of the change's own tests, run apart on its tree: where they were read
+    from, how many replays, and why none could be read."""
+
+    reports: str
+    count: int
+    read: int
+    errors: Sequence[ReplayErrorJson]
+    problem: str | None
+
+
 class EditKindJson(TypedDict):
     kind: EditKind
     detail: str
@@ -345,6 +366,7 @@ class ReportJson(TypedDict):
     approvals: NotRequired[ApprovalsJson]
     provenance: NotRequired[ProvenanceJson]
     history: NotRequired[HistoryUsedJson]
+    change_tests: NotRequired[ChangeTestsJson]
     base: NotRequired[BaseJson]
 
 

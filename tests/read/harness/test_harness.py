@@ -426,7 +426,7 @@ def replay_from_base(work: Path, base_commit: str) -> int:
         patch.chdir(work)
         patch.setenv("DEMO_COUNTER", str(work / ".demo-counter"))
         return main(
-            ["replay", "-n", "5", "--out", "reports", "--harness-from", base_commit,
+            ["replay", "-n", "5", "--out", "reports", "--tests-from", base_commit,
              "--properties-first", properties, "--", *pytest_command, "tests/assertions",
              "--junitxml={junit}"]
         )  # fmt: skip
@@ -445,7 +445,7 @@ def test_replays_from_the_base_harness_are_written_by_the_base_harness(
     assert replay_from_base(work, base_commit) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        f"waiver: harness from trusted revision {base_commit}: 2 locked files restored, "
+        f"waiver: tests from trusted revision {base_commit}: 2 files restored, "
         "pytest.ini, tests/properties/test_slug_properties.py; "
         "2 removed, conftest.py, tests/assertions/conftest.py\n"
     )
