@@ -60,21 +60,22 @@ def test_the_change_s_tests_run_after_the_property_job_only_for_shards_that_hold
     assert job["needs"] == "properties"
     assert job["if"] == (
         "${{ needs.properties.outputs.fixtures-match == 'true' "
-        "&& needs.properties.outputs.change-shards != '' "
-        "&& needs.properties.outputs.change-shards != '[]' }}"
+        "&& needs.properties.outputs.change-jobs != '' "
+        "&& needs.properties.outputs.change-jobs != '0' }}"
     )
-    assert jobs["properties"]["outputs"]["change-shards"] == (
-        "${{ steps.change-plan.outputs.shards }}"
-    )
+    outputs = jobs["properties"]["outputs"]
+    assert outputs["change-shards"] == "${{ steps.change-plan.outputs.shards }}"
+    assert outputs["change-jobs"] == "${{ steps.change-plan.outputs.jobs }}"
     plan = step(GATE, "properties", PLAN_STEP)
     assert plan["if"] == "${{ steps.lock.outputs.fixtures-match == 'true' }}"
     order = names("properties")
     # From the commits, before the test tree's layout and before any of the change's code.
     assert order.index(PLAN_STEP) < order.index("Lay out the base commit's test tree")
     assert order.index(PLAN_STEP) < order.index("Set up the suite")
+    # Always JSON, a placeholder where the plan step was skipped: the job is skipped too.
     assert job["strategy"]["matrix"]["shard"] == (
         "${{ fromJSON(github.event_name == 'pull_request_review' && '[1]' "
-        "|| needs.properties.outputs.change-shards) }}"
+        "|| needs.properties.outputs.change-shards || '[1]') }}"
     )
     assert "change-tests" in jobs["gate"]["needs"]
 
@@ -240,6 +241,16 @@ def run_job_step(job: str, name: str, work: Path, env: dict[str, str]) -> dict[s
 RED_GREEN_COMMAND = PYTEST.red_green_command().replace(" python ", f" {sys.executable} ")
 
 
+def test_without_a_base_the_plan_names_no_job_and_a_matrix_that_is_still_json(
+    change: tuple[Path, str],
+) -> None:
+    work, _ = change
+    # A push or a schedule: no pull request's base, so nothing runs apart.
+    assert run_job_step("properties", PLAN_STEP, work, {"BASE": "", "SHARDS": "2"}) == {
+        "jobs": "0", "shards": "[1]",
+    }  # fmt: skip
+
+
 @pytest.mark.slow
 def test_the_job_replays_the_change_s_files_on_its_tree_and_its_tests_on_the_base(
     change: tuple[Path, str],
@@ -247,7 +258,7 @@ def test_the_job_replays_the_change_s_files_on_its_tree_and_its_tests_on_the_bas
     work, base = change
     planned = run_job_step("properties", PLAN_STEP, work, {"BASE": base, "SHARDS": "3"})
     # Two test files and two new tests: two shards hold work, not three.
-    assert planned == {"shards": "[1,2]"}
+    assert planned == {"jobs": "2", "shards": "[1,2]"}
 
     shard = {"BASE": base, "SHARD": "1/1", "REPLAYS": "2"}
     with_command = {**shard, "RED_GREEN_COMMAND": RED_GREEN_COMMAND}

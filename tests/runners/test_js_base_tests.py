@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from helpers.js_projects import PROJECTS, JsProject
-from helpers.node_support import Project, replace_file, write_files
+from helpers.node_support import Project, registry, replace_file, write_files
 
 pytestmark = pytest.mark.slow
 
@@ -190,3 +190,32 @@ def test_a_top_level_object_assign_of_the_code_in_a_test_file_runs_in_no_verdict
     # test of the base, ran against the bug.
     assert found[spec.above] == "unknown_test"
     assert found[DATA_ID[runner]] == "stable_assertion_fail"
+
+
+def test_a_mocha_9_test_loosened_under_ids_that_name_no_file_runs_in_its_base_version(
+    tmp_path: Path, mocha_9_modules: Path
+) -> None:
+    """mocha 9's reporter writes no file on a testcase, so no edit of a test can be mapped
+    to its id: on the change's own tree the loosened test hides the bug, on the base's it
+    cannot."""
+    spec = PROJECTS["mocha"]
+    project, base = spec.start(tmp_path / "calc", mocha_9_modules)
+    above = "clamp::cuts a value above"
+    assert above in registry(project.work)
+
+    def loosen(work: Path) -> None:
+        spec.break_clamp(work)
+        test = work / spec.test_file
+        replace_file(test, test.read_text().replace(spec.assertion, spec.loosened))
+
+    project.commit_change(loosen)
+    gated, report = project.replay_and_gate(base, tests_from=False)
+    assert (gated, report["verdict"]) == (0, "clean")  # the hole, on the change's own tree
+    gated, report = project.replay_and_gate(base)
+    assert (gated, report["verdict"]) == (1, "blocked")
+    row = next(row for row in report["rows"] if row["test_id"] == above)
+    assert (row["class"], row["replay_pass"], row["replay_total"]) == (
+        "stable_assertion_fail",
+        0,
+        3,
+    )
