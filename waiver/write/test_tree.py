@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from dulwich.objects import Blob
 
 from waiver.errors import InputError
+from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.listing import walk
 from waiver.read.harness.resolve import harness_in_tree
 from waiver.read.harness.test_tree import TestTree
@@ -135,6 +136,7 @@ def keep(source: TrustedTests, plan: Plan) -> Kept:
     lock = parse_lock(trusted.read(harness.lock, MAX_LOCK_BYTES), harness.lock)
     paths = {*plan.write, *plan.remove, *(entry.path for entry in lock)}
     paths.update(path for path, _ in harness_in_tree(root, harness.harness, _disk(source).skipped))
+    paths = {path for path in paths if not is_bytecode(path)}
     files: dict[str, tuple[bytes, bool] | None] = {}
     for path in paths:
         full = os.path.join(root, path)

@@ -269,14 +269,17 @@ def test_with_the_base_harness_every_removed_attack_is_still_named(
     commit_change(work, lambda work: None)
     replayed, gated, report = replay_and_gate(work, base, tests_from=True)
     assert replayed == 0
-    restore = capsys.readouterr().out.splitlines()[1]
+    restore = next(
+        line for line in capsys.readouterr().out.splitlines() if "tests from trusted" in line
+    )
     assert restore.endswith(
         ": 0 files restored; 13 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
         "forge-0.1.dist-info/entry_points.txt, forge_plugin.py, iniconfig.py, pyproject.toml, "
         "pytest.py, pytest.toml, setup.cfg, tests/assertions/conftest.py, "
         "tests/assertions/pyvenv.cfg/home, tests/assertions/test_setup.py, tests/pyvenv.cfg"
     )
-    assert not (work / "pytest.toml").exists() and not (work / "pytest.py").exists()
+    # Put back once the replays were done: the gate reads the change's own tree.
+    assert (work / "pytest.toml").exists() and (work / "pytest.py").exists()
     assert (gated, report["verdict"]) == (1, "blocked")
     assert set(classes(report).values()) == {"fixture_drift"}
     added = sorted({(path, table) for _, drift, _ in attacks for path, _, table in drift})
