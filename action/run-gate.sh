@@ -25,8 +25,8 @@ set -euo pipefail
 # The inputs that become `waiver gate` flags (waiver/github/action_inputs.py GATE_INPUTS; `out` is
 # handled apart). tests/test_action_yml.py keeps the three lists equal.
 readonly GATE_INPUTS=(reports properties fixtures lock known-tests freezes config
-    min-replays freeze-hours trusted-ref replays shards base-reports red-green approvals provenance
-    history)
+    min-replays freeze-hours trusted-ref replays shards base-reports red-green change-tests approvals
+    provenance history)
 readonly IN_CONTAINER_WORKSPACE=/github/workspace
 readonly IN_CONTAINER_OUT=/github/out
 readonly IN_CONTAINER_FILES=/github/file_commands

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# `waiver restore-harness`, `check-lock`, `red-green-plan` or `red-green` in the action's
+# `waiver restore-tests`, `check-lock`, `change-tests-plan` or `red-green` in the action's
 # image, on the workspace: the reusable workflow's jobs run these with the waiver of the
 # image (never one installed from, or beside, the change). The history writer
 # (waiver-history.yml) runs `waiver history` the same way.
 #
-# Usage: run-in-image.sh restore-harness|check-lock|history|red-green-plan|red-green ARGS...
+# Usage: run-in-image.sh restore-tests|check-lock|history|change-tests-plan|red-green ARGS...
 #   WAIVER_IMAGE       the image ID (action/build-image.sh's `image` output)
 #   GITHUB_WORKSPACE   the change's checkout, set by the runner
-#   WAIVER_SCRATCH     red-green-plan and red-green: a folder outside the workspace, which
+#   WAIVER_SCRATCH     change-tests-plan and red-green: a folder outside the workspace, which
 #                      the container sees as /scratch and writes to
 #
 # The container gets no network, no capabilities, a read-only root, and the runner's own
-# user, so that whatever it writes stays the runner's to change. Only restore-harness and
-# history may write to the workspace: the trusted commit's harness, the new history. The
+# user, so that whatever it writes stays the runner's to change. Only restore-tests and
+# history may write to the workspace: the trusted commit's test tree, the new history. The
 # others read it; the red-green commands write to the scratch folder alone.
 set -euo pipefail
 
@@ -33,9 +33,9 @@ if [[ $workspace == *,* ]]; then
 fi
 scratch=()
 case ${1:-} in
-restore-harness | history) access="" ;;
+restore-tests | history) access="" ;;
 check-lock) access=",readonly" ;;
-red-green-plan | red-green)
+change-tests-plan | red-green)
     access=",readonly"
     folder=${WAIVER_SCRATCH:?WAIVER_SCRATCH is not set}
     if [[ $folder == *,* || ! -d $folder ]]; then
@@ -43,7 +43,7 @@ red-green-plan | red-green)
     fi
     scratch=(--mount "type=bind,source=$folder,target=/scratch")
     ;;
-*) fail "run-in-image.sh runs restore-harness, check-lock, history, red-green-plan or red-green, not $(printf %q "${1:-}")" ;;
+*) fail "run-in-image.sh runs restore-tests, check-lock, history, change-tests-plan or red-green, not $(printf %q "${1:-}")" ;;
 esac
 
 # `-P`: `python3 -m` would put the working directory, the change's checkout, first on

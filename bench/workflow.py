@@ -1,20 +1,28 @@
-"""Measure what the reusable workflow's harness restore costs, under act, in one run.
+"""Measure the runner-seconds of a pull request with one edited test: the reusable workflow
+as it was (a git ref, `main` by default: replays on the change's tree with the base's
+harness restored, and a red-green job) against this checkout's (replays on the base's test
+tree, and the change's own tests apart).
 
-The reusable workflow runs end to end under act (jobs on this machine, stand-ins for
-what needs github.com; see tests/helpers/workflow_support.py) on a comment-only change to the
-bundled example: properties, 5 replays by 2 shards, 3 base replays by 2 shards, the gate.
-It is run with `harness-from-base: true` (the default: every replay job checks waiver out
-and restores the base commit's harness from waiver's image) and `false` (no waiver in the
-replay jobs at all), interleaved, after one untimed warm-up run that builds the image.
+On the example, each workflow runs end to end under act (every job on this machine,
+stand-ins for what needs github.com; tests/helpers/workflow_support.py) on the same change,
+one edited test, with the inputs `waiver init` writes (`red-green-command` set), 5 replays
+by 2 shards and no base replays, interleaved, after one untimed warm-up run of each. A run's
+runner-seconds are the sum of every job's step times as act logs them, and its job count.
 
-Reported: the wall time of each act run, the ratio of the medians (target at most 2.5
-times), and the set-up of a replay job before its test command (the sum of the step times
-act logs; target ≤ 3 s with a warm cache), both in those runs, where 16 matrix jobs share
-the machine's cores, and in runs of a single replay job (1 replay, 1 shard, no base
-replays), where it has them to itself. The section "Reusable workflow under act" of
-bench/RESULTS.md is replaced with the table.
+On a generated suite of 60,000 tests (bench/generate.py, with bench/edited.py's real test
+modules, one test edited) the workflows differ in three places, each measured here as a
+command or call on this machine: what each property and replay job does before its test
+command (the harness restore, or the base's test tree's layout), the plan of the change's
+tests (in the property job and in each of their jobs), and the change's-tests job's runs
+of the edited test's file on the change's tree, `replays` times; the rest, the same in both
+(each job's own set-up, one run of the whole suite per replay split over its shards, the
+gate), is measured too. A workflow's runner-seconds are then those parts summed as its jobs
+run them, each job's set-up taken from the act runs of the example.
 
-Usage: python bench/workflow.py [--repeat 3] [--out PATH]
+Reported: both totals, their ratio (target at most 1.1), and the job counts. The section
+"Reusable workflow under act" of bench/RESULTS.md is replaced with the tables.
+
+Usage: python bench/workflow.py [--repeat 3] [--tests 60000] [--today main] [--out PATH]
 Needs a Docker engine with the local base image waiver-base:bookworm, and act.
 """
 
@@ -26,33 +34,40 @@ import os
 import platform
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent / "tests"))
 
+from edited import commit_change, make_repository  # noqa: E402  (bench/, on the path)
+from run import ensure_set  # noqa: E402
+from sections import WORKFLOW, write_section  # noqa: E402
+
 from helpers.workflow_support import (  # noqa: E402  (the tests' act machinery, on the path above)
     Repositories,
-    WorkflowRun,
     commit_all,
     demo_inputs,
     run_workflow,
 )
 
-SECTION = "## Reusable workflow under act"
-NEXT_SECTION = "## Action start-up"
-RATIO_TARGET = 2.5
-SET_UP_TARGET = 3.0
-TEST_STEP = "Run the assertion suite"
+RATIO_TARGET = 1.1
+REPLAYS, SHARDS = 5, 2
 # `[waiver/waiver gate/replay 2, shard 1-3  ]   ✅  Success - Main <step> [1.2s]`
 STEP_LINE = re.compile(
-    r"^\[[^/]+/[^/]+/(?P<job>replay \d+, shard \d+)[^\]]*\]\s+✅\s+Success - Main "
-    r"(?P<step>.+?) \[(?P<duration>[0-9.a-zµ]+)\]$"
+    r"^\[[^/]+/[^/]+/(?P<job>[^\]]+?)(?:-\d+)?\s*\]\s+(?:✅|❌)\s+(?:Success|Failure) - "
+    r"(?:Pre |Main |Post )?(?P<step>.+?) \[(?P<duration>[0-9.a-zµ]+)\]$"
 )
 UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+TEST_STEPS = ("Run the property suite once", "Run the assertion suite")
+# The generated packages share module names: pytest imports them by path.
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib"]
+EDITED_MODULE = "tests/pkg_0/test_mod_0.py"
 
 
 def seconds_of(duration: str) -> float:
@@ -61,8 +76,8 @@ def seconds_of(duration: str) -> float:
     return sum(float(number) * UNITS[unit] for number, unit in parts)
 
 
-def replay_job_steps(log: str) -> dict[str, list[tuple[str, float]]]:
-    """Per replay job of the change, its steps in order with their seconds."""
+def job_steps(log: str) -> dict[str, list[tuple[str, float]]]:
+    """Each job of a run (by its name, matrix cells apart), its steps with their seconds."""
     steps: dict[str, list[tuple[str, float]]] = {}
     for line in log.splitlines():
         match = STEP_LINE.match(line.strip())
@@ -73,143 +88,233 @@ def replay_job_steps(log: str) -> dict[str, list[tuple[str, float]]]:
     return steps
 
 
-def set_up_and_test(log: str) -> list[tuple[float, float]]:
-    """Per replay job of the change: (seconds before the test command, of the command)."""
-    found = []
-    for done in replay_job_steps(log).values():
-        names = [name for name, _ in done]
-        if TEST_STEP in names:
-            index = names.index(TEST_STEP)
-            found.append((sum(seconds for _, seconds in done[:index]), done[index][1]))
-    return found
+def set_up(steps: list[tuple[str, float]]) -> float:
+    """A job's seconds but its test command's."""
+    return sum(seconds for name, seconds in steps if name not in TEST_STEPS)
 
 
-def one_run(
-    repositories: Repositories, name: str, harness_from_base: bool, **matrix: int
-) -> WorkflowRun:
-    demo = repositories.change(name)
-    slugify = demo / "slugify.py"
-    slugify.write_text("# Slugs are ASCII.\n" + slugify.read_text())
-    commit_all(demo, "a comment")
-    inputs = demo_inputs(
-        repositories.waiver_commit, **{"harness-from-base": harness_from_base, **matrix}
-    )
-    run = run_workflow(demo, repositories.base_commit, inputs)
-    if not run.artifact_names("waiver-junit-run-"):
-        raise SystemExit(f"{name}: no replay job ran\n{run.log[-4000:]}")
-    return run
+def edit_one_test(demo: Path) -> None:
+    """One registered test edited, as an honest refactor of its loop would."""
+    test = demo / "tests" / "assertions" / "test_slug.py"
+    test.write_text(test.read_text().replace("for case in CASES:", "for case in CASES[:]:"))
+
+
+def red_green_command() -> str:
+    from waiver.runners.pytest import PYTEST as RUNNER
+
+    return RUNNER.red_green_command().replace(" python ", f' "{sys.executable}" ')
 
 
 @dataclass
-class Measured:
-    wall: dict[bool, list[float]] = field(default_factory=lambda: {True: [], False: []})
-    # (set-up, test command) per replay job, in the full matrix and alone.
-    matrix_jobs: list[tuple[float, float]] = field(default_factory=list)
-    lone_jobs: list[tuple[float, float]] = field(default_factory=list)
+class Example:
+    """Per workflow: each run's runner-seconds and job count, and each job kind's set-up."""
 
-
-def measure(repeat: int, folder: Path) -> Measured:
-    repositories = Repositories(folder)
-    one_run(repositories, "warm-up", True)
-    measured = Measured()
-    for round_number in range(repeat):
-        for harness_from_base in (True, False):
-            name = f"round-{round_number}-{'harness' if harness_from_base else 'plain'}"
-            run = one_run(repositories, name, harness_from_base)
-            measured.wall[harness_from_base].append(run.seconds)
-            if harness_from_base:
-                measured.matrix_jobs += set_up_and_test(run.log)
-            print(f"{name}: {run.seconds:.1f} s", flush=True)
-        lone = one_run(
-            repositories, f"round-{round_number}-lone", True,
-            replays=1, shards=1, **{"base-replays": 0},
-        )  # fmt: skip
-        measured.lone_jobs += set_up_and_test(lone.log)
-    return measured
-
-
-def job_row(label: str, jobs: list[tuple[float, float]]) -> str:
-    set_up = [first for first, _ in jobs]
-    tests = statistics.median(second for _, second in jobs)
-    met = "yes" if max(set_up) <= SET_UP_TARGET else "no"
-    return (
-        f"| {label} ({len(jobs)} jobs; their test command: median {tests:.2f} s) "
-        f"| {statistics.median(set_up):.2f} | {min(set_up):.2f}-{max(set_up):.2f} "
-        f"| ≤ {SET_UP_TARGET:g} s | {met} |"
+    seconds: dict[str, list[float]] = field(default_factory=lambda: {"today": [], "now": []})
+    jobs: dict[str, int] = field(default_factory=dict)
+    set_up: dict[str, dict[str, list[float]]] = field(
+        default_factory=lambda: {"today": {}, "now": {}}
     )
 
 
-def section(measured: Measured, repeat: int) -> str:
-    wall = measured.wall
-    with_harness, without = (statistics.median(wall[flag]) for flag in (True, False))
-    ratio = with_harness / without
+def kind_of(job: str) -> str:
+    """`replay 2, shard 1` is a replay job; a job's kind is its name before the matrix."""
+    return re.split(r" \d|,", job, maxsplit=1)[0].strip()
+
+
+def example_runs(folder: Path, today: Path, repeat: int) -> Example:
+    repositories = {
+        "today": Repositories(folder / "today", source=today),
+        "now": Repositories(folder / "now"),
+    }
+    workflow = {"today": today / ".github/workflows/waiver-gate.yml"}
+    inputs = {"base-replays": 0, "red-green-command": red_green_command()}
+    measured = Example()
+    for round_number in range(-1, repeat):
+        for which, found in repositories.items():
+            demo = found.change(f"{which}-{round_number}")
+            edit_one_test(demo)
+            commit_all(demo, "one edited test")
+            run = run_workflow(
+                demo, found.base_commit, demo_inputs(found.waiver_commit, **inputs),
+                **({"workflow": workflow[which]} if which in workflow else {}),
+            )  # fmt: skip
+            if not run.artifact_names("waiver-junit-run-"):
+                raise SystemExit(f"{which}: no replay job ran\n{run.log[-4000:]}")
+            steps = job_steps(run.log)
+            total = sum(seconds for job in steps.values() for _, seconds in job)
+            print(f"{which} {round_number}: {total:.1f} runner-seconds, {len(steps)} jobs")
+            if round_number < 0:
+                continue  # the warm-up: the image is built
+            measured.seconds[which].append(total)
+            measured.jobs[which] = len(steps)
+            for job, job_step_list in steps.items():
+                measured.set_up[which].setdefault(kind_of(job), []).append(set_up(job_step_list))
+    return measured
+
+
+def timed(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def run_command(command: list[str], cwd: Path) -> None:
+    subprocess.run(command, cwd=cwd, check=False, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)  # fmt: skip
+
+
+@dataclass
+class Large:
+    suite: float  # one run of every test
+    edited_file: float  # one run of the edited test's file
+    restore_harness: float  # today's step before a test command
+    lay_out: float  # this checkout's
+    plan_today: float
+    plan_now: float
+    red_green: float  # one red-green run of the edited test, on the base's code
+
+
+def large_suite(data: Path, tests: int, folder: Path) -> Large:
+    """The parts that differ between the workflows, and the suite's own run, on `tests`."""
+    from waiver.gate.change_plan import change_plan, red_green_tests
+    from waiver.read.policy.settings import Flags, effective
+    from waiver.read.trusted.git import GitRevision
+    from waiver.runners.pytest import PYTEST as RUNNER
+    from waiver.write.restore import TrustedHarness, restore_locked_files
+    from waiver.write.test_tree import TrustedTests, plan_of, restore_tests
+
+    source = data / f"t{tests}"
+    ensure_set(source, tests)
+    work = folder / "repository"
+    base = make_repository(source, work)
+    commit_change(work, base, "one")
+    suite = timed(lambda: run_command([*PYTEST, "tests", f"--junitxml={folder}/all.xml"], work))
+    ran = (folder / "all.xml").read_text(encoding="utf-8")
+    if 'errors="0"' not in ran:
+        raise SystemExit(f"the suite did not run whole: {ran[:2000]}")
+    edited_file = timed(
+        lambda: run_command([*PYTEST, EDITED_MODULE, f"--junitxml={folder}/one.xml"], work)
+    )
+    edited_id = f"{EDITED_MODULE}::test_case_0"
+    red_green = timed(
+        lambda: run_command([*PYTEST, edited_id, f"--junitxml={folder}/rg.xml"], work)
+    )
+    root = str(work)
+
+    def harness() -> TrustedHarness:
+        revision = GitRevision(root, base)
+        lock = str(work / "fixture.lock")
+        return TrustedHarness(root, revision, lock, RUNNER.harness((), frozenset()))
+
+    restore_harness = timed(lambda: restore_locked_files(harness()))
+
+    def lay_out() -> None:
+        source = TrustedTests(harness(), RUNNER.test_tree)
+        restore_tests(source, plan_of(source))
+
+    laid_out = timed(lay_out)
+    subprocess.run(["git", "checkout", "--quiet", "--force", "HEAD"], cwd=work, check=True)
+    settings = effective(None, Flags(registry=str(work / "known-tests.txt")), root)
+    plan_today = timed(lambda: red_green_tests(GitRevision(root, base), settings, root))
+    plan_now = timed(lambda: change_plan(GitRevision(root, base), settings, root))
+    return Large(suite, edited_file, restore_harness, laid_out, plan_today, plan_now, red_green)
+
+
+def large_totals(large: Large, example: Example) -> dict[str, tuple[float, int]]:
+    """Each workflow's runner-seconds on the large suite and its job count: the example's
+    job set-ups (without the parts measured on the large suite), and the large parts, as
+    the jobs run them."""
+
+    def median(which: str, kind: str) -> float:
+        found = example.set_up[which].get(kind, [0.0])
+        return statistics.median(found)
+
+    # Each job's set-up on the example holds the example's harness restore or layout and
+    # plans: those are replaced by the large suite's.
+    properties_today = median("today", "properties") + large.restore_harness + large.plan_today
+    properties_now = median("now", "properties") + large.lay_out + large.plan_now
+    replay_today = median("today", "replay") + large.restore_harness + large.suite / SHARDS
+    replay_now = median("now", "replay") + large.lay_out + large.suite / SHARDS
+    gate = median("now", "gate")
+    red_green_today = median("today", "red-green") + large.plan_today + REPLAYS * large.red_green
+    change_tests = (
+        median("now", "change's tests")
+        + large.plan_now
+        + REPLAYS * (large.red_green + large.edited_file)
+    )
+    jobs = REPLAYS * SHARDS
+    today = properties_today + jobs * replay_today + SHARDS * red_green_today + gate
+    now = properties_now + jobs * replay_now + change_tests + gate
+    return {"today": (today, jobs + SHARDS + 2), "now": (now, jobs + 1 + 2)}
+
+
+def section(example: Example, large: Large, repeat: int, today_ref: str, tests: int) -> str:
+    medians = {which: statistics.median(found) for which, found in example.seconds.items()}
+    ratio = medians["now"] / medians["today"]
+    totals = large_totals(large, example)
+    large_ratio = totals["now"][0] / totals["today"][0]
+    met = {True: "yes", False: "no"}
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    rows = [
-        "| measured | median (s) | min-max (s) | target | met |",
-        "|---|---|---|---|---|",
-        f"| act run, `harness-from-base: true` | {with_harness:.1f} "
-        f"| {min(wall[True]):.1f}-{max(wall[True]):.1f} | — | — |",
-        f"| act run, `harness-from-base: false` | {without:.1f} "
-        f"| {min(wall[False]):.1f}-{max(wall[False]):.1f} | — | — |",
-        f"| ratio of the medians | {ratio:.2f} | — | ≤ {RATIO_TARGET:g} "
-        f"| {'yes' if ratio <= RATIO_TARGET else 'no'} |",
-        job_row("replay job set-up, in the full matrix", measured.matrix_jobs),
-        job_row("replay job set-up, a job alone", measured.lone_jobs),
-    ]
     return "\n".join(
         [
-            SECTION,
+            WORKFLOW,
             "",
             "Regenerate with `python bench/workflow.py` (needs a Docker engine with "
             "`waiver-base:bookworm`, and act).",
             "",
             f"- Date: {now}; {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
             f"1-minute load average {os.getloadavg()[0]:.2f} at the end (the machine is shared)",
-            f"- Repeats: {repeat}, interleaved, after one untimed warm-up run (image built); "
-            "each round also runs a single replay job alone.",
-            "- Each run: the reusable workflow under act on a comment-only change to the "
-            "example, 5 replays by 2 shards and 3 base replays by 2 shards, all jobs on this "
-            "machine (act runs the matrix jobs side by side on its 2 cores).",
-            "- Set-up: per replay job with `harness-from-base: true`, the steps before the "
-            "test command as act times them (naming waiver, its checkout and move, the "
-            "change's checkout, the image step, the harness restore), warm; the met column "
-            "holds the slowest job to the target. In the full matrix the jobs share 2 cores "
-            "(compare their test command's time with the lone job's).",
+            f"- A pull request with one edited test, 5 replays by 2 shards, no base replays, "
+            f"`red-green-command` set; today's workflow is `{today_ref}`'s (replays on the "
+            "change's tree with the base's harness restored, a red-green job per shard), now's "
+            "this checkout's (replays on the base's test tree, the change's tests apart, one "
+            "job per shard that holds them).",
+            f"- Example: {repeat} runs of each under act, interleaved, after a warm-up; "
+            "runner-seconds are the sum of every job's step times as act logs them.",
+            f"- Large suite: {tests:,} tests (bench/edited.py's modules), the parts that differ "
+            "measured on it (one run of the whole suite "
+            f"{large.suite:.1f} s, of the edited file {large.edited_file:.2f} s, the harness "
+            f"restore {large.restore_harness:.2f} s, the test tree's layout {large.lay_out:.2f} s, "
+            f"the plan {large.plan_now:.2f} s), summed as the jobs run them, each job's set-up "
+            "from the example's runs.",
             "",
-            *rows,
+            "| pull request | today (runner-s) | now (runner-s) | jobs today / now | ratio | target | met |",
+            "|---|---|---|---|---|---|---|",
+            f"| example, under act | {medians['today']:.1f} | {medians['now']:.1f} "
+            f"| {example.jobs['today']} / {example.jobs['now']} | {ratio:.2f} "
+            f"| ≤ {RATIO_TARGET:g} | {met[ratio <= RATIO_TARGET]} |",
+            f"| {tests:,} tests, from its parts | {totals['today'][0]:.1f} | {totals['now'][0]:.1f} "
+            f"| {totals['today'][1]} / {totals['now'][1]} | {large_ratio:.2f} "
+            f"| ≤ {RATIO_TARGET:g} | {met[large_ratio <= RATIO_TARGET]} |",
             "",
         ]
     )
 
 
-def write_section(out: Path, text: str) -> None:
-    """Replace this section of `out`; a new one goes before the start-up section (whose
-    script rewrites everything from its heading on), else at the end."""
-    existing = out.read_text(encoding="utf-8") if out.exists() else ""
-    if f"\n{SECTION}\n" in existing:
-        before, _, rest = existing.partition(f"\n{SECTION}\n")
-        after = rest.partition("\n## ")
-        tail = f"\n## {after[2]}" if after[1] else ""
-        out.write_text(f"{before}\n{text}{tail}", encoding="utf-8")
-    elif f"\n{NEXT_SECTION}\n" in existing:
-        before, _, rest = existing.partition(f"\n{NEXT_SECTION}\n")
-        out.write_text(f"{before}\n{text}\n{NEXT_SECTION}\n{rest}", encoding="utf-8")
-    else:
-        out.write_text(f"{existing.rstrip()}\n\n{text}", encoding="utf-8")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tests", type=int, default=60_000)
+    parser.add_argument("--today", default="main", help="the git ref of today's workflow")
+    parser.add_argument("--data", type=Path, default=BENCH / "data")
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="waiver-workflow-bench-") as folder:
-        measured = measure(args.repeat, Path(folder))
-    text = section(measured, args.repeat)
+    with tempfile.TemporaryDirectory(prefix="waiver-workflow-bench-") as scratch:
+        folder = Path(scratch)
+        today = folder / "today-source"
+        today.mkdir()
+        archive = subprocess.run(
+            ["git", "archive", args.today], cwd=BENCH.parent, capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(today)], input=archive.stdout, check=True)
+        large = large_suite(args.data, args.tests, folder / "large")
+        print(large, flush=True)
+        example = example_runs(folder / "example", today, args.repeat)
+    text = section(example, large, args.repeat, args.today, args.tests)
     print(text)
-    write_section(args.out, text)
+    write_section(args.out, WORKFLOW, text)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

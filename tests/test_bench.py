@@ -183,7 +183,7 @@ def test_the_edited_test_benchmark_writes_a_row_per_gate_run(tmp_path: Path) -> 
     assert re.search(r"in the worst case: [0-9.]+x, (pass|fail)\.", written)
 
 
-def test_the_workflow_bench_reads_each_replay_job_s_set_up_from_act_s_log() -> None:
+def test_the_workflow_bench_reads_each_job_s_steps_from_act_s_log() -> None:
     sys.path.insert(0, str(REPO / "bench"))
     try:
         import workflow
@@ -194,16 +194,27 @@ def test_the_workflow_bench_reads_each_replay_job_s_set_up_from_act_s_log() -> N
     assert abs(workflow.seconds_of("998.3µs") - 0.0009983) < 1e-12
     job = "[waiver/waiver gate/replay 2, shard 1-3     ]   ✅  Success - Main"
     base = "[waiver/waiver gate/base replay 1, shard 1-1]   ✅  Success - Main"
+    tests = "[waiver/waiver gate/change's tests, shard 1-1]   ❌  Failure - Main"
     log = "\n".join([
         f"{job} Name the waiver to check out [5ms]",
         f"{base} Check out the base commit [7s]",
         f"{job} repository=${{REPOSITORY:-$GITHUB_REPOSITORY}}",
-        f"{job} Restore the base commit's test harness [1.5s]",
+        f"{job} Lay out the base commit's test tree [1.5s]",
         f"{job} Run the assertion suite [2s]",
         f"{job} Upload this shard's report [9s]",
         f"{base} Run the assertion suite [3s]",
+        f"{tests} Replay this shard's test files on the change's tree [4s]",
     ])  # fmt: skip
-    assert workflow.set_up_and_test(log) == [(1.505, 2.0)]
+    steps = workflow.job_steps(log)
+    assert sorted(steps) == [
+        "base replay 1, shard 1",
+        "change's tests, shard 1",
+        "replay 2, shard 1",
+    ]
+    assert round(workflow.set_up(steps["replay 2, shard 1"]), 3) == 10.505
+    assert [workflow.kind_of(job) for job in sorted(steps)] == [
+        "base replay", "change's tests", "replay",
+    ]  # fmt: skip
 
 
 def test_approval_to_status_is_a_section_the_benchmark_keeps_and_meets_its_target() -> None:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from waiver import __version__
 from waiver.commands import (
     baseline,
+    change_tests,
+    change_tests_plan,
     check_lock,
     classify,
     diagnose,
@@ -25,9 +27,8 @@ from waiver.commands import (
     lock,
     policy,
     red_green,
-    red_green_plan,
     replay,
-    restore_harness,
+    restore_tests,
 )
 from waiver.commands.remote import approvals, comment, provenance, status
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, EXIT_INTERNAL, InputError, UsageError
@@ -43,9 +44,10 @@ COMMANDS = (
     policy,
     diagnose,
     replay,
+    restore_tests,
+    change_tests,
     red_green,
-    red_green_plan,
-    restore_harness,
+    change_tests_plan,
     check_lock,
     freeze,
     history,

@@ -110,6 +110,23 @@ class BaseFinding:
     blocks: bool
 
 
+class BaseVersionMeaning(enum.StrEnum):
+    """What the base's version of a test the change edited or deleted did on the change's
+    code, in the verdict replays: the test as it was pinned, beside the change's own."""
+
+    KEPT = "kept"  # it passed every replay: the change keeps what it pinned
+    BROKEN = "broken"  # it failed every replay: the change breaks what it pinned
+    FLAKY = "flaky"  # it passed some replays and failed others
+    SHORT = "short"  # fewer outcomes than min_replays (none: it did not run, or load)
+
+
+@dataclass(frozen=True, slots=True)
+class BaseVersionFinding:
+    replay_pass: int
+    replay_total: int
+    meaning: BaseVersionMeaning
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """Everything the decision knows about a test apart from its id."""
@@ -127,6 +144,10 @@ class Evidence:
     base: BaseEvidence | None = None
     # The change edited the test's definition: its replays say nothing about the change.
     edited: bool = False
+    # Of a test the change edited or deleted, when its tests ran apart: the base's version's
+    # outcomes in the verdict replays (`outcomes` are then the change's version's). None
+    # otherwise; it never plays a part in the class.
+    base_version: tuple[bool, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +240,8 @@ class Row:
     red_green: RedGreenFinding | None = None  # a new or edited test's replays on the base
     outcomes: tuple[bool, ...] = ()  # pass or fail of each replay with an outcome, in order
     history: HistoryFinding | None = None  # the default branch's history of the id
+    # An edited or deleted test's base version on the change's code.
+    base_version: BaseVersionFinding | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +258,7 @@ class Finding:
     base: BaseFinding | None = None
     admitted_by: Admission | None = None  # a counted approval admitted the row
     outcomes: tuple[bool, ...] = ()  # pass or fail of each replay with an outcome, in order
+    base_version: BaseVersionFinding | None = None  # an edited or deleted test's base version
 
     def row(
         self,
@@ -262,6 +286,7 @@ class Finding:
             red_green,
             self.outcomes,
             history,
+            self.base_version,
         )
 
 

@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from helpers.act_support import ActRun, install_action, run_act, uploaded
-from helpers.change_support import NEW, add_a_test, commit_base, commit_change, replay_and_gate
+from helpers.change_support import (
+    CHANGE_TESTS,
+    NEW,
+    add_a_test,
+    commit_base,
+    commit_change,
+    replay_and_gate,
+)
 from helpers.docker_support import BASE
 from helpers.github_api import Answers, commit, github_api, review
 from helpers.support import EMPTY, KNOWN, git
@@ -32,7 +39,7 @@ def change(act_ready: None, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
     work = tmp_path_factory.mktemp("approvals") / "demo"
     base = commit_base(work)
     commit_change(work, add_a_test)
-    replay_and_gate(work, base, harness_from=True, replays=5)
+    replay_and_gate(work, base, tests_from=True, replays=5)
     (work / "waiver.json").unlink()
     return work, base, git(work, "rev-parse", "HEAD")
 
@@ -73,6 +80,8 @@ def gate_under_act(change: tuple[Path, str, str], tmp_path: Path, answers: Answe
     inputs = {
         "reports": "reports",
         "properties": "reports/properties.xml",
+        # The reports are of the base's test tree; the change's tests ran apart.
+        "change-tests": CHANGE_TESTS,
         "known-tests": "known-tests.txt",
         "base-image": BASE,
     }

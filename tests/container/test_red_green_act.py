@@ -1,4 +1,4 @@
-"""Red-green evidence end to end under act: the reusable workflow's red-green job beside
+"""Red-green evidence end to end under act: the reusable workflow's change's-tests job beside
 the replays, and an approval judged with it (tests/helpers/workflow_support.py says what
 stands in for github.com; the reviews come from tests/helpers/github_api.py).
 
@@ -95,6 +95,8 @@ class Gated:
             shutil.copytree(artifacts / f"waiver-junit-run-{replay}-shard-1", work / "reports",
                             dirs_exist_ok=True)  # fmt: skip
         evidence = ["--red-green", str(artifacts / "waiver-red-green-shard-1")] if red_green else []
+        # The change's own tests ran apart: the verdict replays ran the base's test tree.
+        evidence += ["--change-tests", str(artifacts / "waiver-change-tests-shard-1")]
         main(gate_args(work, "--trusted-ref", self.base, "--min-replays", "2", "--replays", "2",
                        "--approvals", str(approvals_file(work, self.head)), *evidence,
                        properties="waiver-properties/properties.xml"))  # fmt: skip
@@ -128,7 +130,7 @@ def test_a_test_that_fails_on_the_base_is_red_green_and_an_approval_admits_it(
     assert row["red_green"]["outcome"] == "red_green"
     assert (row["red_green"]["base_pass"], row["red_green"]["base_total"]) == (0, 2)
     assert row["admitted_by"] == {"login": "maintainer", "review_id": 1, "commit": red_green.head}
-    # The red-green job ran the new test alone, and waiver from its image.
+    # The change's-tests job ran the new test alone, and waiver from its image.
     assert "1 new or edited tests need red-green replays" in run.log
     assert "pip install" not in run.log
 

@@ -125,7 +125,7 @@ class Fork:
     def _replay_artifacts(self, scratch: Path) -> None:
         git(self.run, "clone", "--quiet", str(self.demo), str(scratch))
         git(scratch, "checkout", "--quiet", "--detach", self.head)
-        replay_and_gate(scratch, self.base, harness_from=True, replays=5)
+        replay_and_gate(scratch, self.base, tests_from=True, replays=5)
         properties = self.artifacts / RUN / "waiver-properties"
         properties.mkdir(parents=True)
         shutil.copy(scratch / "reports" / "properties.xml", properties)

@@ -10,6 +10,7 @@ as one commit on a clone.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from helpers.workflow_support import (
     demo_inputs,
     run_workflow,
 )
+from waiver.runners.pytest import PYTEST
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 
@@ -124,9 +126,9 @@ def test_waiver_runs_from_its_own_checkout_and_image_never_beside_the_change(
     )
     assert "checkout stand-in: demo/demo at" in log and "into change" in log
     assert "pip install" not in log and "venv" not in log
-    # Each replay job restored the base commit's harness from the image, and the gate read
+    # Each replay job laid out the base commit's test tree from the image, and the gate read
     # the change alone: none of waiver's own files counts as the change's harness.
-    assert log.count("waiver: harness from trusted revision") == 1 + 10
+    assert log.count("waiver: tests from trusted revision") == 1 + 10
     assert "not_in_lock" not in log
 
 
@@ -155,6 +157,62 @@ def test_the_fix_is_not_blocked(fixed: WorkflowRun) -> None:
         EMPTY: "stable_pass", KNOWN: "stable_pass", ROUND_TRIP: "unstable_assertion",
     }  # fmt: skip
     assert report["replays"] == {"count": 5, "read": 5, "errors": []}
+
+
+# --- the verdict from the base's tests: what the change writes around its tests --------
+
+# A new test module with no tests that fixes the bug at import, in the test process.
+PATCHING_MODULE = """\
+import slugify
+
+_slugify = slugify.slugify
+slugify.slugify = lambda text, *rest: _slugify(text, *rest) or "untitled"
+"""
+# The command `waiver init` writes, with this interpreter for `python`.
+RED_GREEN_COMMAND = PYTEST.red_green_command().replace(" python ", f' "{sys.executable}" ')
+
+
+def patch_and_edit(demo: Path) -> None:
+    """A module that hides test_empty's failure, and an edit of test_known_slugs."""
+    (demo / "tests" / "assertions" / "test_zz_patch.py").write_text(PATCHING_MODULE)
+    edit(
+        demo / "tests" / "assertions" / "test_slug.py",
+        "for case in CASES:",
+        "for case in CASES[:]:",
+    )
+
+
+@pytest.fixture(scope="module")
+def around_the_tests(repositories: Repositories) -> WorkflowRun:
+    return scenario(
+        repositories, "around-the-tests", patch_and_edit, **{"red-green-command": RED_GREEN_COMMAND}
+    )
+
+
+def test_the_verdict_replays_run_the_base_s_tests_and_the_change_s_run_apart(
+    around_the_tests: WorkflowRun,
+) -> None:
+    run = around_the_tests
+    assert run.returncode != 0, run.log[-4000:]
+    report = run.report()
+    # The patching module never ran where a class was decided: test_empty still fails.
+    assert classes(report) == {
+        EMPTY: "stable_assertion_fail", KNOWN: "unknown_test", ROUND_TRIP: "unstable_assertion",
+    }  # fmt: skip
+    row = next(r for r in report["rows"] if r["test_id"] == KNOWN)
+    assert (row["unknown"], row["replay_pass"], row["replay_total"]) == ("edited", 5, 5)
+    assert row["base_version"] == {"replay_pass": 5, "replay_total": 5, "meaning": "kept"}
+    # Every property and replay job laid out the base's test tree, taking the module out.
+    laid_out = [line for line in run.log.splitlines() if "waiver: tests from trusted" in line]
+    assert len(laid_out) == 1 + 10
+    assert all("tests/assertions/test_zz_patch.py" in line for line in laid_out)
+    # The change's test files ran apart, on its tree, one job per shard that holds some.
+    assert run.artifact_names("waiver-change-tests-") == [
+        "waiver-change-tests-shard-1", "waiver-change-tests-shard-2",
+    ]  # fmt: skip
+    assert report["change_tests"]["count"] == 5
+    assert report["change_tests"]["problem"] is None
+    assert "2 test files of the change run apart on its tree, 1 of them in shard 2 of 2" in run.log
 
 
 # --- a conftest hook and a drifted fixture: blocked, no replay --------------------------
@@ -206,12 +264,12 @@ def test_a_drifted_harness_or_fixture_is_blocked_with_no_replay_job(
     assert f"{drifted}" in run.log.split("Check the fixtures and the harness")[1]
 
 
-# --- the harness restore fails: the gate job names it as the cause ---------------------
+# --- the test tree's layout fails: the gate job names it as the cause -------------------
 
 
 @pytest.fixture(scope="module")
 def restore_fails(repositories: Repositories) -> WorkflowRun:
-    # The policy file named is not in the base commit, so the restore cannot read it.
+    # The policy file named is not in the base commit, so the layout cannot read it.
     return scenario(
         repositories,
         "restore-fails",
@@ -220,14 +278,14 @@ def restore_fails(repositories: Repositories) -> WorkflowRun:
     )
 
 
-def test_a_failed_harness_restore_is_named_as_why_the_property_report_is_missing(
+def test_a_failed_layout_is_named_as_why_the_property_report_is_missing(
     restore_fails: WorkflowRun,
 ) -> None:
     run = restore_fails
     assert run.returncode != 0
     assert run.artifact_names("waiver-properties") == []
     named = run.log.split("Run Main Name why the property report is missing", 1)[1]
-    assert "::error title=waiver::the property job could not restore the base commit's" in named
+    assert "::error title=waiver::the property job could not lay out the base commit's" in named
     assert "**Why the property report is missing:**" in named  # in the job summary
     assert run.report()["blocked"] is True
 
@@ -257,7 +315,7 @@ def test_without_waiver_repository_nothing_runs_and_the_error_names_the_inputs(
     assert message in run.job_log("properties")
     # Under act the gate job has once not reached this step after the property job
     # failed (on GitHub it does); whichever job reaches it is refused there.
-    for job in ("gate", "replays", "base-replays", "red-green"):
+    for job in ("gate", "replays", "base-replays", "change-tests"):
         log = run.job_log(job)
         assert (step in log) == (message in log), log
     assert run.artifact_names("waiver") == []

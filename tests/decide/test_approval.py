@@ -179,7 +179,7 @@ def test_an_approval_of_the_head_admits_a_new_and_an_edited_test_and_no_more(
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, add_a_test)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert (replayed, gated) == (0, 1)
     assert {row["test_id"]: row["unknown"] for row in report["rows"] if row["unknown"]} == {
         NEW: "new",
@@ -228,7 +228,7 @@ def test_a_closed_class_is_never_admitted(tmp_path: Path) -> None:
         registry.write_text(registry.read_text() + NEW + "\n")
 
     commit_change(work, add_without_the_fix)
-    replay_and_gate(work, base, harness_from=True, replays=5)
+    replay_and_gate(work, base, tests_from=True, replays=5)
     head = git(work, "rev-parse", "HEAD")
     gated, report = approved(work, base, head)
     assert (gated, report["verdict"]) == (1, "blocked")

@@ -31,14 +31,14 @@ def break_only(work: Path) -> None:
     code.write_text(code.read_text().replace('.strip("-")', '.strip("-")[:1] or "untitled"'))
 
 
-@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+@pytest.mark.parametrize("tests_from", [False, True], ids=["own tests", "base tests"])
 def test_a_loosened_assertion_is_no_evidence_and_blocks_for_review(
-    tmp_path: Path, harness_from: bool
+    tmp_path: Path, tests_from: bool
 ) -> None:
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, break_and_loosen)
-    replayed, gated, report = replay_and_gate(work, base, harness_from, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from, replays=5)
     assert (replayed, gated, report["verdict"]) == (0, 1, "blocked")
     row = next(row for row in report["rows"] if row["test_id"] == KNOWN)
     # The loosened test passed every replay, and still says nothing about the change.
@@ -66,6 +66,6 @@ def test_the_same_break_without_the_edit_is_a_stable_failure(tmp_path: Path) -> 
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, break_only)
-    _, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    _, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert (gated, classes(report)[KNOWN]) == (1, "stable_assertion_fail")
     assert report["registry"]["edited"] == []

@@ -298,7 +298,8 @@ def test_the_summary_terminal_and_comment_show_each_outcome_beside_its_row() -> 
     comment = render_comment(report_of(document), None)
     assert "new; green-green: passes on the base too" in comment
     assert (
-        "edited (mark added: `@pytest.mark.skip`); not run: no red-green replay of it; "
-        "an approval does not admit it (review_requires: red_green)"
+        "edited (mark added: `@pytest.mark.skip`); the change's version was not run on the "
+        "base's code: no red-green replay of it; an approval does not admit it "
+        "(review_requires: red_green)"
     ) in comment
     assert f"  {KNOWN}: its decorators (mark added: `@pytest.mark.skip`)" in lines

@@ -58,7 +58,7 @@ def test_an_approval_admits_a_red_green_test_and_not_one_that_passes_on_the_base
     work = tmp_path / "demo"
     base = commit_base(work, policy)
     commit_change(work, fix_and_add_tests)
-    replayed, _, _ = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, _, _ = replay_and_gate(work, base, tests_from=True, replays=5)
     assert replayed == 0
     monkeypatch.chdir(work)
     outcomes = work.parent / "red-green"

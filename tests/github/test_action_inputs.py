@@ -79,6 +79,7 @@ def test_input_variable_keeps_dashes_as_the_runner_does() -> None:
         "INPUT_SHARDS",
         "INPUT_BASE-REPORTS",
         "INPUT_RED-GREEN",
+        "INPUT_CHANGE-TESTS",
         "INPUT_APPROVALS",
         "INPUT_PROVENANCE",
         "INPUT_HISTORY",

@@ -33,7 +33,7 @@ from helpers.support import (
 WORKFLOW: dict[Any, Any] = yaml.safe_load(
     (REPO / ".github" / "workflows" / "waiver-gate.yml").read_text()
 )
-JOBS_WITH_WAIVER = ("properties", "replays", "red-green", "gate")
+JOBS_WITH_WAIVER = ("properties", "replays", "change-tests", "gate")
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
              "slugify.py", "pytest.ini")  # fmt: skip
 WAIVER_SHA = "c" * 40
@@ -160,7 +160,7 @@ def test_the_waiver_inputs_are_documented_with_ghes_in_mind() -> None:
 # --- the change and waiver never share a folder --------------------------------------
 
 
-@pytest.mark.parametrize("job", ["properties", "replays", "red-green"])
+@pytest.mark.parametrize("job", ["properties", "replays", "change-tests"])
 def test_waiver_leaves_the_workspace_before_the_change_arrives(job: str) -> None:
     order = names(job)
     assert workflow_step(WORKFLOW, job, "Check out waiver")["with"]["path"] == ".waiver-action"
@@ -186,7 +186,7 @@ def test_the_gate_job_roots_the_gate_in_the_change_s_own_folder() -> None:
         assert download["with"]["path"].startswith("change/waiver-")
     assert workflow_step(WORKFLOW, "gate", "Clear the folders this job fills")["run"] == (
         "rm -rf -- change/waiver-properties change/waiver-reports change/waiver-base-reports "
-        "change/waiver-red-green"
+        "change/waiver-change-tests change/waiver-red-green"
     )
 
 
@@ -197,22 +197,22 @@ def test_the_gate_job_roots_the_gate_in_the_change_s_own_folder() -> None:
 def test_waiver_runs_from_its_image_before_any_of_the_change_s_code(job: str, last: str) -> None:
     order = names(job)
     assert order.index("Pull or build waiver's image") < order.index(
-        "Restore the base commit's test harness"
+        "Lay out the base commit's test tree"
     ) < order.index(last)  # fmt: skip
     scripts = "\n".join(s.get("run", "") for s in steps(job))
     assert "pip install" not in scripts and "venv" not in scripts
-    assert 'action/run-in-image.sh" restore-harness' in scripts
+    assert 'action/run-in-image.sh" restore-tests' in scripts
 
 
 # --- replays only when they can change the verdict -----------------------------------
 
 
-def test_the_lock_is_checked_before_the_harness_restore_puts_the_locked_files_back() -> None:
+def test_the_lock_is_checked_before_the_test_tree_s_layout_puts_the_base_s_files_back() -> None:
     order = names("properties")
     assert (
         order.index("Check out the change")
         < order.index("Check the fixtures and the harness against the base commit's lock")
-        < order.index("Restore the base commit's test harness")
+        < order.index("Lay out the base commit's test tree")
         < order.index("Run the property suite once")
     )
     assert WORKFLOW["jobs"]["properties"]["outputs"]["fixtures-match"] == (
@@ -349,7 +349,7 @@ def test_without_a_base_commit_no_replay_runs(
     assert "No base commit for this event, so no trusted lock" in completed.stdout
 
 
-def test_the_restore_step_writes_the_base_harness_from_the_image(
+def test_the_restore_step_writes_the_base_tests_from_the_image(
     change: tuple[Path, str], fake_docker: tuple[Path, Path]
 ) -> None:
     work, base = change
@@ -357,22 +357,22 @@ def test_the_restore_step_writes_the_base_harness_from_the_image(
     module = work / "tests" / "properties" / "test_slug_properties.py"
     module.write_text("def test_p():\n    assert True\n")
     completed, _, calls = run_in_image_step(
-        "Restore the base commit's test harness", work, fake_docker, BASE=base
+        "Lay out the base commit's test tree", work, fake_docker, BASE=base
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert completed.stdout.endswith(
-        f"waiver: harness from trusted revision {base}: 1 locked files restored, "
+        f"waiver: tests from trusted revision {base}: 1 files restored, "
         "tests/properties/test_slug_properties.py; 1 removed, conftest.py\n"
     )
     assert not (work / "conftest.py").exists()
     (call,) = calls
     # The one run that may write the workspace.
     assert f"type=bind,source={work},target=/github/workspace" in call
-    assert call[call.index("--entrypoint") :][3:7] == ["-P", "-m", "waiver", "restore-harness"]
+    assert call[call.index("--entrypoint") :][3:7] == ["-P", "-m", "waiver", "restore-tests"]
 
 
 def forge_waiver(work: Path) -> None:
-    """A `waiver/` package committed by the change: a check-lock and a restore that say all
+    """A `waiver/` package committed by the change: a check-lock and a layout that say all
     is well and do nothing, as it would run were the checkout on the image's sys.path."""
     (work / "waiver").mkdir()
     (work / "waiver" / "__init__.py").write_text("")
@@ -391,14 +391,14 @@ def test_a_waiver_package_in_the_change_is_not_the_lock_check_that_runs(
     assert "fixtures/slugs.json" in completed.stdout
 
 
-def test_a_waiver_package_in_the_change_is_not_the_harness_restore_that_runs(
+def test_a_waiver_package_in_the_change_is_not_the_layout_that_runs(
     change: tuple[Path, str], fake_docker: tuple[Path, Path]
 ) -> None:
     work, base = change
     forge_waiver(work)
     (work / "conftest.py").write_text("def pytest_runtest_call(item):\n    pass\n")
     completed, _, _ = run_in_image_step(
-        "Restore the base commit's test harness", work, fake_docker, BASE=base
+        "Lay out the base commit's test tree", work, fake_docker, BASE=base
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "forged waiver" not in completed.stdout
@@ -411,12 +411,11 @@ def test_the_restore_step_stops_without_a_base_commit(
 ) -> None:
     work, _ = change
     completed, _, calls = run_in_image_step(
-        "Restore the base commit's test harness", work, fake_docker, BASE=base
+        "Lay out the base commit's test tree", work, fake_docker, BASE=base
     )
     assert completed.returncode == 1
     assert completed.stderr == (
-        "No base commit for this event: pass harness-from-base: false to replay with the "
-        "change's own harness.\n"
+        "No base commit for this event, so no trusted test tree to run the property suite from.\n"
     )
     assert calls == []
 
@@ -435,7 +434,7 @@ def test_run_in_image_runs_nothing_but_its_five_commands(
     )  # fmt: skip
     assert completed.returncode == 2
     assert (
-        "runs restore-harness, check-lock, history, red-green-plan or red-green, not"
+        "runs restore-tests, check-lock, history, change-tests-plan or red-green, not"
         in completed.stdout
     )
     assert log.read_text() == ""

@@ -1,5 +1,5 @@
-"""When the property job cannot restore the base commit's harness, the gate job names that
-as the cause of the missing property report: the restore step's own output, wired from the
+"""When the property job cannot lay out the base commit's test tree, the gate job names that
+as the cause of the missing property report: the layout step's own output, wired from the
 properties job to a step of the gate job, each script run as the runner runs it."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import yaml
 from helpers.support import REPO, read_github_output, workflow_step
 
 WORKFLOW = yaml.safe_load((REPO / ".github" / "workflows" / "waiver-gate.yml").read_text())
-RESTORE = "Restore the base commit's test harness"
+RESTORE = "Lay out the base commit's test tree"
 NAMED = "Name why the property report is missing"
 
 
@@ -42,15 +42,15 @@ def test_the_restore_step_says_failed_until_it_is_done(
     code, folder = run_step("properties", RESTORE, tmp_path, {"BASE": "a" * 40, "LOCK": "l"})
 
     assert code == exit_code
-    assert read_github_output((folder / "output").read_text())["harness-restore"] == said
+    assert read_github_output((folder / "output").read_text())["tests-restore"] == said
 
 
 def test_the_gate_job_names_the_cause_when_the_restore_failed(tmp_path: Path) -> None:
     outputs = WORKFLOW["jobs"]["properties"]["outputs"]
-    assert outputs["harness-restore"] == "${{ steps.restore.outputs.harness-restore }}"
+    assert outputs["tests-restore"] == "${{ steps.restore.outputs.tests-restore }}"
     assert workflow_step(WORKFLOW, "properties", RESTORE)["id"] == "restore"
     named = workflow_step(WORKFLOW, "gate", NAMED)
-    assert named["if"] == "${{ needs.properties.outputs.harness-restore == 'failed' }}"
+    assert named["if"] == "${{ needs.properties.outputs.tests-restore == 'failed' }}"
     gate_steps = [s["name"] for s in WORKFLOW["jobs"]["gate"]["steps"]]
     assert gate_steps.index(NAMED) < gate_steps.index("Classify every test id")
 
@@ -58,7 +58,7 @@ def test_the_gate_job_names_the_cause_when_the_restore_failed(tmp_path: Path) ->
 
     assert code == 0
     assert (folder / "summary").read_text() == (
-        "**Why the property report is missing:** the property job could not restore the base "
-        "commit's test harness (its log says why), so the property suite never ran and left no "
+        "**Why the property report is missing:** the property job could not lay out the base "
+        "commit's test tree (its log says why), so the property suite never ran and left no "
         "report.\n\n"
     )

@@ -1,7 +1,8 @@
 """A base commit and one change on the bundled example, replayed and gated as a user runs
 them: the example committed and locked by plain `waiver lock`, one change commit, `waiver
-replay` with real pytest runs (with the change's own harness, or with `--harness-from
-BASE`), then the gate with `--trusted-ref BASE`."""
+replay` with real pytest runs (with the change's own test tree; or with `--tests-from
+BASE`, the base's test tree, after `waiver change-tests` ran the change's new and edited
+tests apart), then the gate with `--trusted-ref BASE` (and `--change-tests`)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def pytest_runtest_makereport(item, call):
 """
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 LOCK = ["lock", "--fixtures", "fixtures", "--property-suite", "tests/properties"]
+# Where the change's new and edited tests replay apart, on its own tree.
+CHANGE_TESTS = "change-reports"
 Patch = Callable[[Path], None]
 
 
@@ -54,15 +57,19 @@ def commit_locked(work: Path) -> str:
 
 
 def replay_and_gate(
-    work: Path, base: str, harness_from: bool, replays: int = 2
+    work: Path, base: str, tests_from: bool, replays: int = 2
 ) -> tuple[int, int, dict[str, Any]]:
-    """`waiver replay` (with the base's harness or the change's own), then the gate:
-    (replay exit, gate exit, report)."""
+    """`waiver replay` (of the base's test tree, the change's new and edited tests run apart
+    first, or of the change's own tree), then the gate: (replay exit, gate exit, report)."""
     properties = shlex.join([*PYTEST, "tests/properties", "--junitxml={junit}"])
-    restore = ["--harness-from", base] if harness_from else []
+    restore = ["--tests-from", base] if tests_from else []
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(work)
         patch.setenv("DEMO_COUNTER", str(work / ".demo-counter"))
+        if tests_from:
+            change = ["change-tests", "--base", base, "-n", str(replays), "--out", CHANGE_TESTS]
+            change += ["--known-tests", "known-tests.txt", "--", *PYTEST, "--junitxml={junit}"]
+            assert main(change) == 0
         replayed = main(
             ["replay", "-n", str(replays), "--out", "reports", *restore,
              "--properties-first", properties, "--", *PYTEST, "tests/assertions",
@@ -73,8 +80,18 @@ def replay_and_gate(
 
 
 def gate_change(work: Path, base: str, *extra: str) -> tuple[int, dict[str, Any]]:
-    """The gate on the change's replays in `work/reports`, against the trusted `base`."""
-    return run_gate(work, "--trusted-ref", base, *extra, properties="reports/properties.xml")
+    """The gate on the change's replays in `work/reports`, against the trusted `base`, with
+    the change's own tests where they ran apart."""
+    return run_gate(
+        work, "--trusted-ref", base, *change_tests(work), *extra,
+        properties="reports/properties.xml",
+    )  # fmt: skip
+
+
+def change_tests(work: Path) -> list[str]:
+    """`--change-tests` of the folder `replay_and_gate` ran the change's tests into, if it did."""
+    folder = work / CHANGE_TESTS
+    return ["--change-tests", str(folder)] if folder.exists() else []
 
 
 def commit_change(work: Path, patch: Patch) -> None:

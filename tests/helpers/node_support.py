@@ -24,6 +24,7 @@ import pytest
 
 from helpers.support import git, load_report
 from waiver.cli import main
+from waiver.runners import runner_named
 
 # The versions the tests install: jest 29 with jest-junit, mocha 10 (its `xunit` reporter
 # writes each test's file from 10.4 on) with mocha-junit-reporter, whose reports the gate
@@ -38,14 +39,18 @@ PACKAGES = (
     "vitest@2.1.9",
 )
 NOW = "2026-01-01T00:00:00+00:00"
-IGNORED = "node_modules\nreports/\nwaiver.json\nsummary.md\n"
+IGNORED = "node_modules\nreports/\nchange-reports/\nwaiver.json\nsummary.md\n"
 Patch = Callable[[Path], None]
 
 
-def node_install(cache: Path) -> Path:
-    """`node_modules` with the runners installed, shared by every worker of the session and
-    installed again when the list of packages changes; skipped (failed in CI) when node or
-    npm is missing or the registry cannot be reached."""
+# mocha 9, whose `xunit` reporter writes no file on a testcase: its ids name none.
+MOCHA_9 = ("mocha@9.2.2", "chai@4.5.0")
+
+
+def node_install(cache: Path, packages: tuple[str, ...] = PACKAGES) -> Path:
+    """`node_modules` with `packages` (the runners, by default) installed, shared by every
+    worker of the session and installed again when the list of packages changes; skipped
+    (failed in CI) when node or npm is missing or the registry cannot be reached."""
     in_ci = os.environ.get("CI") == "true"
     if shutil.which("node") is None or shutil.which("npm") is None:
         if in_ci:
@@ -55,12 +60,12 @@ def node_install(cache: Path) -> Path:
     with open(cache / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         modules = cache / "node_modules"
-        wanted = "\n".join(PACKAGES) + "\n"
+        wanted = "\n".join(packages) + "\n"
         installed = cache / ".installed"
         if not installed.exists() or installed.read_text() != wanted:
             (cache / "package.json").write_text('{"name": "runners", "private": true}\n')
             completed = subprocess.run(
-                ["npm", "install", "--no-audit", "--no-fund", "--no-save", *PACKAGES],
+                ["npm", "install", "--no-audit", "--no-fund", "--no-save", *packages],
                 cwd=cache,
                 capture_output=True,
                 text=True,
@@ -138,15 +143,30 @@ class Project:
             git(self.work, "add", "-f", *forced)
         git(self.work, "commit", "--quiet", "-m", "change")
 
+    def change_tests(self, base: str, replays: int) -> list[str]:
+        """The change's new and edited tests replayed apart on its tree, with the command
+        init writes for the runner: the gate's `--change-tests` of them."""
+        out = self.work / "change-reports"
+        if out.exists():
+            shutil.rmtree(out)
+        command = runner_named(self.runner).red_green_command()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(self.work)
+            assert main(["change-tests", "--base", base, "-n", str(replays), "--out", str(out),
+                         "--config", "waiver.yml", "--", "sh", "-c", command]) == 0  # fmt: skip
+        return ["--change-tests", str(out)]
+
     def replay_and_gate(
-        self, base: str, harness_from: bool = True, replays: int = 3
+        self, base: str, tests_from: bool = True, replays: int = 3
     ) -> tuple[int, dict[str, Any]]:
-        """The change replayed (with the base's harness by default) and gated: the gate's
-        exit code and its report."""
+        """The change replayed and gated: by default its new and edited tests apart, then
+        the base's test tree on its code; else its own tree. The gate's exit code and its
+        report."""
         reports = self.work / "reports"
         if reports.exists():
             shutil.rmtree(reports)
-        restore = ["--harness-from", base, "--config", "waiver.yml"] if harness_from else []
+        restore = ["--tests-from", base, "--config", "waiver.yml"] if tests_from else []
+        change = self.change_tests(base, replays) if tests_from else []
         self.replay(str(reports), replays, *restore)
         gated = main(
             ["gate", "--root", str(self.work), "--reports", str(reports),
@@ -155,7 +175,7 @@ class Project:
              "--known-tests", str(self.work / "known-tests.txt"),
              "--config", str(self.work / "waiver.yml"),
              "--out", str(self.work / "waiver.json"), "--now", NOW,
-             "--replays", str(replays), "--trusted-ref", base]
+             "--replays", str(replays), "--trusted-ref", base, *change]
         )  # fmt: skip
         return gated, load_report(self.work / "waiver.json")
 

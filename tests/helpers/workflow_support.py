@@ -319,9 +319,10 @@ def copy_files(source: Path, names: Iterable[str], folder: Path) -> None:
             shutil.copy2(source / name, folder / name)
 
 
-def waiver_repository(folder: Path) -> str:
-    """This checkout's waiver as a git repository in `folder`; its commit."""
-    copy_files(REPO, WAIVER_FILES, folder)
+def waiver_repository(folder: Path, source: Path = REPO) -> str:
+    """The waiver of `source` (this checkout's by default) as a git repository in
+    `folder`; its commit."""
+    copy_files(source, WAIVER_FILES, folder)
     git(folder, "init", "--quiet")
     return commit_all(folder, "waiver")
 
@@ -413,9 +414,10 @@ class WorkflowRun:
 class Repositories:
     """waiver and the example as local git repositories, made once and shared by runs."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, source: Path = REPO) -> None:
         self.folder = folder
-        self.waiver_commit = waiver_repository(folder / WAIVER_REPOSITORY)
+        self.source = source  # whose waiver, and whose reusable workflow, the runs use
+        self.waiver_commit = waiver_repository(folder / WAIVER_REPOSITORY, source)
         self.base_commit = demo_repository(folder / "base")
 
     def change(self, name: str) -> Path:
@@ -435,17 +437,19 @@ def run_workflow(
     inputs: dict[str, Any],
     event_name: str = "pull_request",
     extra: tuple[str, ...] = (),
+    workflow: Path = WORKFLOW,
 ) -> WorkflowRun:
     """act on a pull request's event (`event_name`: pull_request, or pull_request_review),
     or a merge group's or a push's to main whose commit is the clone's HEAD, with base (the
-    commit before) `base_commit`; `extra` are more act arguments (`--env`, `-s`).
+    commit before) `base_commit`; `extra` are more act arguments (`--env`, `-s`);
+    `workflow` is the reusable workflow (this checkout's by default).
 
     The workflows are written into the clone but not committed: the jobs check out commits.
     """
     run = demo.parents[2]
     workflows = demo / ".github" / "workflows"
     workflows.mkdir(parents=True, exist_ok=True)
-    shutil.copy(WORKFLOW, workflows / "waiver-gate.yml")
+    shutil.copy(workflow, workflows / "waiver-gate.yml")
     (workflows / "caller.yml").write_text(caller_workflow(inputs))
     head = git(demo, "rev-parse", "HEAD")
     event = run / "event.json"

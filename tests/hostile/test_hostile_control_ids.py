@@ -1,6 +1,6 @@
 """Test ids holding control characters (NUL, a newline, a tab, DEL, C1), refused where
 they enter: a report's testcase, a registry's line, the ids `waiver red-green` is given and
-the change's registry that `waiver red-green-plan` reads. Never an exit 3, never an id
+the change's registry that `waiver change-tests-plan` reads. Never an exit 3, never an id
 passed on."""
 
 from __future__ import annotations
@@ -134,14 +134,14 @@ def test_red_green_refuses_one_in_a_report_naming_the_report(
     assert "Traceback" not in err
 
 
-def test_red_green_plan_refuses_a_change_whose_registry_holds_one(
+def test_change_tests_plan_refuses_a_change_whose_registry_holds_one(
     tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     git(tmp_path, "init", "--quiet")
     base = commit(tmp_path, {**BASE, "known-tests.txt": f"{KNOWN}\n"}, "base")
     commit(tmp_path, {"known-tests.txt": f"{KNOWN}\ntests/test_calc.py::test_\x00x\n"}, "change")
-    code = main(["red-green-plan", "--trusted-ref", base, "--out", "plan",
+    code = main(["change-tests-plan", "--trusted-ref", base, "--out", "plan",
                  "--known-tests", "known-tests.txt"])  # fmt: skip
     assert code == 2
     err = capfd.readouterr().err

@@ -40,8 +40,8 @@ def test_every_command_that_resolves_the_harness_refuses_nested_toml(
     commands = [
         ["lock", "--root", str(repo.root), "--fixtures", str(repo.root / "fixtures"),
          "--out", str(repo.root / "new.lock")],
-        ["restore-harness", "--from", base, *root],
-        ["replay", "-n", "1", "--out", str(repo.root / "out"), "--harness-from", base, *root,
+        ["restore-tests", "--from", base, *root],
+        ["replay", "-n", "1", "--out", str(repo.root / "out"), "--tests-from", base, *root,
          "--", "true"],
         repo.args("--trusted-ref", base),
     ]  # fmt: skip

@@ -64,7 +64,7 @@ def test_a_new_babel_config_that_strips_the_assertions_is_drift(
 
     jest.commit_change(strip)
     # With the change's own harness its replays pass: the config is live.
-    gated, report = jest.replay_and_gate(base, harness_from=False)
+    gated, report = jest.replay_and_gate(base, tests_from=False)
     assert report["rows"] and {row["replay_pass"] for row in report["rows"]} == {3}
     assert gated == 1
     assert set(classes(report).values()) == {"fixture_drift"}
@@ -82,7 +82,7 @@ def test_a_tracked_file_under_node_modules_is_drift(project: tuple[Project, str]
         replace_file(installed / "build/index.js", LENIENT_EXPECT)
 
     jest.commit_change(lenient, "node_modules/expect/build/index.js")
-    gated, report = jest.replay_and_gate(base, harness_from=False)
+    gated, report = jest.replay_and_gate(base, tests_from=False)
     assert {row["replay_pass"] for row in report["rows"]} == {3}  # the matchers never throw
     assert gated == 1
     assert set(classes(report).values()) == {"fixture_drift"}

@@ -48,7 +48,7 @@ def test_a_new_mocharc_whose_hook_swallows_failures_is_drift(
     mocha, base = project
     mocha.commit_change(swallow)
     # With the change's own harness its replays pass: the hook is live.
-    gated, report = mocha.replay_and_gate(base, harness_from=False)
+    gated, report = mocha.replay_and_gate(base, tests_from=False)
     assert {row["replay_pass"] for row in report["rows"]} == {3}
     assert gated == 1
     assert set(classes(report).values()) == {"fixture_drift"}
@@ -60,8 +60,9 @@ def test_a_new_mocharc_is_taken_out_before_the_base_harness_replays(
 ) -> None:
     mocha, base = project
     mocha.commit_change(swallow)
-    gated, report = mocha.replay_and_gate(base, harness_from=True)
-    assert not (mocha.work / ".mocharc.yml").exists()
+    gated, report = mocha.replay_and_gate(base, tests_from=True)
+    # The layout took it out for the replays, and put the change's tree back after them.
+    assert (mocha.work / ".mocharc.yml").exists()
     assert gated == 1
     assert set(classes(report).values()) == {"fixture_drift"}
     assert ".mocharc.yml" in drifted(report)
@@ -98,7 +99,8 @@ def test_two_tests_of_one_title_in_one_file_are_named_with_their_file(
         replace_file(test, test.read_text() + "\nit('loads', () => {});\n")
 
     mocha.commit_change(twice)
-    _, report = mocha.replay_and_gate(base)
+    # The change's own tree: the base's, which the verdict replays run, has one of them.
+    _, report = mocha.replay_and_gate(base, tests_from=False)
     assert report["replays"]["collapsed"] == [
         {"test_id": "test/calc.spec.js::loads", "testcases": 2, "file": "test/calc.spec.js"}
     ]

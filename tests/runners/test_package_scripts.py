@@ -60,9 +60,9 @@ def test_init_locks_the_scripts_the_commands_run(initialised: tuple[Path, str]) 
     assert "# [scripts.test] " in lock and "# [scripts.test:props] " in lock
 
 
-@pytest.mark.parametrize("harness_from", [False, True])
+@pytest.mark.parametrize("tests_from", [False, True])
 def test_a_script_edited_to_strip_failures_drifts(
-    initialised: tuple[Path, str], harness_from: bool
+    initialised: tuple[Path, str], tests_from: bool
 ) -> None:
     root, base = initialised
     project = Project(root, "vitest", ["npm", "run", "test:props"], ["npm", "test"])
@@ -72,7 +72,7 @@ def test_a_script_edited_to_strip_failures_drifts(
         replace_file(work / "package.json", package({**SCRIPTS, "test": STRIPS}))
 
     project.commit_change(strip)
-    gated, report = project.replay_and_gate(base, harness_from=harness_from)
+    gated, report = project.replay_and_gate(base, tests_from=tests_from)
     assert (gated, report["verdict"]) == (1, "blocked")
     assert set(classes(report).values()) == {"fixture_drift"}
     assert "package.json" in drifted(report)

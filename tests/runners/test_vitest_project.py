@@ -49,7 +49,7 @@ def test_a_new_vite_config_that_strips_the_assertions_is_drift(
         replace_file(work / "vite.config.ts", STRIP_EXPECT)
 
     vitest.commit_change(strip)
-    gated, report = vitest.replay_and_gate(base, harness_from=False)
+    gated, report = vitest.replay_and_gate(base, tests_from=False)
     assert {row["replay_pass"] for row in report["rows"]} == {3}  # the plugin is live
     assert gated == 1
     assert set(classes(report).values()) == {"fixture_drift"}

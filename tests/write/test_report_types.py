@@ -44,6 +44,8 @@ PLACES: dict[str, str] = {
     "ProvenanceJson": "/properties/provenance",
     "HistoryUsedJson": "/properties/history",
     "RowHistoryJson": "/$defs/row/properties/history",
+    "RowBaseVersionJson": "/$defs/base_version",
+    "ChangeTestsJson": "/properties/change_tests",
     "RefusedJson": "/properties/approvals/properties/refused/items",
     "AdmittedByJson": "/$defs/admission",
     "ErrorJson": "/properties/error",

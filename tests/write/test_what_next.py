@@ -14,6 +14,7 @@ import pytest
 from helpers.change_support import (
     NEW,
     NEW_TEST,
+    change_tests,
     commit_base,
     commit_change,
     fix_slugify,
@@ -150,7 +151,7 @@ def test_a_new_test_row_says_whether_the_registry_must_list_it_first(
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, _add_unlisted_test)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert (replayed, gated) == (0, 1)
     assert report["registry"]["change_lists"] == []
     approval = "an approval of the head commit by a writer who wrote none of it admits it"
@@ -165,7 +166,10 @@ def test_a_new_test_row_says_whether_the_registry_must_list_it_first(
     registry.write_text(registry.read_text() + NEW + "\n")
     git(work, "commit", "--quiet", "-m", "list it", "known-tests.txt")
     properties = str(work / "reports/properties.xml")
-    assert main(gate_args(work, "--trusted-ref", base, "--properties", properties)) == 1
+    gated = main(
+        gate_args(work, "--trusted-ref", base, "--properties", properties, *change_tests(work))
+    )
+    assert gated == 1
     report = load_report(work / "waiver.json")
     assert report["registry"]["change_lists"] == [NEW]
     assert f"  unknown_test (new)  5/5 ✔✔✔✔✔       {NEW}\n      {approval}\n" in (

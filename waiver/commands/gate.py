@@ -51,6 +51,7 @@ def _run(args: argparse.Namespace) -> int:
         provenance=args.provenance,
         history=args.history,
         red_green=tuple(args.red_green),
+        change_tests=args.change_tests,
         environment=os.environ,
         terminal=not on_github(os.environ),
     )
@@ -155,6 +156,14 @@ def _add_replay_arguments(parser: argparse.ArgumentParser) -> None:
         "--base-reports",
         metavar="DIR",
         help="replays of the trusted base revision, in the layout of --reports: evidence only",
+    )
+    parser.add_argument(
+        "--change-tests",
+        metavar="DIR",
+        help="replays of the change's new and edited tests on its own tree (`waiver "
+        "change-tests`), --replays of them, any number of files each: with it, --reports "
+        "are replays of the base's test tree (`waiver replay --tests-from`), and these "
+        "give the new, edited and deleted tests' rows, for review",
     )
     parser.add_argument(
         "--base-replays",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from waiver.commands.support import full_commit, moment, now_of
+from waiver.commands.support import commit_argument, moment, now_of
 from waiver.decide.decision import check_policy
 from waiver.decide.history import History, fold
 from waiver.decide.history_rates import ranked
@@ -178,7 +178,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     recorder.add_argument(
         "--head",
-        type=full_commit,
+        type=commit_argument,
         metavar="COMMIT",
         help="the commit the run replayed (a push's head): a pull request on that commit then "
         "takes the run's rows as its base replays",

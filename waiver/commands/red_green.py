@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from waiver.commands.support import seconds, whole_number
+from waiver.commands.support import full_commit, new_folder, seconds, whole_number
 from waiver.decide.policy import Policy
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.read.harness.named import Harness
@@ -35,7 +35,7 @@ from waiver.read.policy.policy_file import read_policy
 from waiver.read.red_green import FORMAT, OUTCOMES_FILE
 from waiver.read.red_green_ids import checked_ids, read_tests_file, tests_from_report
 from waiver.read.red_green_replays import Seen, read_replay, read_replayed, tally
-from waiver.read.trusted.git import COMMIT_ID, GitRevision
+from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.replay.red_green_tree import lay_out
 from waiver.replay.runner import Progress, Run, Runner
@@ -84,19 +84,13 @@ def shard_of(tests: Sequence[str], shard: tuple[int, int]) -> tuple[str, ...]:
 
 
 def check_options(options: RedGreenOptions) -> None:
-    if not COMMIT_ID.fullmatch(options.base):
-        raise UsageError(
-            f"--base {options.base}: give the base's full commit id (a branch, tag or short "
-            "id is refused)"
-        )
+    full_commit("--base", options.base)
     if options.replayed is not None:
         if options.command:
             raise UsageError("--replayed reads replays already run: give no command")
     elif not options.command:
         raise UsageError("give the test command after --")
-    os.makedirs(options.out, exist_ok=True)
-    if os.listdir(options.out):
-        raise UsageError(f"{options.out} is not empty: waiver red-green writes into a new folder")
+    new_folder(options.out, "red-green")
 
 
 def by_file(runner: TestRunner, ids: Sequence[str]) -> list[tuple[str, list[str]]]:
@@ -353,7 +347,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--replayed",
         metavar="DIR",
         help="run no command: read the replays already run, DIR/run-<n>/*.xml, on the tree "
-        "`waiver red-green-plan --lay-out` wrote (the reusable workflow's red-green job)",
+        "`waiver change-tests-plan --lay-out` wrote (the reusable workflow's red-green job)",
     )
     parser.add_argument(
         "--config",

@@ -23,14 +23,14 @@ from waiver.commands.check_lock import (
     check_lock,
     print_lock_check,
 )
-from waiver.commands.restore_harness import HarnessSource, add_harness_source, trusted_harness
+from waiver.commands.restore_tests import TestsSource, add_tests_source, trusted_tests
 from waiver.commands.support import seconds, whole_number
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR, InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.read.lock.drift import LockPaths
 from waiver.replay.runner import LiveProgress, Progress, Run, Runner, Stopped, stop_on_signals
 from waiver.write.escape import log_line
-from waiver.write.restore import TrustedHarness, describe_restore, restore_locked_files
+from waiver.write.test_tree import TrustedTests, describe_tests, keep, plan_of, restore_tests
 
 # A replay stopped by a signal exits as a shell reports a command the signal ended: 128 + its
 # number (130 after Ctrl-C, 143 after SIGTERM). It has no verdict to give.
@@ -44,7 +44,7 @@ class ReplayOptions:
     command: Sequence[str]
     timeout: float | None = None
     properties_first: str | None = None
-    harness_from: TrustedHarness | None = None
+    tests_from: TrustedTests | None = None
     lock_check: LockCheck | None = None
 
 
@@ -94,7 +94,7 @@ def _property_stop(run: Run, out: str) -> str | None:
 def _drift_stop(check: LockCheck | None, stream: TextIO) -> str | None:
     """Why drift stops `waiver replay` before any replay, or None when replays may run.
 
-    Checked on the tree as the change left it, before the trusted harness is restored
+    Checked on the tree as the change left it, before the trusted test tree is laid out
     over it: the gate sees the change's tree, and no replay can change a drifted verdict.
     """
     if check is None:
@@ -149,9 +149,16 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
     properties = _check(options)
     _prepare(options.out)
     drift = _drift_stop(options.lock_check, stream)
-    if options.harness_from is not None:
-        restored = restore_locked_files(options.harness_from)
-        print(describe_restore(options.harness_from, restored), file=stream)
+    kept = None
+    if options.tests_from is not None:
+        plan = plan_of(options.tests_from)
+        kept = keep(options.tests_from, plan)
+        try:
+            restored = restore_tests(options.tests_from, plan)
+        except BaseException:
+            kept.put_back()
+            raise
+        print(describe_tests(options.tests_from, restored, plan), file=stream)
     live = stream.isatty() and not os.environ.get("CI")
     runner = Runner(options.out, options.timeout, (LiveProgress if live else Progress)(stream))
     env = dict(os.environ)
@@ -170,6 +177,9 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
         return STOPPED_EXIT + stopped.signum
     finally:
         runner.close()
+        if kept is not None:
+            # The work tree as it was: the change's own files, for the gate to read.
+            kept.put_back()
     if stops:
         print("\n".join(stops), file=stream)
         return EXIT_BLOCKED  # drift or a failed property: no replay can unblock the gate
@@ -194,9 +204,9 @@ def run(args: argparse.Namespace) -> int:
         command=command[1:] if command[:1] == ["--"] else command,
         timeout=args.timeout,
         properties_first=args.properties_first,
-        harness_from=None
-        if args.harness_from is None
-        else trusted_harness(HarnessSource(args.lock, args.config, args.root), args.harness_from),
+        tests_from=None
+        if args.tests_from is None
+        else trusted_tests(TestsSource(args.lock, args.config, args.root), args.tests_from),
         lock_check=None
         if args.fixtures is None
         else LockCheck(
@@ -225,11 +235,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="the property suite, one shell-quoted string, run once first to DIR/properties.xml",
     )
     parser.add_argument(
-        "--harness-from",
+        "--tests-from",
         metavar="COMMIT",
-        help="first restore the files the lock at this commit lists, and its test harness",
+        help="first lay out this commit's test tree (as `waiver restore-tests` does): replay "
+        "its tests against the work tree's code",
     )
-    add_harness_source(parser)
+    add_tests_source(parser)
     parser.add_argument(
         "--fixtures",
         metavar="DIR",

@@ -9,10 +9,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR
+from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR, UsageError
 from waiver.github.workflow import on_github
 from waiver.model import BASE_WORDS, BaseMeaning
-from waiver.read.trusted.git import COMMIT_ID
+from waiver.read.policy.policy_file import read_policy
+from waiver.read.policy.settings import Flags, Settings, effective
+from waiver.read.trusted.git import COMMIT_ID, GitRevision
 from waiver.write.escape import log_line
 from waiver.write.terminal import render_terminal
 
@@ -27,7 +29,7 @@ def moment(text: str) -> datetime:
     return moment
 
 
-def full_commit(text: str) -> str:
+def commit_argument(text: str) -> str:
     """An argparse type: a full commit id; a branch, tag or short id could be moved."""
     if not COMMIT_ID.fullmatch(text):
         raise argparse.ArgumentTypeError(f"not a full commit id: {text!r}")
@@ -65,6 +67,34 @@ def seconds(most: float | None = None) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def full_commit(flag: str, commit: str) -> str:
+    """`commit` when it is a full commit id: a branch, tag or short id, which the change
+    could take over, is a usage error."""
+    if not COMMIT_ID.fullmatch(commit):
+        raise UsageError(
+            f"{flag} {commit}: give the base's full commit id (a branch, tag or short id is "
+            "refused)"
+        )
+    return commit
+
+
+def new_folder(out: str, command: str) -> None:
+    """Make `out`, which must be new or empty: what an earlier run left is not this run's."""
+    os.makedirs(out, exist_ok=True)
+    if os.listdir(out):
+        raise UsageError(f"{out} is not empty: waiver {command} writes into a new folder")
+
+
+def base_settings(
+    root: str, commit: str, config: str | None, registry: str | None
+) -> tuple[GitRevision, Settings]:
+    """The trusted base and the settings of its policy file (`config`, read there), with
+    `registry` given by a flag."""
+    revision = GitRevision(root, commit)
+    policy_file = None if config is None else read_policy(revision, config)
+    return revision, effective(policy_file, Flags(registry=registry), root)
 
 
 def now_of(given: datetime | None) -> datetime:

@@ -22,6 +22,8 @@ from waiver.model import (
     BaseEvidence,
     BaseFinding,
     BaseMeaning,
+    BaseVersionFinding,
+    BaseVersionMeaning,
     Case,
     Decision,
     Evidence,
@@ -140,6 +142,24 @@ def base_finding(evidence: Evidence, test_class: TestClass, policy: Policy) -> B
     )
 
 
+def base_version_finding(
+    outcomes: tuple[bool, ...] | None, policy: Policy
+) -> BaseVersionFinding | None:
+    """What the base's version of an edited or deleted test did on the change's code; None
+    when it was not told apart from the change's version (their tests did not run apart)."""
+    if outcomes is None:
+        return None
+    if len(outcomes) < policy.min_replays:
+        meaning = BaseVersionMeaning.SHORT
+    elif all(outcomes):
+        meaning = BaseVersionMeaning.KEPT
+    elif any(outcomes):
+        meaning = BaseVersionMeaning.FLAKY
+    else:
+        meaning = BaseVersionMeaning.BROKEN
+    return BaseVersionFinding(sum(outcomes), len(outcomes), meaning)
+
+
 def is_strict(test_id: str, policy: Policy) -> bool:
     return bool(policy.strict) and any(fnmatchcase(test_id, pattern) for pattern in policy.strict)
 
@@ -188,6 +208,7 @@ def _rows(
             unknown_reason(evidence) if test_class is TestClass.UNKNOWN_TEST else None,
             base,
             outcomes=outcomes,
+            base_version=base_version_finding(evidence.base_version, policy),
         )
         if review is not None and test_class in REVIEWABLE:
             rows.extend(_reviewed(case, finding, review, policy))

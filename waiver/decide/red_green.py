@@ -28,6 +28,17 @@ OUTCOME_WORDS = {
     RedGreenOutcome.NOT_RUN: "not run",
 }
 
+# For an edited test, what its red-green outcome says of the change's version: a test
+# rewritten to what the change does fails on the base's code and passes on the change's,
+# so it is no evidence that the change is right; its base version on the change's code is.
+EDITED_OUTCOME_WORDS = {
+    RedGreenOutcome.RED_GREEN: "the change's version fails on the base's code and passes on "
+    "the change's: it pins what the change does, so its base version is the evidence",
+    RedGreenOutcome.GREEN_GREEN: "the change's version passes on the base's code too",
+    RedGreenOutcome.FLAKY_ON_BASE: "the change's version is flaky on the base's code",
+    RedGreenOutcome.NOT_RUN: "the change's version was not run on the base's code",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class BaseRun:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import repeat
 
+from waiver.gate.change_tests import ChangeTests, change_cases
 from waiver.model import BaseEvidence, Case, Evidence
 from waiver.read.junit.replay import Tally, outcomes_of
 from waiver.read.junit.replay_set import ReplaySet
@@ -59,6 +60,7 @@ def build_cases(
     skipped: list[str],
     base: BaseStates | None = None,
     edited: frozenset[str] = frozenset(),
+    change: ChangeTests | None = None,
 ) -> list[Case]:
     """One case per distinct evidence, holding every test id seen or expected that has it.
 
@@ -66,7 +68,9 @@ def build_cases(
     appended to `skipped`. Each case carries the digests of the fixtures its tests are
     bound to (the whole set unless a policy binding says otherwise), and with base evidence
     the id's states on the base. An id in `edited` is a test whose definition the change
-    edited: its case says so.
+    edited: its case says so. With the change's own tests (`change`), the replays ran the
+    base's test tree, and an edited id's case, and a new id's that only the change's tests
+    ran, come from `waiver.gate.change_tests`.
     """
     tally: Tally = replays.tally
     extras = [0] * len(tally.ids)
@@ -78,12 +82,15 @@ def build_cases(
     on_base = base.of if base is not None else None
     bases = repeat(None, len(tally.ids)) if on_base is None else map(on_base, tally.ids)
     keys = zip(tally.state_rows(), listed, extras, bases, strict=True)
+    apart = edited if change is not None and registry is not None else frozenset()
     for test_id, key in zip(tally.ids, keys, strict=True):
-        groups[key].append(test_id)
+        if test_id not in apart:
+            groups[key].append(test_id)
     if registry is not None:
         # Known from the registry, in no replay of the change; the base may still have them.
         for test_id in registry.vanished:
-            groups[(), 1, 0, None if on_base is None else on_base(test_id)].append(test_id)
+            if test_id not in apart:
+                groups[(), 1, 0, None if on_base is None else on_base(test_id)].append(test_id)
     unreadable = len(replays.errors)
     cases = []
     for (states, listed_here, extra, states_on_base), ids in groups.items():
@@ -105,6 +112,8 @@ def build_cases(
                 base_here,
             )
             cases += _split_edited(bound_ids, evidence, edited)
+    if change is not None and registry is not None:
+        cases += change_cases(replays, registry, property_ok, fixtures, edited, change)
     return cases
 
 

@@ -31,6 +31,9 @@ class GateOptions:
     history: str | None = None
     # The files (or folders) `waiver red-green` wrote, one per shard: evidence beside rows.
     red_green: tuple[str, ...] = ()
+    # The replays of the change's new and edited tests on its own tree, run apart from the
+    # verdict replays (`reports`), which then ran the base's test tree.
+    change_tests: str | None = None
     # The environment `--approvals github` reads GitHub's API, token and event from.
     environment: Mapping[str, str] = field(default_factory=dict)
     # Whether the run's table is printed in the terminal (off a runner): it is rendered

@@ -17,6 +17,7 @@ from itertools import compress, filterfalse
 
 from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
+from waiver.gate.change_tests import ChangeTests, read_change_tests
 from waiver.gate.context import fixture_facts
 from waiver.gate.edited import EditedFacts, edited_ahead
 from waiver.gate.evidence import BaseStates, build_cases, failed_property_cases, replayed_base
@@ -83,6 +84,8 @@ class Classified:
     findings: dict[str, tuple[EditFinding, ...]] = field(default_factory=dict)
     # The diff of each edited Python test's definition (`waiver.read.definitions.diff`).
     diffs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The change's own tests, when they ran apart (`waiver.gate.change_tests`).
+    change: ChangeTests | None = None
 
 
 def classify_replays(
@@ -113,6 +116,9 @@ def classify_replays(
         replays = read_assertion_replays(options, settings, rule, skip)
         check_property_age(options.properties, properties, replays)
         base = read_base_replays(options, settings, rule, skip)
+        change = None
+        if skip is None:
+            change = read_change_tests(options.change_tests, settings, rule, options.replays)
         registry = None
         registered_properties: tuple[str, ...] = ()
         if settings.registry is not None:
@@ -134,6 +140,10 @@ def classify_replays(
         edits = EditedFacts({}, {}, {})
         if registry is not None and ahead is not None:
             listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
+            if change is not None:
+                # The base's version of a test may not even load on the change's code, and
+                # so vanish from the verdict replays: whether the change edited it decides.
+                listed += registry.vanished
             edits = ahead.facts(listed)
             # A registered property test the change edited proves nothing by passing,
             # wherever it lives (a selected suite's modules are not locked): a row of its
@@ -143,7 +153,14 @@ def classify_replays(
     skipped: list[str] = []
     base_states, base_facts = _base_evidence(options, base, history, protected.revision, skip)
     cases = build_cases(
-        replays, registry, property_ok, fixtures, skipped, base_states, frozenset(edits.edited)
+        replays,
+        registry,
+        property_ok,
+        fixtures,
+        skipped,
+        base_states,
+        frozenset(edits.edited),
+        change,
     )
     if not cases and not property_ok:
         cases = failed_property_cases(failed_properties, fixtures)
@@ -162,6 +179,7 @@ def classify_replays(
         edited=edits.edited,
         findings=edits.findings,
         diffs=edits.diffs,
+        change=change,
     )
 
 
@@ -243,7 +261,13 @@ def _gate(
     rule = runner_named(settings.policy.runner).test_ids(options.root)
     check_untracked(
         options.root,
-        (options.reports, options.base_reports, options.properties, *options.red_green),
+        (
+            options.reports,
+            options.base_reports,
+            options.properties,
+            options.change_tests,
+            *options.red_green,
+        ),
     )
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
@@ -304,6 +328,7 @@ def _gate(
         provenance=provenance,
         history=history_used,
         cost=cost,
+        change_tests=None if classified.change is None else classified.change.json(),
     )
     return report_json(decision, settings, context, now)
 

@@ -19,6 +19,7 @@ GATE_INPUTS: tuple[str, ...] = (
     "shards",
     "base-reports",
     "red-green",
+    "change-tests",
     "approvals",
     "provenance",
     "history",

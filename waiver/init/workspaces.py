@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 from fnmatch import fnmatchcase
 
-import yaml
-
 from waiver.init.node_layout import MAX_INIT_READ_BYTES, RUNNER_CONFIGS, read_package
+from waiver.read.bounded import load_bounded_yaml
 from waiver.runners import NODE_RUNNERS
 from waiver.runners.syntax import keyed_strings, parse
 
@@ -31,10 +30,8 @@ def _globs(root: str, package: dict[str, object]) -> tuple[str, list[str]]:
     path = os.path.join(root, PNPM_WORKSPACE)
     if os.path.isfile(path):
         with open(path, "rb") as stream:
-            try:
-                document = yaml.safe_load(stream.read(MAX_INIT_READ_BYTES))
-            except (yaml.YAMLError, RecursionError):
-                document = None
+            # Counted with its aliases expanded: a small file of nested aliases is refused.
+            document = load_bounded_yaml(stream.read(MAX_INIT_READ_BYTES), PNPM_WORKSPACE)
         listed = document.get("packages") if isinstance(document, dict) else None
         return "a pnpm workspace", [g for g in listed or [] if isinstance(g, str)]
     declared = package.get("workspaces")

@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from waiver.decide.cost import KINDS, Cost
 from waiver.errors import InputError
+from waiver.read.bounded import load_bounded_yaml
 from waiver.read.files import read_small
 from waiver.read.jsonfile import parse_json
 
@@ -140,8 +139,8 @@ def reusable_calls(text: bytes) -> list[str] | None:
     """The reusable workflows a workflow file's jobs call (`jobs.<id>.uses`), as written;
     None when the text is no YAML mapping. The file is the trusted base's, read as blobs."""
     try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError:
+        document = load_bounded_yaml(text, "the base's gate caller")
+    except InputError:
         return None
     if not isinstance(document, dict):
         return None

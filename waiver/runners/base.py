@@ -1,7 +1,7 @@
 """What the gate asks of a test runner: the same few questions, whichever runner it is.
 
 The gate reads JUnit from any producer, but what protects a verdict is the runner's: which
-files are its harness, how a report's testcase becomes a test id and which file that id
+files are its harness, which are its test tree, how a report's testcase becomes a test id and which file that id
 names, how a test's definition is compared between two commits, and what `waiver init`
 writes to run it. Each runner answers these in a module of its own (`waiver.runners`).
 """
@@ -14,6 +14,7 @@ from typing import Protocol
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn
+from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -33,6 +34,10 @@ class Runner(Protocol):
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         """The files this runner loads beyond pytest's built-in harness, found in `tree`,
         each with why it is harness."""
+
+    def test_tree(self, tree: FileTree) -> TestTree:
+        """Which files of a repository are test code or test data, by the configuration in
+        `tree` (the trusted base's): what the verdict replays take from the base."""
 
     def test_ids(self, root: str | None) -> TestIdRule:
         """The rule that turns a report's testcase into a test id, for reports and the

@@ -16,12 +16,24 @@ from collections.abc import Sequence
 from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
 from waiver.runners.node_harness import NodeRunnerFiles
+from waiver.runners.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     "jest",
     configs=("jest.config.*",),
     package_keys=("jest", "babel", "jest-junit"),
     mocks=True,
+)
+# jest's default `testMatch`, and the keys that set its own.
+SPECS = SpecKeys(
+    defaults=(
+        "**/__tests__/**/*.?([mc])[jt]s?(x)",
+        "**/?(*.)+(spec|test).?([mc])[jt]s?(x)",
+    ),
+    globs=frozenset({"testMatch"}),
+    regexes=frozenset({"testRegex"}),
+    package_key="jest",
+    data_folders=frozenset({"__snapshots__", "__fixtures__", "__mocks__"}),
 )
 # The reporter's settings, as environment variables so that no file of the change sets them;
 # and `--ci` as the variable jest reads it from, since a test that parses process.argv in a
@@ -134,5 +146,13 @@ def failed_load(test_file: str) -> tuple[str, str]:
 
 
 JEST = NodeRunner(
-    "jest", FILES, read_case, suite_commands, red_green, LEFT_OUT, VALUE_OPTIONS, failed_load
+    "jest",
+    FILES,
+    SPECS,
+    read_case,
+    suite_commands,
+    red_green,
+    LEFT_OUT,
+    VALUE_OPTIONS,
+    failed_load,
 )

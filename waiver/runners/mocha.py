@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
 from waiver.runners.node_harness import NodeRunnerFiles
+from waiver.runners.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     "mocha",
@@ -28,6 +29,9 @@ FILES = NodeRunnerFiles(
     package_keys=("mocha", "babel"),
     mocks=False,
 )
+# mocha's default `spec` (`./test`, its JavaScript files, not its subfolders), and the key
+# that sets its own.
+SPECS = SpecKeys(defaults=("test/*.{js,cjs,mjs}",), globs=frozenset({"spec"}), package_key="mocha")
 # What `xunit` writes as the file of a failed root-level hook: the root suite has none,
 # and the reporter writes JavaScript's `undefined` as text.
 NO_FILE = "undefined"
@@ -93,4 +97,6 @@ def red_green(invocation: Invocation) -> str:
     return words(_start(invocation), '--grep "$WAIVER_TEST_PATTERN" "$WAIVER_TEST_FILE"')
 
 
-MOCHA = NodeRunner("mocha", FILES, read_case, suite_commands, red_green, LEFT_OUT, VALUE_OPTIONS)
+MOCHA = NodeRunner(
+    "mocha", FILES, SPECS, read_case, suite_commands, red_green, LEFT_OUT, VALUE_OPTIONS
+)

@@ -22,6 +22,7 @@ from waiver.read.definitions.findings import edit_findings
 from waiver.read.harness.installs import node_install_edits
 from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
+from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -31,6 +32,7 @@ from waiver.runners.js_findings import script_findings
 from waiver.runners.js_reach import new_script_reach_ins
 from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node_harness import NodeRunnerFiles, node_harness
+from waiver.runners.node_test_tree import SpecKeys, node_test_tree
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
 # ("" when it cannot be placed) and whether the testcase carried it itself: its id, or None
@@ -131,11 +133,12 @@ def case_id(root: str | None, read_case: ReadCase) -> CaseId:
 
 @dataclass(frozen=True)
 class NodeRunner:
-    """A JavaScript runner: its harness names, how it reads a testcase, and the commands
-    `waiver init` writes."""
+    """A JavaScript runner: its harness names, how it names its spec files, how it reads a
+    testcase, and the commands `waiver init` writes."""
 
     runner: str
     harness_files: NodeRunnerFiles
+    spec_keys: SpecKeys
     read_case: ReadCase | None
     suite_commands: SuiteCommands
     # The red-green command: one test file's tests, chosen by the runner's name filter.
@@ -159,6 +162,9 @@ class NodeRunner:
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return node_harness(tree, self.harness_files)
+
+    def test_tree(self, tree: FileTree) -> TestTree:
+        return node_test_tree(tree, self.spec_keys, self.harness_files.configs)
 
     def test_ids(self, root: str | None) -> TestIdRule:
         if self.read_case is None:

@@ -1,10 +1,11 @@
 """pytest behind the runner interface: the gate's own functions, unchanged.
 
 Its harness is built into `waiver.read.harness` (conftests, configuration files, plugin
-modules, shadowing modules: [the harness](../../docs/harness.md)), its ids are the rule of
-`waiver.read.junit.testid`, its edited tests are compared by Python's syntax tree
-(`waiver.read.definitions.edited`), its kinds named (`waiver.read.definitions.findings`)
-and shown as a diff
+modules, shadowing modules: [the harness](../../docs/harness.md)), its test tree is what its
+configuration collects and the test folders that hold it (`waiver.read.harness.test_tree`),
+its ids are the rule of `waiver.read.junit.testid`, its edited tests are compared by
+Python's syntax tree (`waiver.read.definitions.edited`), its kinds named
+(`waiver.read.definitions.findings`) and shown as a diff
 (`waiver.read.definitions.diff`), and `waiver init` writes its commands
 (`waiver.init.suite_commands`).
 """
@@ -20,6 +21,7 @@ from waiver.read.definitions.findings import edit_findings
 from waiver.read.harness.installs import python_install_edits
 from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn, new_reach_ins
+from waiver.read.harness.test_tree import TestTree, pytest_test_tree
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -42,6 +44,9 @@ class Pytest:
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return {}  # pytest's harness is the built-in one
+
+    def test_tree(self, tree: FileTree) -> TestTree:
+        return pytest_test_tree(tree)
 
     def test_ids(self, root: str | None) -> TestIdRule:
         return TestIdRule(root)

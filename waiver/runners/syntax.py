@@ -75,15 +75,37 @@ def walk(node: Node) -> Iterator[Node]:
         pending.extend(reversed(current.children))
 
 
+# What a one-character escape of a JavaScript string stands for.
+ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+def _unescaped(part: Node) -> str:
+    """A string's part as the value holds it: an escape sequence decoded (a backslash and
+    a dot stand for a dot, two backslashes for one)."""
+    found = text(part)
+    if part.type != "escape_sequence" or len(found) < 2:
+        return found
+    body = found[1:]
+    if body[0] in "xu" and len(body) > 1:
+        digits = body[1:].strip("{}")
+        try:
+            return chr(int(digits, 16))
+        except (ValueError, OverflowError):
+            return found
+    if body in ("\n", "\r\n", "\r"):
+        return ""  # a line continuation
+    return ESCAPES.get(body, body if len(body) == 1 else "")
+
+
 def literal(node: Node) -> str | None:
-    """The value of a string literal, or a template without substitutions; None for anything
-    else."""
+    """The value of a string literal, or a template without substitutions, its escape
+    sequences decoded; None for anything else."""
     if node.type == "string":
-        return "".join(text(part) for part in node.named_children)
+        return "".join(_unescaped(part) for part in node.named_children)
     if node.type == "template_string" and not any(
         part.type == "template_substitution" for part in node.named_children
     ):
-        return "".join(text(part) for part in node.named_children)
+        return "".join(_unescaped(part) for part in node.named_children)
     return None
 
 

@@ -14,12 +14,20 @@ from collections.abc import Sequence
 from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
 from waiver.runners.node_harness import NodeRunnerFiles
+from waiver.runners.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     "vitest",
     configs=("vitest.config.*", "vitest.workspace.*", "vite.config.*"),
     package_keys=("babel",),
     mocks=True,
+)
+# vitest's default `test.include`, and the key that sets its own.
+SPECS = SpecKeys(
+    defaults=("**/*.{test,spec}.?(c|m)[jt]s?(x)",),
+    globs=frozenset({"include"}),
+    within="test",
+    data_folders=frozenset({"__snapshots__", "__fixtures__", "__mocks__"}),
 )
 
 REPORTERS = '--reporter=default --reporter=junit --outputFile.junit="$WAIVER_JUNIT"'
@@ -91,6 +99,7 @@ def failed_load(test_file: str) -> tuple[str, str]:
 VITEST = NodeRunner(
     "vitest",
     FILES,
+    SPECS,
     read_case,
     suite_commands,
     red_green,

@@ -18,6 +18,7 @@ from waiver.errors import InputError, UsageError
 from waiver.model import (
     BaseFinding,
     BaseMeaning,
+    BaseVersionFinding,
     Decision,
     Finding,
     FreezeProposal,
@@ -54,6 +55,8 @@ class Context:
     provenance: report_types.ProvenanceJson | None = None  # the reports' run, when given
     history: report_types.HistoryUsedJson | None = None  # the default branch's, when given
     cost: report_types.CostJson | None = None  # what the judged run's jobs cost, when known
+    # The change's own tests' reports, when its tests ran apart.
+    change_tests: report_types.ChangeTestsJson | None = None
 
 
 def proposal_json(proposal: FreezeProposal) -> report_types.ProposalJson:
@@ -81,6 +84,14 @@ def base_json(base: BaseFinding) -> report_types.RowBaseJson:
         "replay_total": base.replay_total,
         "meaning": base.meaning.value,
         "blocks": base.blocks,
+    }
+
+
+def base_version_json(finding: BaseVersionFinding) -> report_types.RowBaseVersionJson:
+    return {
+        "replay_pass": finding.replay_pass,
+        "replay_total": finding.replay_total,
+        "meaning": finding.meaning.value,
     }
 
 
@@ -113,6 +124,8 @@ def row_json(row: Row) -> report_types.RowJson:
         document["outcomes"] = list(row.outcomes)
     if row.history is not None:
         document["history"] = history_json(row.history)
+    if row.base_version is not None:
+        document["base_version"] = base_version_json(row.base_version)
     return document
 
 
@@ -190,6 +203,7 @@ def report_json(decision: Decision, settings: Settings, context: Context, now: d
         **({"provenance": context.provenance} if context.provenance is not None else {}),
         **({"history": context.history} if context.history is not None else {}),
         **({"cost": context.cost} if context.cost is not None else {}),
+        **({"change_tests": context.change_tests} if context.change_tests is not None else {}),
         # Present only when base replays were given: without them the report is as before.
         **(
             {"base": base_replays_json(context.base, base_counts(decision.rows))}

@@ -99,6 +99,15 @@ class RowRedGreenJson(TypedDict):
     blocks: bool
 
 
+class RowBaseVersionJson(TypedDict):
+    """An edited or deleted test's base version in the verdict replays, on the change's
+    code: what it pinned, kept or broken."""
+
+    replay_pass: int
+    replay_total: int
+    meaning: Literal["kept", "broken", "flaky", "short"]
+
+
 class RowHistoryJson(TypedDict):
     """The default branch's history of the row's test: evidence, never a class."""
 
@@ -173,6 +182,7 @@ RowJson = TypedDict(
         "red_green": NotRequired[RowRedGreenJson],
         "outcomes": NotRequired[Sequence[bool]],
         "history": NotRequired[RowHistoryJson],
+        "base_version": NotRequired[RowBaseVersionJson],
     },
 )
 
@@ -261,6 +271,17 @@ class ReplaysJson(TypedDict):
     skipped: NotRequired[Literal["property_violation", "fixture_drift"]]
     reason: NotRequired[str]
     collapsed: NotRequired[Sequence[CollapsedIdJson]]
+
+
+class ChangeTestsJson(TypedDict):
+    """The reports of the change's own tests, run apart on its tree: where they were read
+    from, how many replays, and why none could be read."""
+
+    reports: str
+    count: int
+    read: int
+    errors: Sequence[ReplayErrorJson]
+    problem: str | None
 
 
 class EditKindJson(TypedDict):
@@ -362,6 +383,7 @@ class ReportJson(TypedDict):
     provenance: NotRequired[ProvenanceJson]
     history: NotRequired[HistoryUsedJson]
     cost: NotRequired[CostJson]
+    change_tests: NotRequired[ChangeTestsJson]
     base: NotRequired[BaseJson]
 
 

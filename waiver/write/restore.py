@@ -1,4 +1,5 @@
-"""Put the trusted revision's locked files back into the work tree before the replays run.
+"""Put the trusted revision's locked files back into the work tree before the replays run:
+the first part of laying out the trusted test tree (`waiver.write.test_tree`).
 
 The replays run the change's code, so they are only as honest as the harness that writes
 their reports. Restored from the trusted revision, every file its lock lists (the harness
@@ -35,14 +36,14 @@ from waiver.read.lock.lock_file import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.trees import DiskTree
-from waiver.write.escape import log_line
 
 MAX_RESTORED_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
 class TrustedHarness:
-    """Where `waiver replay --harness-from` restores the locked files from."""
+    """Where the locked files and the harness are restored from, before the trusted test tree
+    is laid out over them (`waiver.write.test_tree`)."""
 
     root: str
     trusted: GitRevision
@@ -169,15 +170,3 @@ def remove_bytecode(root: str, locked: set[str]) -> list[str]:
         path for path in walk(DiskTree(root)).paths() if is_bytecode(path) and path not in locked
     )
     return [path for path in found if remove_beneath(root, path)]
-
-
-def describe_restore(source: TrustedHarness, restored: Restored) -> str:
-    """One line for the log: what was restored and removed, by path. The paths come from
-    the change's tree, so the line is one that no path can turn into a workflow command."""
-    return log_line(
-        f"waiver: harness from {source.trusted.description}: "
-        f"{len(restored.written)} locked files restored"
-        + "".join(f", {path}" for path in restored.written)
-        + f"; {len(restored.removed)} removed"
-        + "".join(f", {path}" for path in restored.removed),
-    )

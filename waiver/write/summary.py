@@ -19,7 +19,7 @@ from waiver.write.bill import bill_line
 from waiver.write.budget import Budget, folded_list
 from waiver.write.escape import md_code
 from waiver.write.report_types import ReportJson
-from waiver.write.review_evidence import red_green_table
+from waiver.write.review_evidence import base_version_table, red_green_table
 from waiver.write.summary_facts import ORDER, Facts, Section, paragraph
 from waiver.write.summary_notices import (
     harness_note,
@@ -234,6 +234,7 @@ def _review(out: Budget, facts: Facts) -> int:
     """The human review: what the approvals came to, who was refused, what was edited."""
     approvals = facts.report.get("approvals")
     left_out = edited_tests_table(out, facts.report["registry"])
+    left_out += base_version_table(out, facts.rows)
     left_out += red_green_table(out, facts.rows)
     if approvals is None:
         return left_out

@@ -20,7 +20,13 @@ from waiver.write.definition_diff import terminal_diff
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
 from waiver.write.report_types import ReportJson, RowJson, report_of
-from waiver.write.review_evidence import edit_kinds, red_green_rows, red_green_words
+from waiver.write.review_evidence import (
+    base_version_rows,
+    base_version_words,
+    edit_kinds,
+    red_green_rows,
+    row_red_green_words,
+)
 from waiver.write.summary_facts import listed_order
 from waiver.write.why import (
     class_label,
@@ -192,14 +198,25 @@ def _review(report: ReportJson) -> list[str]:
         if more:
             hidden = len(edited) - sum(group.tests for group in groups)
             lines.append(f"  … and {hidden} more edited tests in waiver.json")
-    evidence = red_green_rows(split_rows(report["rows"])[1])
+    others = split_rows(report["rows"])[1]
+    versions = base_version_rows(others)
+    if versions:
+        lines.append(
+            f"base versions ({len(versions)}): what each edited or deleted test, as the base "
+            "holds it, does on the change's code"
+        )
+        lines += _capped(
+            [
+                f"  {_inert(row['test_id'])}: {_inert(base_version_words(row, version))}"
+                for row, version in versions
+            ],
+            "edited or deleted tests",
+        )
+    evidence = red_green_rows(others)
     if evidence:
         lines.append(f"red-green evidence ({len(evidence)}): does each fail without the change?")
         lines += _capped(
-            [
-                f"  {_inert(test_id)}: {_inert(red_green_words(found))}"
-                for test_id, found in evidence
-            ],
+            [f"  {_inert(row['test_id'])}: {_inert(row_red_green_words(row))}" for row in evidence],
             "new or edited tests",
         )
     approvals = report.get("approvals")

@@ -99,7 +99,7 @@ def test_code_that_runs_around_a_red_test_makes_it_edited(
     work = tmp_path / "demo"
     base = commit_base(work, helpers_base)
     commit_change(work, patch)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
     # The swap works: the red test passes every replay.
     assert replayed == 0
@@ -123,7 +123,7 @@ def test_a_new_test_and_its_plain_import_edit_no_neighbour(tmp_path: Path) -> No
         )
 
     commit_change(work, new_test)
-    _, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    _, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert report["registry"]["edited"] == []
     assert classes(report)[EMPTY] == "stable_assertion_fail"
     assert gated == 1

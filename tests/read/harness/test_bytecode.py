@@ -116,21 +116,21 @@ def test_committed_bytecode_blocks_the_gate_and_is_named(
     assert f"  {CACHED}" in render_terminal(report)
 
 
-@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+@pytest.mark.parametrize("tests_from", [False, True], ids=["own tests", "base tests"])
 def test_the_replays_never_read_the_committed_bytecode(
-    attacked: tuple[Path, str], harness_from: bool, capsys: pytest.CaptureFixture[str]
+    attacked: tuple[Path, str], tests_from: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     work, base = attacked
-    replayed, gated, report = replay_and_gate(work, base, harness_from)
+    replayed, gated, report = replay_and_gate(work, base, tests_from)
     # The real helper ran: the property suite failed, and no replay was run.
     assert (replayed, gated) == (1, 1)
     assert report["properties"]["failed"] == [
         f"{SUITE}/test_slug_properties.py::test_slug_is_clean[Wow!]"
     ]
     assert set(classes(report).values()) == {"property_violation"}
-    assert (work / CACHED).exists() is not harness_from
-    restore = [line for line in capsys.readouterr().out.splitlines() if "harness from" in line]
-    assert [line.endswith(f"; 1 removed, {CACHED}") for line in restore] == [True] * harness_from
+    assert (work / CACHED).exists() is not tests_from
+    restore = [line for line in capsys.readouterr().out.splitlines() if "tests from" in line]
+    assert [line.endswith(f"; 1 removed, {CACHED}") for line in restore] == [True] * tests_from
 
 
 def test_an_honest_change_with_bytecode_its_runs_left_is_not_drift(
@@ -145,7 +145,7 @@ def test_an_honest_change_with_bytecode_its_runs_left_is_not_drift(
     run_pytest(work, "tests")
     untracked = git(work, "status", "--porcelain", "--untracked-files=all").splitlines()
     assert f"?? {CACHED}" in untracked
-    replayed, gated, report = replay_and_gate(work, base, harness_from=False, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=False, replays=5)
     assert (replayed, gated, report["verdict"]) == (0, 0, "review")
     assert report["fixtures"]["drift"] == report["fixtures"]["committed_changes"] == []
     assert (work / CACHED).exists()
@@ -197,9 +197,9 @@ def test_restore_harness_removes_bytecode_but_in_virtualenvs_and_never_follows_a
     )
     assert child.stdout == "True\n"
     root = ["--root", str(work), "--lock", str(work / "fixture.lock")]
-    assert main(["restore-harness", "--from", base, *root]) == 0
+    assert main(["restore-tests", "--from", base, *root]) == 0
     assert capsys.readouterr().out.endswith(
-        "0 locked files restored; 2 removed, helper.pyc, tests/linked.pyc\n"
+        "0 files restored; 2 removed, helper.pyc, tests/linked.pyc\n"
     )
     assert not (work / "helper.pyc").exists() and not (work / "tests" / "linked.pyc").is_symlink()
     assert (tmp_path / "outside.pyc").exists() and venv_bytecode.exists()

@@ -418,7 +418,7 @@ def replay_from_base(work: Path, base_commit: str) -> int:
         patch.chdir(work)
         patch.setenv("DEMO_COUNTER", str(work / ".demo-counter"))
         return main(
-            ["replay", "-n", "5", "--out", "reports", "--harness-from", base_commit,
+            ["replay", "-n", "5", "--out", "reports", "--tests-from", base_commit,
              "--properties-first", properties, "--", *pytest_command, "tests/assertions",
              "--junitxml={junit}"]
         )  # fmt: skip
@@ -437,12 +437,13 @@ def test_replays_from_the_base_harness_are_written_by_the_base_harness(
     assert replay_from_base(work, base_commit) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        f"waiver: harness from trusted revision {base_commit}: 2 locked files restored, "
+        f"waiver: tests from trusted revision {base_commit}: 2 files restored, "
         "pytest.ini, tests/properties/test_slug_properties.py; "
         "2 removed, conftest.py, tests/assertions/conftest.py\n"
     )
-    assert properties.read_bytes() == (EXAMPLE / properties.relative_to(work)).read_bytes()
-    assert not (work / "conftest.py").exists()
+    # The replays over, the work tree is the change's again, for the gate to read.
+    assert properties.read_bytes() != (EXAMPLE / properties.relative_to(work)).read_bytes()
+    assert (work / "conftest.py").exists()
     # The reports are the base harness's: the failure the hooks hid is there again.
     properties_report = str(work / "reports" / "properties.xml")
     code = main(gate_args(work, "--trusted-ref", base_commit, "--properties", properties_report))

@@ -1,7 +1,7 @@
 """Each way a change can load its own harness, tried as an attacker would, in the flow a
 user runs: the example committed as the base and locked by `waiver lock`, one change
 commit, `waiver replay` with real pytest runs (with the change's own harness, and with
-`--harness-from BASE`), then the gate with `--trusted-ref BASE`.
+`--tests-from BASE`), then the gate with `--trusted-ref BASE`.
 
 `test_empty` is red in truth. The change's harness turns its failure into a pass, so only
 the harness resolver stands between the change and a clean verdict.
@@ -239,7 +239,7 @@ def test_a_change_that_loads_its_own_harness_is_blocked_and_named(
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, patch)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=False)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=False)
     assert replayed == 0
     assert (gated, report["verdict"]) == (1, "blocked")
     assert set(classes(report).values()) == {"fixture_drift"}
@@ -263,15 +263,19 @@ def test_with_the_base_harness_every_removed_attack_is_still_named(
     for patch, _, _ in attacks:
         patch(work)
     commit_change(work, lambda work: None)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=True)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=True)
     assert replayed == 0
-    restore = capsys.readouterr().out.splitlines()[1]
-    assert restore.endswith(
-        ": 0 locked files restored; 10 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
-        "forge-0.1.dist-info/entry_points.txt, forge_plugin.py, iniconfig.py, pyproject.toml, "
-        "pytest.py, pytest.toml, setup.cfg, tests/assertions/conftest.py"
+    restore = next(
+        line for line in capsys.readouterr().out.splitlines() if "tests from trusted" in line
     )
-    assert not (work / "pytest.toml").exists() and not (work / "pytest.py").exists()
+    assert restore.endswith(
+        ": 0 files restored; 13 removed, .pytest.toml, forge-0.1.dist-info/METADATA, "
+        "forge-0.1.dist-info/entry_points.txt, forge_plugin.py, iniconfig.py, pyproject.toml, "
+        "pytest.py, pytest.toml, setup.cfg, tests/assertions/conftest.py, "
+        "tests/assertions/pyvenv.cfg/home, tests/assertions/test_setup.py, tests/pyvenv.cfg"
+    )
+    # Put back once the replays were done: the gate reads the change's own tree.
+    assert (work / "pytest.toml").exists() and (work / "pytest.py").exists()
     assert (gated, report["verdict"]) == (1, "blocked")
     assert set(classes(report).values()) == {"fixture_drift"}
     added = sorted({(path, table) for _, drift, _ in attacks for path, _, table in drift})
@@ -289,53 +293,53 @@ def support_plugin_base(work: Path) -> None:
     (work / "support_plugin.py").write_text('"""Shared test helpers."""\n')
 
 
-@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+@pytest.mark.parametrize("tests_from", [False, True], ids=["own tests", "base tests"])
 def test_an_edited_plugin_module_that_a_conftest_names_is_drift(
-    tmp_path: Path, harness_from: bool
+    tmp_path: Path, tests_from: bool
 ) -> None:
     work = tmp_path / "demo"
     base = commit_base(work, support_plugin_base)
     assert "  support_plugin.py\n" in (work / "fixture.lock").read_text()
     commit_change(work, lambda work: plugin(work, "support_plugin.py"))
-    replayed, gated, report = replay_and_gate(work, base, harness_from)
+    replayed, gated, report = replay_and_gate(work, base, tests_from)
     assert (replayed, gated) == (0, 1)
     assert set(classes(report).values()) == {"fixture_drift"}
     assert drift_of(report) == [("support_plugin.py", "changed", None)]
     row = next(row for row in report["rows"] if row["test_id"] == EMPTY)
-    assert (row["replay_pass"] == row["replay_total"]) is not harness_from
+    assert (row["replay_pass"] == row["replay_total"]) is not tests_from
 
 
-@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+@pytest.mark.parametrize("tests_from", [False, True], ids=["own tests", "base tests"])
 @pytest.mark.parametrize("prepare", [None, support_plugin_base], ids=["demo", "plugin base"])
 def test_an_honest_fix_is_admitted_in_both_flows(
-    tmp_path: Path, harness_from: bool, prepare: Patch | None
+    tmp_path: Path, tests_from: bool, prepare: Patch | None
 ) -> None:
     work = tmp_path / "demo"
     base = commit_base(work, prepare)
     commit_change(work, fix_slugify)
-    replayed, gated, report = replay_and_gate(work, base, harness_from, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from, replays=5)
     assert (replayed, gated, report["verdict"]) == (0, 0, "review")
     assert report["fixtures"]["drift"] == report["fixtures"]["committed_changes"] == []
     assert classes(report)[EMPTY] == "stable_pass"
     assert classes(report)[ROUND_TRIP] == "unstable_assertion"
 
 
-@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+@pytest.mark.parametrize("tests_from", [False, True], ids=["own tests", "base tests"])
 def test_the_unchanged_base_is_blocked_by_its_red_test_alone(
-    tmp_path: Path, harness_from: bool
+    tmp_path: Path, tests_from: bool
 ) -> None:
     work = tmp_path / "demo"
     base = commit_base(work)
-    replayed, gated, report = replay_and_gate(work, base, harness_from, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from, replays=5)
     assert (replayed, gated) == (0, 1)
     assert report["fixtures"]["drift"] == report["fixtures"]["committed_changes"] == []
     assert classes(report)[EMPTY] == "stable_assertion_fail"
     assert "fixture_drift" not in classes(report).values()
 
 
-@pytest.mark.parametrize("harness_from", [False, True], ids=["own harness", "base harness"])
+@pytest.mark.parametrize("tests_from", [False, True], ids=["own tests", "base tests"])
 def test_reports_the_change_commits_are_refused(
-    tmp_path: Path, harness_from: bool, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, tests_from: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     work = tmp_path / "demo"
     base = commit_base(work)
@@ -343,7 +347,7 @@ def test_reports_the_change_commits_are_refused(
     def committed_reports(work: Path) -> None:
         # Passing reports, written by a passing hook that the change then removes.
         (work / "conftest.py").write_text(PASSING_HOOK)
-        replay_and_gate(work, base, harness_from=False, replays=5)
+        replay_and_gate(work, base, tests_from=False, replays=5)
         (work / "conftest.py").unlink()
         (work / "waiver.json").unlink()
 
@@ -351,7 +355,7 @@ def test_reports_the_change_commits_are_refused(
     assert "reports/run-5.xml" in git(work, "ls-files")
     capsys.readouterr()
     # `waiver replay` refuses the full folder; a script that gates anyway gets no verdict.
-    replayed, gated, report = replay_and_gate(work, base, harness_from, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from, replays=5)
     assert (replayed, gated, report["verdict"]) == (2, 2, "blocked")
     assert report["error"]["source"] == str(work / "reports" / "properties.log")
     assert "the change's commit tracks this file" in report["error"]["problem"]
@@ -380,7 +384,7 @@ def test_a_plugin_list_bound_without_a_literal_is_refused_naming_the_module(
     base = commit_base(work)
     commit_change(work, patch)
     capsys.readouterr()
-    _, gated, report = replay_and_gate(work, base, harness_from=False)
+    _, gated, report = replay_and_gate(work, base, tests_from=False)
     assert (gated, report["verdict"]) == (2, "blocked")
     assert report["error"]["source"] == "tests/assertions/conftest.py"
     assert "gate cannot tell which files it loads" in report["error"]["problem"]
@@ -407,7 +411,7 @@ def test_source_code_that_newly_reaches_into_the_runner_blocks_and_is_named(
         code.write_text(FORGING_SOURCE + code.read_text())
 
     commit_change(work, reach_in)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert (replayed, gated, report["verdict"]) == (0, 1, "blocked")
     # No row is repaired or pardoned: the fix passes, and the run still blocks on review.
     assert classes(report)[EMPTY] == "stable_pass"

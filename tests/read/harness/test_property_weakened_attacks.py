@@ -1,6 +1,6 @@
 """The code under test weakening the property suite from inside its run, built from scratch
 as an attacker would: a small `calc` project committed as the base and locked by `waiver
-lock`, one change commit, `waiver replay` with the base's harness (`--harness-from BASE`),
+lock`, one change commit, `waiver replay` with the base's harness (`--tests-from BASE`),
 then the gate with `--trusted-ref BASE`.
 
 The change breaks `add` for every number but the small ones and, at import time, registers
@@ -73,7 +73,7 @@ def gated(tmp_path: Path, change: Any) -> tuple[Path, str, int, dict[str, Any]]:
     work = tmp_path / "calc"
     base = commit_calc(work)
     commit_change(work, change)
-    replayed, code, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, code, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert replayed in (0, 1)
     return work, base, code, report
 

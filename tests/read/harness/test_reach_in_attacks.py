@@ -1,6 +1,6 @@
 """The code under test grading its own replays from inside them, tried as an attacker would:
 the example committed as the base and locked by `waiver lock`, one change commit, `waiver
-replay` with the base's harness (`--harness-from BASE`), then the gate with `--trusted-ref
+replay` with the base's harness (`--tests-from BASE`), then the gate with `--trusted-ref
 BASE`.
 
 Each change leaves the lock, the harness and every test untouched: it rewrites failing
@@ -129,7 +129,7 @@ def test_source_that_rewrites_reports_inside_pytest_blocks_naming_file_and_line(
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, patch)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     # The rewrite works: the red test and the flipping one pass every replay.
     assert replayed == 0
     assert classes(report)[EMPTY] == classes(report)[ROUND_TRIP] == "stable_pass"
@@ -158,7 +158,7 @@ def test_a_profile_that_runs_one_example_blocks_naming_file_and_line(
             prepend(work, "slugify.py", ONE_EXAMPLE)
 
     commit_change(work, change)
-    _, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    _, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert gated == 1
     failed = ["tests/properties/test_slug_any_text.py::test_no_trailing_dash"]
     if not one_example:
@@ -191,7 +191,7 @@ def test_an_honest_fix_that_mentions_the_runner_in_prose_is_no_reach_in(tmp_path
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, honest_fix_with_prose)
-    replayed, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    replayed, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert (replayed, gated, report["verdict"]) == (0, 0, "review")
     assert reach_of(report) == []
     assert report["run_blockers"] == []
@@ -204,7 +204,7 @@ def test_an_approval_of_the_head_admits_a_reach_in_and_the_verdict_is_review(
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, reads_sys_modules)
-    _, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    _, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert (gated, report["verdict"]) == (1, "blocked")
     assert report["fixtures"]["runner_reach_admitted_by"] is None
     head = git(work, "rev-parse", "HEAD")
@@ -232,7 +232,7 @@ def test_a_new_test_dependency_blocks_naming_file_and_line(tmp_path: Path) -> No
     work = tmp_path / "demo"
     base = commit_base(work)
     commit_change(work, fix_and_add_a_test_dependency)
-    _, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    _, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert (gated, report["verdict"]) == (1, "blocked")
     assert reach_of(report) == [
         ("requirements-dev.txt", 2, "changes what the replays install (pytest-green==1.0)")

@@ -162,7 +162,7 @@ def test_expected_values_rewritten_beside_the_tests_are_drift(
             )
 
     commit_change(work, change)
-    _, gated, report = replay_and_gate(work, base, harness_from=True, replays=5)
+    _, gated, report = replay_and_gate(work, base, tests_from=True, replays=5)
     assert gated == 1
     broken = "tests/assertions/test_cases.py::test_case[6 apples]"
     if not rewrite:

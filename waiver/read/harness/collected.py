@@ -16,12 +16,12 @@ replays may run pytest from any of those folders.
 from __future__ import annotations
 
 import configparser
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
+from waiver.read.bounded import read_toml
 from waiver.read.harness.listing import Listing, name_of
 from waiver.read.harness.plugin_options import split_options
 from waiver.read.harness.resolve import TEST_MODULES
@@ -100,8 +100,8 @@ def _words(value: object) -> tuple[str, ...]:
 
 def _toml_table(data: bytes, table: tuple[str, ...]) -> dict[str, object] | None:
     try:
-        value: object = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        value: object = read_toml(data, "pyproject.toml")
+    except InputError:
         return None
     for key in table:
         value = value.get(key) if isinstance(value, dict) else None

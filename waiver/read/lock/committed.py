@@ -1,7 +1,7 @@
 """What the change's commit does to the locked files and the harness, whatever the work tree
 holds now.
 
-`waiver replay --harness-from` takes a change's harness out of the work tree before the
+`waiver replay --tests-from` takes a change's harness out of the work tree before the
 replays, so that the tree the gate hashes afterwards is the base's. What was taken out
 must still be seen: with a trusted revision, the change's commit (HEAD) is compared with
 it, and every harness file and locked file it adds, edits or deletes is drift, judged by

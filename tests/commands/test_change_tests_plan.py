@@ -1,6 +1,7 @@
-"""`waiver red-green-plan` on a base and a change built from scratch: which tests need
-red-green replays, read from the two commits alone, and the tree they run in; and
-`waiver red-green --replayed`, which reads replays another process ran."""
+"""`waiver change-tests-plan` on a base and a change built from scratch: which of the
+change's test files run apart on its tree and which tests need red-green replays, read from
+the two commits alone, and the tree they run in; and `waiver red-green --replayed`, which
+reads replays another process ran."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def repository(work: Path, change: dict[str, str] = REGISTERED_CHANGE) -> str:
 
 
 def plan(base: str, *more: str) -> int:
-    return main(["red-green-plan", "--trusted-ref", base, "--out", "plan",
+    return main(["change-tests-plan", "--trusted-ref", base, "--out", "plan",
                  "--known-tests", REGISTRY, *more])  # fmt: skip
 
 
@@ -63,6 +64,13 @@ def test_the_new_tests_the_change_lists_and_the_tests_it_edited_are_planned(work
     assert (tree / "conftest.py").read_text() == ""
     assert "is not None" in (tree / "tests" / "test_calc.py").read_text()
     assert (tree / "tests" / "test_mul.py").exists()
+    # Each test file the change adds or edits runs whole on its tree, GREEN's included.
+    assert (work / "plan" / "files.txt").read_text() == "tests/test_calc.py\ntests/test_mul.py\n"
+    change = work / "plan" / "change"
+    assert [(change / f"{j}.{part}").read_text() for j in (1, 2) for part in ("txt", "pattern")] == [
+        "tests/test_calc.py\n", ".*\n", "tests/test_mul.py\n", ".*\n",
+    ]  # fmt: skip
+    assert (work / "plan" / "command.txt").read_text().startswith("xargs -r -d")
 
 
 def test_shards_split_the_tests_as_waiver_red_green_does(work: Path) -> None:
@@ -73,6 +81,9 @@ def test_shards_split_the_tests_as_waiver_red_green_does(work: Path) -> None:
     modules = work / "plan" / "modules"
     assert sorted(p.name for p in modules.iterdir()) == ["1.file", "1.pattern", "1.txt"]
     assert (modules / "1.txt").read_text().splitlines() == [KNOWN]
+    # The test files too, each named by its place among all of them.
+    change = work / "plan" / "change"
+    assert sorted(p.name for p in change.iterdir()) == ["2.file", "2.pattern", "2.txt"]
 
 
 def test_a_change_with_nothing_new_or_edited_plans_nothing_and_lays_out_nothing(
@@ -84,22 +95,21 @@ def test_a_change_with_nothing_new_or_edited_plans_nothing_and_lays_out_nothing(
     assert not (work / "plan" / "tree").exists()
 
 
-@pytest.mark.parametrize(
-    ("arguments", "problem"),
-    [
-        (["--trusted-ref", "main"], "give the base's full commit id"),
-        (["--known-tests", ""], "planned from the known-tests registry"),
-    ],
-)
-def test_a_branch_name_or_no_registry_is_a_usage_error(
-    work: Path, arguments: list[str], problem: str, capsys: pytest.CaptureFixture[str]
+def test_a_branch_name_is_a_usage_error(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repository(work)
+    given = ["--trusted-ref", "main", "--known-tests", REGISTRY]
+    assert main(["change-tests-plan", "--out", "plan", *given]) == 2
+    assert "give the base's full commit id" in capsys.readouterr().err
+
+
+def test_without_a_registry_none_of_the_change_s_tests_runs_apart(
+    work: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     base = repository(work)
-    flags = {"--trusted-ref": base, "--known-tests": REGISTRY}
-    flags.update(zip(arguments[::2], arguments[1::2], strict=True))
-    given = [part for flag, value in flags.items() if value for part in (flag, value)]
-    assert main(["red-green-plan", "--out", "plan", *given]) == 2
-    assert problem in capsys.readouterr().err
+    assert main(["change-tests-plan", "--out", "plan", "--trusted-ref", base]) == 0
+    assert "no known-tests registry tells a new test" in capsys.readouterr().out
+    assert (work / "plan" / "files.txt").read_text() == ""
+    assert (work / "plan" / "candidates.txt").read_text() == ""
 
 
 def test_replays_another_process_ran_are_read_and_a_missing_one_is_named(

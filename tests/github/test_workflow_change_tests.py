@@ -1,7 +1,8 @@
-"""The reusable workflow's red-green job and the job settings it shares with the replays:
-the runner, Node.js and the set-up command.
+"""The reusable workflow's change's-tests job (the change's own test files on its tree, and
+red-green replays on the base's code) and the job settings it shares with the replays: the
+runner, Node.js and the set-up command.
 
-The red-green steps run here with bash as a runner runs them, and `docker` is
+Its steps run here with bash as a runner runs them, and `docker` is
 tests/helpers/fake_docker.py, which runs the real waiver on what the script hands the
 container; tests/container/test_red_green_act.py runs the whole workflow under act.
 """
@@ -33,9 +34,10 @@ from waiver.runners.pytest import PYTEST
 WORKFLOWS = REPO / ".github" / "workflows"
 GATE: dict[Any, Any] = yaml.safe_load((WORKFLOWS / "waiver-gate.yml").read_text())
 REPORT: dict[Any, Any] = yaml.safe_load((WORKFLOWS / "waiver-report.yml").read_text())
-TEST_JOBS = ("properties", "replays", "base-replays", "red-green")
+TEST_JOBS = ("properties", "replays", "base-replays", "change-tests")
 SETUP_NODE = "actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020"
-PLAN_STEP = "List the new and edited tests that need red-green replays"
+PLAN_STEP = "Plan the change's own tests"
+SHARD_PLAN = "Plan this shard's tests"
 ARRIVED_STEP = "Name the red-green replays that arrived"
 
 
@@ -48,55 +50,84 @@ def names(job: str) -> list[str]:
     return [s.get("name", s.get("uses", "").partition("@")[0]) for s in steps(GATE, job)]
 
 
-def test_the_red_green_job_runs_after_the_property_job_only_for_new_or_edited_tests() -> None:
+def test_the_change_s_tests_run_after_the_property_job_only_for_shards_that_hold_them() -> None:
     jobs = GATE["jobs"]
-    job = jobs["red-green"]
+    job = jobs["change-tests"]
     assert job["needs"] == "properties"
     assert job["if"] == (
         "${{ needs.properties.outputs.fixtures-match == 'true' "
-        "&& needs.properties.outputs.red-green-tests != '' "
-        "&& needs.properties.outputs.red-green-tests != '0' }}"
+        "&& needs.properties.outputs.change-jobs != '' "
+        "&& needs.properties.outputs.change-jobs != '0' }}"
     )
-    assert (
-        jobs["properties"]["outputs"]["red-green-tests"] == "${{ steps.red-green.outputs.tests }}"
-    )
+    outputs = jobs["properties"]["outputs"]
+    assert outputs["change-shards"] == "${{ steps.change-plan.outputs.shards }}"
+    assert outputs["change-jobs"] == "${{ steps.change-plan.outputs.jobs }}"
     plan = workflow_step(GATE, "properties", PLAN_STEP)
-    assert plan["if"] == (
-        "${{ inputs.red-green-command != '' && steps.lock.outputs.fixtures-match == 'true' }}"
-    )
+    assert plan["if"] == "${{ steps.lock.outputs.fixtures-match == 'true' }}"
     order = names("properties")
-    # From the commits, before the harness restore and before any of the change's code.
-    assert order.index(PLAN_STEP) < order.index("Restore the base commit's test harness")
+    # From the commits, before the test tree's layout and before any of the change's code.
+    assert order.index(PLAN_STEP) < order.index("Lay out the base commit's test tree")
     assert order.index(PLAN_STEP) < order.index("Set up the suite")
-    # Sharded like the replays, and waited for by the gate.
+    # Always JSON, a placeholder where the plan step was skipped: the job is skipped too.
     assert job["strategy"]["matrix"]["shard"] == (
         "${{ fromJSON(github.event_name == 'pull_request_review' && '[1]' "
-        "|| needs.properties.outputs.shards) }}"
+        "|| needs.properties.outputs.change-shards || '[1]') }}"
     )
-    assert "red-green" in jobs["gate"]["needs"]
+    assert "change-tests" in jobs["gate"]["needs"]
 
 
-def test_waiver_lays_out_and_reads_in_its_image_and_only_the_command_runs_on_the_runner() -> None:
-    assert names("red-green") == [
+def test_waiver_plans_and_reads_in_its_image_and_only_the_commands_run_on_the_runner() -> None:
+    assert names("change-tests") == [
         "Name the waiver to check out",
         "Check out waiver",
         "Move waiver out of the workspace",
         "Check out the change",
         "Pull or build waiver's image",
-        "Lay out the base's code with the change's test files",
+        SHARD_PLAN,
         "actions/setup-python",
         "actions/setup-node",
+        "Set up the suite on the change's tree",
+        "Replay this shard's test files on the change's tree",
+        "Upload this shard's reports",
         "Set up the suite on the base's code",
         "Replay this shard's tests on the base's code",
         "Read what each test did on the base",
         "Upload this shard's red-green replays",
     ]
-    scripts = "\n".join(s.get("run", "") for s in steps(GATE, "red-green"))
-    assert 'run-in-image.sh" red-green-plan' in scripts
+    scripts = "\n".join(s.get("run", "") for s in steps(GATE, "change-tests"))
+    assert 'run-in-image.sh" change-tests-plan' in scripts
     assert 'run-in-image.sh" red-green --base' in scripts
     assert "pip install" not in scripts and "venv" not in scripts
-    upload = workflow_step(GATE, "red-green", "Upload this shard's red-green replays")["with"]
+    reports = workflow_step(GATE, "change-tests", "Upload this shard's reports")["with"]
+    assert reports["name"] == "waiver-change-tests-shard-${{ matrix.shard }}"
+    upload = workflow_step(GATE, "change-tests", "Upload this shard's red-green replays")["with"]
     assert upload["name"] == "waiver-red-green-shard-${{ matrix.shard }}"
+    # Red-green only with its command; the change's tests always, after their own set-up.
+    for name in ("Replay this shard's tests on the base's code", "Read what each test did on "
+                 "the base", "Upload this shard's red-green replays"):  # fmt: skip
+        assert (
+            workflow_step(GATE, "change-tests", name)["if"]
+            == "${{ inputs.red-green-command != '' }}"
+        )
+    assert "if" not in workflow_step(
+        GATE, "change-tests", "Replay this shard's test files on the change's tree"
+    )
+
+
+def test_the_gate_reads_the_change_s_tests_whenever_they_ran() -> None:
+    download = workflow_step(GATE, "gate", "Download the change's own tests' reports")
+    assert download["with"] == {
+        "pattern": "waiver-change-tests-shard-*",
+        "merge-multiple": True,
+        "path": "change/waiver-change-tests",
+    }
+    gate = next(s for s in steps(GATE, "gate") if s.get("uses") == "./waiver-action")
+    # Given whenever the job ran, so that reports that did not arrive are named, not unread.
+    assert gate["with"]["change-tests"] == (
+        "${{ needs.change-tests.result != 'skipped' && 'waiver-change-tests' || '' }}"
+    )
+    clear = workflow_step(GATE, "gate", "Clear the folders this job fills")["run"]
+    assert "change/waiver-change-tests " in clear
 
 
 @pytest.mark.parametrize(("workflow", "job"), [(GATE, "gate"), (REPORT, "report")])
@@ -143,7 +174,7 @@ def test_the_test_jobs_take_the_runner_and_the_gate_stays_on_a_fresh_hosted_mach
 
 
 @pytest.mark.parametrize("job", TEST_JOBS)
-def test_node_and_the_setup_command_come_after_the_harness_and_before_the_suite(
+def test_node_and_the_setup_command_come_after_the_test_tree_and_before_the_suite(
     job: str,
 ) -> None:
     setup_node = next(s for s in steps(GATE, job) if s.get("uses", "").startswith(SETUP_NODE))
@@ -156,9 +187,9 @@ def test_node_and_the_setup_command_come_after_the_harness_and_before_the_suite(
     suite = next(n for n in order if n.startswith(("Run the", "Replay this shard")))
     first = "Check out the base commit" if job == "base-replays" else "Pull or build waiver's image"
     harness = {
-        "red-green": "Lay out the base's code with the change's test files",
+        "change-tests": SHARD_PLAN,
         "base-replays": "Check out the base commit",
-    }.get(job, "Restore the base commit's test harness")
+    }.get(job, "Lay out the base commit's test tree")
     assert order.index(first) <= order.index(harness) < order.index("actions/setup-node")
     assert order.index("actions/setup-node") < order.index(setup) < order.index(suite)
 
@@ -200,7 +231,7 @@ def run_job_step(job: str, name: str, work: Path, env: dict[str, str]) -> dict[s
              "RUNNER_TEMP": str(runner_temp), "GITHUB_WORKSPACE": str(work),
              "GITHUB_OUTPUT": str(output), "FAKE_DOCKER_LOG": str(work.parent / "docker.jsonl"),
              "WAIVER_IMAGE": "sha256:" + "e" * 64, "WAIVER_SCRATCH":
-             str(runner_temp / "waiver-red-green"), "KNOWN_TESTS": "known-tests.txt",
+             str(runner_temp / "waiver-change-tests"), "KNOWN_TESTS": "known-tests.txt",
              "CONFIG": "", **env},
         capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -212,21 +243,35 @@ def run_job_step(job: str, name: str, work: Path, env: dict[str, str]) -> dict[s
 RED_GREEN_COMMAND = PYTEST.red_green_command().replace(" python ", f" {sys.executable} ")
 
 
+def test_without_a_base_the_plan_names_no_job_and_a_matrix_that_is_still_json(
+    change: tuple[Path, str],
+) -> None:
+    work, _ = change
+    # A push or a schedule: no pull request's base, so nothing runs apart.
+    assert run_job_step("properties", PLAN_STEP, work, {"BASE": "", "SHARDS": "2"}) == {
+        "jobs": "0", "shards": "[1]",
+    }  # fmt: skip
+
+
 @pytest.mark.slow
-def test_the_job_replays_the_fix_s_test_red_and_the_bystander_green_on_the_base(
+def test_the_job_replays_the_change_s_files_on_its_tree_and_its_tests_on_the_base(
     change: tuple[Path, str],
 ) -> None:
     work, base = change
-    planned = run_job_step("properties", PLAN_STEP, work, {"BASE": base})
-    assert planned == {"tests": "2"}
+    planned = run_job_step("properties", PLAN_STEP, work, {"BASE": base, "SHARDS": "3"})
+    # Two test files and two new tests: two shards hold work, not three.
+    assert planned == {"jobs": "2", "shards": "[1,2]"}
 
     shard = {"BASE": base, "SHARD": "1/1", "REPLAYS": "2"}
-    run_job_step("red-green", "Lay out the base's code with the change's test files", work, shard)
-    run_job_step("red-green", "Replay this shard's tests on the base's code", work,
-                 {**shard, "RED_GREEN_COMMAND": RED_GREEN_COMMAND})  # fmt: skip
-    run_job_step("red-green", "Read what each test did on the base", work, shard)
+    with_command = {**shard, "RED_GREEN_COMMAND": RED_GREEN_COMMAND}
+    run_job_step("change-tests", SHARD_PLAN, work, with_command)
+    run_job_step("change-tests", "Replay this shard's test files on the change's tree", work,
+                 shard)  # fmt: skip
+    run_job_step("change-tests", "Replay this shard's tests on the base's code", work,
+                 with_command)  # fmt: skip
+    run_job_step("change-tests", "Read what each test did on the base", work, shard)
 
-    scratch = work.parent / "runner-temp" / "waiver-red-green"
+    scratch = work.parent / "runner-temp" / "waiver-change-tests"
     document = json.loads((scratch / "out" / "red-green.json").read_text())
     assert (document["base"], document["head"]) == (base, git(work, "rev-parse", "HEAD"))
     assert [(r["test_id"], r["base_pass"], r["base_total"], r["result"]) for r in document["rows"]] == [
@@ -234,7 +279,12 @@ def test_the_job_replays_the_fix_s_test_red_and_the_bystander_green_on_the_base(
         (FIX_TEST, 0, 2, "red"),
     ]  # fmt: skip
     # Each test file ran apart, in each replay; the change's checkout was not touched.
-    assert sorted(p.name for p in (scratch / "reports" / "run-2").iterdir()) == ["1.xml", "2.xml"]
+    assert sorted(p.name for p in (scratch / "red-green" / "run-2").iterdir()) == ["1.xml", "2.xml"]
+    # The change's files ran whole on its own tree, with the runner's own command (none was
+    # given), each report named by the file's place in the plan.
+    assert sorted(p.name for p in (scratch / "reports" / "run-2").iterdir()) == [
+        "file-1.xml", "file-2.xml",
+    ]  # fmt: skip
     assert git(work, "status", "--porcelain") == ""
 
 
@@ -243,17 +293,25 @@ def test_each_module_s_command_is_given_its_file_and_its_tests_name_pattern(
     change: tuple[Path, str],
 ) -> None:
     """What a runner that selects tests by name needs (jest's -t, mocha's --grep): the
-    test file and a pattern of exactly its tests' names, beside the file of ids."""
+    test file and a pattern of exactly its tests' names, beside the file of ids; on the
+    change's tree, the file and a pattern of every name."""
     work, base = change
-    shard = {"BASE": base, "SHARD": "1/1", "REPLAYS": "1"}
-    run_job_step("red-green", "Lay out the base's code with the change's test files", work, shard)
     given = 'printf "%s\\n" "$WAIVER_TEST_FILE" "$WAIVER_TEST_PATTERN" > "$WAIVER_JUNIT.given"'
-    run_job_step("red-green", "Replay this shard's tests on the base's code", work,
-                 {**shard, "RED_GREEN_COMMAND": given})  # fmt: skip
-    reports = work.parent / "runner-temp" / "waiver-red-green" / "reports" / "run-1"
-    found = sorted(path.read_text().splitlines() for path in reports.glob("*.given"))
+    shard = {"BASE": base, "SHARD": "1/1", "REPLAYS": "1", "RED_GREEN_COMMAND": given}
+    run_job_step("change-tests", SHARD_PLAN, work, shard)
+    run_job_step("change-tests", "Replay this shard's tests on the base's code", work, shard)
+    run_job_step("change-tests", "Replay this shard's test files on the change's tree", work,
+                 shard)  # fmt: skip
+    scratch = work.parent / "runner-temp" / "waiver-change-tests"
+    found = sorted(
+        path.read_text().splitlines() for path in (scratch / "red-green" / "run-1").glob("*.given")
+    )
     files = sorted({test_id.partition("::")[0] for test_id in (FIX_TEST, BYSTANDER_TEST)})
     assert [file for file, _ in found] == files
     for file, pattern in found:
         [test_id] = [t for t in (FIX_TEST, BYSTANDER_TEST) if t.startswith(file + "::")]
         assert pattern == f"^(?:{re.escape(test_id.partition('::')[2])})$"
+    whole = sorted(
+        path.read_text().splitlines() for path in (scratch / "reports" / "run-1").glob("*.given")
+    )
+    assert whole == [[file, ".*"] for file in files]
