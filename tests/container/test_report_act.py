@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from helpers.change_support import add_a_test, replay_and_gate
+from helpers.change_support import CHANGE_TESTS, add_a_test, replay_and_gate
 from helpers.github_api import VERDICT_APP, Answers, App, comment, github_api, review
 from helpers.junit_support import case, junit
 from helpers.support import NOW, gate_args, git
@@ -133,6 +133,10 @@ class Fork:
             shard = self.artifacts / RUN / f"waiver-junit-run-{n}-shard-1" / f"run-{n}"
             shard.mkdir(parents=True)
             shutil.copy(scratch / "reports" / f"run-{n}.xml", shard / "shard-1.xml")
+        # The change's new and edited tests, which ran apart on its own tree.
+        shutil.copytree(
+            scratch / CHANGE_TESTS, self.artifacts / RUN / "waiver-change-tests-shard-1"
+        )
 
     def gate_run(self, **more: Any) -> dict[str, Any]:
         """The triggering run as GitHub tells of it: the base's gate caller, on the head of

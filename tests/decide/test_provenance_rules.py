@@ -73,7 +73,10 @@ def test_an_artifact_is_downloaded_only_by_its_exact_name_and_any_other_name_is_
 ) -> None:
     artifacts = [Artifact(i, name, expired) for i, name, expired in listed]
     chosen = sort_artifacts(artifacts, SHAPE)
-    picked = chosen.properties + chosen.replays + chosen.base_replays + chosen.red_green
+    picked = (
+        chosen.properties + chosen.replays + chosen.base_replays + chosen.red_green
+        + chosen.change_tests
+    )  # fmt: skip
     # Each id taken is a live artifact of an expected name, the newest of that name.
     by_id = {a.artifact_id: a for a in artifacts}
     for artifact_id in picked:
@@ -92,4 +95,5 @@ def test_the_expected_names_are_those_the_reusable_workflow_uploads() -> None:
         "replays": ["waiver-junit-run-1-shard-1", "waiver-junit-run-1-shard-2"],
         "base_replays": [],
         "red_green": ["waiver-red-green-shard-1", "waiver-red-green-shard-2"],
+        "change_tests": ["waiver-change-tests-shard-1", "waiver-change-tests-shard-2"],
     }

@@ -72,7 +72,7 @@ def test_the_run_s_artifacts_are_downloaded_by_id_only_when_there_are_ids() -> N
         if each.get("uses", "").startswith("actions/download-artifact@")
         and each["name"] != "Download the default branch's history"
     ]  # fmt: skip
-    assert len(downloads) == 4
+    assert len(downloads) == 5
     for download in downloads:
         ids = download["with"]["artifact-ids"]
         assert "pattern" not in download["with"] and "name" not in download["with"]

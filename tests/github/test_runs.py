@@ -58,7 +58,8 @@ def test_a_pull_request_s_own_run_is_judged(
                 "event": "pull_request", "started_by": "pull_request", "attempt": 1,
                 "pull_request": 7, "referenced_workflows": [{"path": GATE, "sha": PIN}]},
         "artifacts": {"properties": [], "replays": [], "base_replays": [], "red_green": [],
-                      "unexpected": []},
+                      "change_tests": [], "unexpected": []},
+        "change_tests_ran": False,
         "error": None,
     }  # fmt: skip
     assert outputs == report_outputs("42")
@@ -256,19 +257,24 @@ def test_artifacts_are_taken_by_exact_name_and_every_other_name_is_kept(
         artifact(8, "waiver-base-junit-run-1-shard-1"),
         artifact(9, "waiver"),
         artifact(10, "Waiver-Properties", expired=True),
+        artifact(11, "waiver-change-tests-shard-1"),
     ]
     flags = ("--pull-request=7", "--replays=2", "--base-replays=1")
     document, outputs = provenance(tmp_path, monkeypatch, answers, run(42), flags)
     assert document["artifacts"] == {
         "properties": [1], "replays": [6], "base_replays": [8], "red_green": [7],
+        "change_tests": [11],
         "unexpected": ["Waiver-Properties", "waiver-junit-run-1-shard-1 ",
                        "waiver-junit-run-1-shard-1x"],
     }  # fmt: skip
-    assert outputs == {"run-id": "42", "superseded": "", "properties-artifacts": "1",
-                       "replay-artifacts": "6", "base-artifacts": "8",
-                       "red-green-artifacts": "7"}  # fmt: skip
+    # The change's tests ran apart: their artifact says so, though the jobs list none.
+    assert outputs == report_outputs(
+        "42", **{"properties-artifacts": "1", "replay-artifacts": "6", "base-artifacts": "8",
+                 "red-green-artifacts": "7", "change-tests-artifacts": "11",
+                 "change-tests-ran": "true"},
+    )  # fmt: skip
     listed = [path for path, _ in answers.asked if path.endswith("/artifacts")]
-    assert listed == ["/repos/owner/repo/actions/runs/42/artifacts"] * 5  # every page
+    assert listed == ["/repos/owner/repo/actions/runs/42/artifacts"] * 6  # every page
 
 
 def test_an_artifact_of_another_shape_names_no_run(
@@ -354,6 +360,18 @@ def test_what_the_run_cost_is_kept_from_its_attempt_s_jobs(
     }  # fmt: skip
     asked = [path for path, _ in answers.asked if path.endswith("/jobs")]
     assert asked == ["/repos/owner/repo/actions/runs/42/attempts/2/jobs"] * 2  # two pages
+    assert document["change_tests_ran"] is False
+
+
+def test_a_run_s_change_s_tests_job_says_they_ran_though_nothing_arrived(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = honest()
+    answers.jobs[42] = [timed("waiver / change's tests, shard 1", "2026-12-01T10:00:00Z",
+                              "2026-12-01T10:00:09Z")]  # fmt: skip
+    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42))
+    assert document["change_tests_ran"] is True
+    assert outputs == report_outputs("42", **{"change-tests-ran": "true"})
 
 
 def test_jobs_that_cannot_be_read_cost_a_notice_and_nothing_else(

@@ -38,8 +38,9 @@ def gate_run(run_id: int, event: str = "pull_request", **more: Any) -> dict[str,
 def report_outputs(run_id: str, **more: str) -> dict[str, str]:
     """The step outputs of `waiver provenance` in the report workflow for run `run_id`
     ('' for none) with no artifacts, and `more`."""
-    kinds = ("properties", "replay", "base", "red-green")
-    return {"run-id": run_id, "superseded": ""} | {f"{k}-artifacts": "" for k in kinds} | more
+    kinds = ("properties", "replay", "base", "red-green", "change-tests")
+    outputs = {"run-id": run_id, "superseded": "", "change-tests-ran": ""}
+    return outputs | {f"{k}-artifacts": "" for k in kinds} | more
 
 
 def commit_pull(

@@ -16,14 +16,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-KINDS = ("properties", "replays", "base", "red-green", "change tests", "gate", "other")
+CHANGE_TESTS = "change tests"
+KINDS = ("properties", "replays", "base", "red-green", CHANGE_TESTS, "gate", "other")
 TEST_STEP = "Run the assertion suite"
 _KIND_OF = (
     (re.compile(r"properties\Z"), "properties"),
     (re.compile(r"replay \d+, shard \d+\Z"), "replays"),
     (re.compile(r"base replay \d+, shard \d+\Z"), "base"),
     (re.compile(r"red-green, shard \d+\Z"), "red-green"),
-    (re.compile(r"change's tests.*\Z"), "change tests"),
+    (re.compile(r"change's tests, shard \d+\Z"), CHANGE_TESTS),
     (re.compile(r"gate\Z"), "gate"),
 )
 _FIRST_REPLAY = re.compile(r"replay 1, shard \d+\Z")

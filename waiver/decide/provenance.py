@@ -84,6 +84,7 @@ class SortedArtifacts:
     replays: tuple[int, ...]
     base_replays: tuple[int, ...]
     red_green: tuple[int, ...]
+    change_tests: tuple[int, ...]
     unexpected: tuple[str, ...]
 
 
@@ -102,6 +103,10 @@ def expected_names(shape: GateShape) -> dict[str, list[str]]:
         "replays": _grid("waiver-junit", shape.replays, shape.shards),
         "base_replays": _grid("waiver-base-junit", shape.base_replays, shape.shards),
         "red_green": [f"waiver-red-green-shard-{shard}" for shard in range(1, shape.shards + 1)],
+        # The change's own tests, apart: one artifact for each shard that had work.
+        "change_tests": [
+            f"waiver-change-tests-shard-{shard}" for shard in range(1, shape.shards + 1)
+        ],
     }
 
 
@@ -130,5 +135,6 @@ def sort_artifacts(listed: Iterable[Artifact], shape: GateShape) -> SortedArtifa
         replays=ids("replays"),
         base_replays=ids("base_replays"),
         red_green=ids("red_green"),
+        change_tests=ids("change_tests"),
         unexpected=tuple(sorted(unexpected)),
     )

@@ -41,6 +41,7 @@ class ArtifactsJson(TypedDict):
     replays: list[int]
     base_replays: list[int]
     red_green: list[int]
+    change_tests: list[int]
     unexpected: list[str]
 
 
@@ -53,6 +54,8 @@ class ProvenanceFileJson(TypedDict):
     superseded: NotRequired[str]  # why nothing is posted for this run: a newer one reports
     artifacts: NotRequired[ArtifactsJson]
     cost: NotRequired[CostJson]
+    # Whether the run ran the change's own tests apart: its jobs say so, or their artifacts.
+    change_tests_ran: NotRequired[bool]
     history_error: NotRequired[str]
 
 
@@ -62,6 +65,7 @@ def artifacts_json(artifacts: SortedArtifacts) -> ArtifactsJson:
         "replays": list(artifacts.replays),
         "base_replays": list(artifacts.base_replays),
         "red_green": list(artifacts.red_green),
+        "change_tests": list(artifacts.change_tests),
         "unexpected": list(artifacts.unexpected),
     }
 

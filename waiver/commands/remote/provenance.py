@@ -26,7 +26,7 @@ import argparse
 import os
 import sys
 
-from waiver.decide.cost import verdict_cost
+from waiver.decide.cost import CHANGE_TESTS, job_kind, verdict_cost
 from waiver.decide.provenance import GateShape
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.github.artifacts import gate_artifacts
@@ -90,26 +90,33 @@ def _artifact_outputs(artifacts: ArtifactsJson | None) -> dict[str, str]:
     """The artifact ids to download, comma-separated by kind; an empty kind downloads
     nothing (the workflow skips its step: no ids would download every artifact)."""
     listed: ArtifactsJson = artifacts or {
-        "properties": [], "replays": [], "base_replays": [], "red_green": [], "unexpected": []
+        "properties": [], "replays": [], "base_replays": [], "red_green": [],
+        "change_tests": [], "unexpected": [],
     }  # fmt: skip
     return {
         "properties-artifacts": ",".join(map(str, listed["properties"])),
         "replay-artifacts": ",".join(map(str, listed["replays"])),
         "base-artifacts": ",".join(map(str, listed["base_replays"])),
         "red-green-artifacts": ",".join(map(str, listed["red_green"])),
+        "change-tests-artifacts": ",".join(map(str, listed["change_tests"])),
     }
 
 
-def _add_cost(document: ProvenanceFileJson, api: Api, repository: str, run: JudgedRunJson) -> None:
-    """What the run's jobs cost, for the summary and the comment; a failure to read them is
-    a notice, and no bill, never a verdict."""
+def _add_jobs(document: ProvenanceFileJson, api: Api, repository: str, run: JudgedRunJson) -> None:
+    """What the run's jobs cost, for the summary and the comment, and whether one ran the
+    change's own tests (so do their artifacts); a failure to read the jobs is a notice, and
+    no bill, never a verdict."""
     attempt = run["attempt"] if isinstance(run["attempt"], int) else 1
+    artifacts = document.get("artifacts")
+    ran = artifacts is not None and bool(artifacts["change_tests"])
     try:
         jobs = run_jobs(api, repository, run["id"], attempt)
-        if jobs:
-            document["cost"] = cost_json(verdict_cost(jobs))
     except ApiFailed as error:
         print(log_line(f"waiver: notice: what the run cost is not shown: {error}"), file=sys.stderr)
+        jobs = []
+    if jobs:
+        document["cost"] = cost_json(verdict_cost(jobs))
+    document["change_tests_ran"] = ran or any(job_kind(job.name) == CHANGE_TESTS for job in jobs)
 
 
 def _name_run(args: argparse.Namespace, document: ProvenanceFileJson) -> str:
@@ -122,7 +129,7 @@ def _name_run(args: argparse.Namespace, document: ProvenanceFileJson) -> str:
             document["artifacts"] = artifacts_json(
                 gate_artifacts(api, repository, run["id"], shape)
             )
-            _add_cost(document, api, repository, run)
+            _add_jobs(document, api, repository, run)
     except Superseded as why:
         document["run"] = None
         document["superseded"] = str(why)
@@ -154,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
         outputs["history-run-id"] = ""
     else:
         outputs |= _artifact_outputs(document.get("artifacts"))
+        outputs["change-tests-ran"] = "true" if document.get("change_tests_ran") else ""
         outputs["superseded"] = document.get("superseded", "")
         if args.history_workflow is not None:
             outputs["history-run-id"] = _history_run(document, args.history_workflow)
