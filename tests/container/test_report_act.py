@@ -24,6 +24,7 @@ job without the app's key posts nothing.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -257,7 +258,11 @@ def test_the_status_turns_green_on_an_approval_and_the_one_comment_is_edited_in_
     assert {authorization for _, authorization in answers.asked} == {f"Bearer {TOKEN}"}
     assert TOKEN not in blocked_log + approved_log
     # The reports came by the ids of their exact names, and nothing else did.
-    assert "download stand-in: artifact 1 is waiver-junit-run-1-shard-1" in approved_log
+    fetched = re.findall(r"download stand-in: artifact (\d+) is (\S+)", approved_log)
+    assert sorted(name for _, name in fetched) == sorted(
+        ["waiver-properties", "waiver-change-tests-shard-1"]
+        + [f"waiver-junit-run-{n}-shard-1" for n in range(1, 6)]
+    )
     assert answers.check_runs == []
     # What the verdict cost, from the run's jobs, in the comment and the report.
     bill = (

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from waiver.model import TestClass
+from waiver.model import BASE_WORDS, BaseMeaning, TestClass
 from waiver.write.definition_diff import terminal_diff
 from waiver.write.escape import MAX_CELL, log_line
 from waiver.write.report import split_rows
@@ -146,7 +146,9 @@ def _why_blocked(report: ReportJson) -> list[str]:
     def label(row: RowJson) -> str:
         why = ""
         if row["class"] == TestClass.UNSTABLE_ASSERTION:
-            why = " (strict)" if row["strict"] else " (not flipping on the base)"
+            base = row.get("base")
+            words = BASE_WORDS[BaseMeaning(base["meaning"])] if base is not None else ""
+            why = " (strict)" if row["strict"] else f" ({words or 'not flipping on the base'})"
         return f"{class_label(row, expected)}{why}"
 
     # Only what blocks the run apart from its rows, when no row blocks.
