@@ -45,19 +45,22 @@ def test_the_new_tests_the_change_lists_and_the_tests_it_edited_are_planned(work
 
     assert plan(base, "--lay-out") == 0
 
-    # GREEN is new but unlisted: no approval could admit it, so it needs no evidence.
-    assert (work / "plan" / "candidates.txt").read_text().splitlines() == [RED, KNOWN, ERRORED]
+    # GREEN is new and its file declares it, though the change's registry does not list
+    # it: it gets its evidence too.
+    candidates = [RED, KNOWN, GREEN, ERRORED]
+    assert (work / "plan" / "candidates.txt").read_text().splitlines() == candidates
     modules = work / "plan" / "modules"
     assert sorted(p.name for p in modules.iterdir()) == [
         "1.file", "1.pattern", "1.txt", "2.file", "2.pattern", "2.txt",
     ]  # fmt: skip
     assert [(modules / f"{k}.txt").read_text().splitlines() for k in (1, 2)] == [
-        [RED, KNOWN], [ERRORED],
+        [RED, KNOWN, GREEN], [ERRORED],
     ]  # fmt: skip
     # Beside each module's ids, its file and a pattern of its tests' names, for a runner
     # that selects tests by name.
     assert (modules / "1.file").read_text() == "tests/test_calc.py\n"
-    assert (modules / "1.pattern").read_text() == "^(?:test_add_big|test_add_small)$\n"
+    pattern = "^(?:test_add_big|test_add_small|test_add_zero)$\n"
+    assert (modules / "1.pattern").read_text() == pattern
     tree = work / "plan" / "tree"
     # The base's code and harness, the change's test modules.
     assert (tree / "calc.py").read_text() == BASE["calc.py"]
@@ -77,10 +80,14 @@ def test_shards_split_the_tests_as_waiver_red_green_does(work: Path) -> None:
     base = repository(work)
     assert plan(base, "--shard", "2/2", "--lay-out") == 0
     # Every candidate is listed for the read-back; this shard runs every 2nd, from the 2nd.
-    assert len((work / "plan" / "candidates.txt").read_text().splitlines()) == 3
+    assert len((work / "plan" / "candidates.txt").read_text().splitlines()) == 4
     modules = work / "plan" / "modules"
-    assert sorted(p.name for p in modules.iterdir()) == ["1.file", "1.pattern", "1.txt"]
-    assert (modules / "1.txt").read_text().splitlines() == [KNOWN]
+    assert sorted(p.name for p in modules.iterdir()) == [
+        "1.file", "1.pattern", "1.txt", "2.file", "2.pattern", "2.txt",
+    ]  # fmt: skip
+    assert [(modules / f"{k}.txt").read_text().splitlines() for k in (1, 2)] == [
+        [KNOWN], [ERRORED],
+    ]  # fmt: skip
     # The test files too, each named by its place among all of them.
     change = work / "plan" / "change"
     assert sorted(p.name for p in change.iterdir()) == ["2.file", "2.pattern", "2.txt"]

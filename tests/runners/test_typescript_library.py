@@ -297,12 +297,11 @@ NEW_LOWERS = {
 }  # fmt: skip
 
 
-def red_green_here(root: Path, base: str, tests: list[str]) -> dict[str, Any]:
-    """`waiver red-green` of `tests`, 2 replays, run in the library's work tree with the
-    command init wrote: its red-green.json."""
+def red_green_here(root: Path, base: str, *given: str) -> dict[str, Any]:
+    """`waiver red-green` of the tests `given` (`--test ID`, `--tests FILE`), 2 replays,
+    run in the library's work tree with the command init wrote: its red-green.json."""
     inputs = workflow_inputs(root)
     out = root.parent / "red-green"
-    given = [word for test_id in tests for word in ("--test", test_id)]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
         assert main(["red-green", "--base", base, "-n", "2", "--out", str(out),
@@ -319,7 +318,32 @@ def test_red_green_on_a_developers_machine_runs_the_installed_vitest(
     test of the new function is red on the base and the other green, neither not run."""
     root, base = change
     commit_files(root, {**NEW_LOW, **NEW_LOWERS})
-    document = red_green_here(root, base, [LOW, LOWERS])
+    document = red_green_here(root, base, "--test", LOW, "--test", LOWERS)
     found = {row["test_id"]: (row["result"], row["base_total"]) for row in document["rows"]}
     assert found == {LOW: ("red", 2), LOWERS: ("green", 2)}
     assert document["linked"] == ["node_modules"]
+
+
+def test_a_new_test_the_registry_does_not_list_gets_red_green_replays_all_the_same(
+    change: tuple[Path, str],
+) -> None:
+    """The plan takes the change's new tests from its test files: two new tests, neither
+    added to known-tests.txt, are replayed on the base, and each row has its outcome while
+    it still says to add the test to the registry."""
+    root, base = change
+    commit_files(root, {**NEW_LOW, **NEW_LOWERS})
+    plan = root.parent / "plan"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        config = workflow_inputs(root)["config"]
+        assert main(["change-tests-plan", "--trusted-ref", base, "--out", str(plan),
+                     "--config", config]) == 0  # fmt: skip
+    assert (plan / "candidates.txt").read_text().splitlines() == [LOW, LOWERS]
+    red_green_here(root, base, "--tests", str(plan / "candidates.txt"))
+    evidence = str(root.parent / "red-green")
+    code, report = gate_written(root, base, runner_part, "--red-green", evidence)
+    assert code == 1
+    rows = {row["test_id"]: row for row in report["rows"]}
+    found = {t: (rows[t]["unknown"], rows[t]["red_green"]["outcome"]) for t in (LOW, LOWERS)}
+    assert found == {LOW: ("new", "red_green"), LOWERS: ("new", "green_green")}
+    assert "add it to `known-tests.txt` in this change" in (root / "summary.md").read_text()
