@@ -76,6 +76,21 @@ def test_the_new_tests_the_change_lists_and_the_tests_it_edited_are_planned(work
     assert (work / "plan" / "command.txt").read_text().startswith("xargs -r -d")
 
 
+def test_a_test_the_base_s_file_declares_is_no_new_test_though_its_registry_leaves_it_out(
+    work: Path,
+) -> None:
+    """A test the base's file already holds and its registry does not list (one skipped
+    for good) is not a test the change adds: an edit of its neighbour plans the edit alone."""
+    skipped = '\n\n@pytest.mark.skip("for good")\ndef test_add_later():\n    pass\n'
+    calc = "import pytest\n" + BASE["tests/test_calc.py"] + skipped
+    git(work, "init", "--quiet")
+    base = commit(work, {**REGISTERED_BASE, "tests/test_calc.py": calc}, "base")
+    edited = calc.replace("assert add(1, 2) == 3", "assert add(1, 2) is not None")
+    commit(work, {"tests/test_calc.py": edited}, "change")
+    assert plan(base) == 0
+    assert (work / "plan" / "candidates.txt").read_text().splitlines() == [KNOWN]
+
+
 def test_shards_split_the_tests_as_waiver_red_green_does(work: Path) -> None:
     base = repository(work)
     assert plan(base, "--shard", "2/2", "--lay-out") == 0

@@ -12,7 +12,7 @@ blobs and parsed, never imported.
   review), and a registered test its file no longer holds is deleted.
 - Its red-green tests: its new tests, each run on the base's code with the change's test
   files, and the registered ids whose definition it edited. A new test is an id the
-  change's own registry adds to the trusted one, or one its test files declare that the
+  change's own registry adds to the trusted one, or one it adds to its test files that the
   trusted registry does not list (`Runner.declared`): a test the change forgot to list gets
   its evidence too, and its row still says the registry does not list it. The plan cannot
   wait for the change's replays, so it takes every such test and leaves it to the gate to
@@ -32,6 +32,7 @@ from waiver.read.policy.settings import Settings
 from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import FileTree
 from waiver.runners import runner_named
 from waiver.runners.base import Runner
 
@@ -67,16 +68,25 @@ def red_green_tests(revision: GitRevision, settings: Settings, root: str) -> lis
 
 
 def _declared(committed: Committed, runner: Runner, files: Iterable[str]) -> set[str]:
-    """The ids the change's commit declares in `files`; a file it cannot read declares none
-    (a test file too large to parse still runs whole, apart), and a title that holds a
-    control character makes no id (a report of it is refused)."""
+    """The ids the change adds to `files`: those its commit declares there and the trusted
+    revision's same file does not (a test the base's registry leaves out, say one skipped
+    for good, is no new test). A file that cannot be read declares none (a test file too
+    large to parse still runs whole, apart), and a title that holds a control character
+    makes no id (a report of it is refused)."""
     found: set[str] = set()
     for path in files:
-        try:
-            found.update(t for t in runner.declared(committed.head, path) if not id_problem(t))
-        except InputError:
-            continue
+        declared = [
+            _declared_in(tree, runner, path) for tree in (committed.head, committed.trusted)
+        ]
+        found.update(t for t in declared[0].difference(declared[1]) if not id_problem(t))
     return found
+
+
+def _declared_in(tree: FileTree, runner: Runner, path: str) -> set[str]:
+    try:
+        return set(runner.declared(tree, path))
+    except InputError:
+        return set()
 
 
 def change_test_files(committed: Committed, runner: Runner, tests: Iterable[str]) -> list[str]:
