@@ -91,6 +91,23 @@ def test_a_test_the_base_s_file_declares_is_no_new_test_though_its_registry_leav
     assert (work / "plan" / "candidates.txt").read_text().splitlines() == [KNOWN]
 
 
+def test_a_title_that_holds_a_control_character_makes_no_id(work: Path) -> None:
+    """A new test's id is one line of printable text: a title whose text holds a control
+    character (written raw, or as an escape) names no test to replay, and no line of the
+    plan's files breaks."""
+    git(work, "init", "--quiet")
+    policy = "runner: jest\nregistry: known-tests.txt\n"
+    one = "it('one', () => {});\n"
+    files = {"waiver.yml": policy, "package.json": "{}", "test/a.test.js": one}
+    base = commit(work, {**files, REGISTRY: "test/a.test.js::one\n"}, "base")
+    tests = (
+        one + "it('bell\x07', () => {});\nit('two\\nlines', () => {});\nit('three', () => {});\n"
+    )
+    commit(work, {"test/a.test.js": tests}, "change")
+    assert plan(base, "--config", "waiver.yml") == 0
+    assert (work / "plan" / "candidates.txt").read_text() == "test/a.test.js::three\n"
+
+
 def test_shards_split_the_tests_as_waiver_red_green_does(work: Path) -> None:
     base = repository(work)
     assert plan(base, "--shard", "2/2", "--lay-out") == 0

@@ -78,7 +78,7 @@ def _declared(committed: Committed, runner: Runner, files: Iterable[str]) -> set
         declared = [
             _declared_in(tree, runner, path) for tree in (committed.head, committed.trusted)
         ]
-        found.update(t for t in declared[0].difference(declared[1]) if not id_problem(t))
+        found.update(t for t in declared[0].difference(declared[1]) if id_problem(t) is None)
     return found
 
 
