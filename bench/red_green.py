@@ -126,10 +126,12 @@ def measure_red_green(data: Path, tests: int, replays: int, repeat: int) -> dict
             out.mkdir(parents=True)
             command = [sys.executable, "-c", REPLAYS_SCRIPT, str(replays), str(out)]
             runs["replays"].append(measure([*command, *PYTEST, *ids], work, out))
-            setup = logs / "setup"
-            runs["setup"].append(
-                measure([sys.executable, "-P", "-c", SETUP_SCRIPT, base, *ids], work, setup)
+            setup = measure(
+                [sys.executable, "-P", "-c", SETUP_SCRIPT, base, *ids], work, logs / "setup"
             )
+            if setup.exit_code != 0:
+                raise SystemExit(f"the set-up: exit {setup.exit_code}\n{setup.stderr}")
+            runs["setup"].append(setup)
             outcomes = logs / "red-green"
             command = [sys.executable, "-P", "-m", "waiver", "red-green", "--base", base]
             command += ["-n", str(replays), "--out", str(outcomes)]
