@@ -10,7 +10,9 @@ each in its own fresh process and interleaved:
 - **N replays of the 10 tests**: pytest on the 10 ids, N times, in the change's checkout,
   as `waiver replay` runs them (Python's bytecode compiled into a folder of their own);
 - **set-up alone**: what `waiver red-green` does before its first replay, the base's files
-  written into a scratch folder and the change's test files over them;
+  written into a scratch folder, the change's test files over them, and the work tree's
+  `node_modules` beside each of the base's package.json files linked in (none here: the
+  walk that looks for them is what it costs a Python project);
 - **waiver red-green -n N**: the set-up, then the same N replays there.
 
 It prints the medians, checks that the command found the 5 red and the 5 green tests, and
@@ -55,15 +57,18 @@ for number in range(1, count + 1):
 """
 SETUP_SCRIPT = """\
 import sys, tempfile
-from waiver.replay.red_green_tree import lay_out
+from waiver.read.harness.named import Harness
+from waiver.replay.red_green_tree import lay_out, link_installs
 from waiver.read.trusted.git import GitRevision
 modules = frozenset(test_id.partition("::")[0] for test_id in sys.argv[2:])
+committed = GitRevision(".", sys.argv[1]).committed()
 with tempfile.TemporaryDirectory() as folder:
-    lay_out(GitRevision(".", sys.argv[1]).committed(), modules, folder)
+    lay_out(committed, modules, folder, Harness())
+    link_installs(committed, ".", folder)
 """
 LABELS = {
     "replays": "N replays of the 10 tests, in the checkout",
-    "setup": "set-up alone: the base laid out, the change's test files over it",
+    "setup": "set-up alone: the base laid out, the change's test files over it, installs linked",
     "red_green": "`waiver red-green -n N`",
 }
 
@@ -121,10 +126,12 @@ def measure_red_green(data: Path, tests: int, replays: int, repeat: int) -> dict
             out.mkdir(parents=True)
             command = [sys.executable, "-c", REPLAYS_SCRIPT, str(replays), str(out)]
             runs["replays"].append(measure([*command, *PYTEST, *ids], work, out))
-            setup = logs / "setup"
-            runs["setup"].append(
-                measure([sys.executable, "-P", "-c", SETUP_SCRIPT, base, *ids], work, setup)
+            setup = measure(
+                [sys.executable, "-P", "-c", SETUP_SCRIPT, base, *ids], work, logs / "setup"
             )
+            if setup.exit_code != 0:
+                raise SystemExit(f"the set-up: exit {setup.exit_code}\n{setup.stderr}")
+            runs["setup"].append(setup)
             outcomes = logs / "red-green"
             command = [sys.executable, "-P", "-m", "waiver", "red-green", "--base", base]
             command += ["-n", str(replays), "--out", str(outcomes)]

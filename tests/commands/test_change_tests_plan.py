@@ -45,19 +45,22 @@ def test_the_new_tests_the_change_lists_and_the_tests_it_edited_are_planned(work
 
     assert plan(base, "--lay-out") == 0
 
-    # GREEN is new but unlisted: no approval could admit it, so it needs no evidence.
-    assert (work / "plan" / "candidates.txt").read_text().splitlines() == [RED, KNOWN, ERRORED]
+    # GREEN is new and its file declares it, though the change's registry does not list
+    # it: it gets its evidence too.
+    candidates = [RED, KNOWN, GREEN, ERRORED]
+    assert (work / "plan" / "candidates.txt").read_text().splitlines() == candidates
     modules = work / "plan" / "modules"
     assert sorted(p.name for p in modules.iterdir()) == [
         "1.file", "1.pattern", "1.txt", "2.file", "2.pattern", "2.txt",
     ]  # fmt: skip
     assert [(modules / f"{k}.txt").read_text().splitlines() for k in (1, 2)] == [
-        [RED, KNOWN], [ERRORED],
+        [RED, KNOWN, GREEN], [ERRORED],
     ]  # fmt: skip
     # Beside each module's ids, its file and a pattern of its tests' names, for a runner
     # that selects tests by name.
     assert (modules / "1.file").read_text() == "tests/test_calc.py\n"
-    assert (modules / "1.pattern").read_text() == "^(?:test_add_big|test_add_small)$\n"
+    pattern = "^(?:test_add_big|test_add_small|test_add_zero)$\n"
+    assert (modules / "1.pattern").read_text() == pattern
     tree = work / "plan" / "tree"
     # The base's code and harness, the change's test modules.
     assert (tree / "calc.py").read_text() == BASE["calc.py"]
@@ -73,14 +76,50 @@ def test_the_new_tests_the_change_lists_and_the_tests_it_edited_are_planned(work
     assert (work / "plan" / "command.txt").read_text().startswith("xargs -r -d")
 
 
+def test_a_test_the_base_s_file_declares_is_no_new_test_though_its_registry_leaves_it_out(
+    work: Path,
+) -> None:
+    """A test the base's file already holds and its registry does not list (one skipped
+    for good) is not a test the change adds: an edit of its neighbour plans the edit alone."""
+    skipped = '\n\n@pytest.mark.skip("for good")\ndef test_add_later():\n    pass\n'
+    calc = "import pytest\n" + BASE["tests/test_calc.py"] + skipped
+    git(work, "init", "--quiet")
+    base = commit(work, {**REGISTERED_BASE, "tests/test_calc.py": calc}, "base")
+    edited = calc.replace("assert add(1, 2) == 3", "assert add(1, 2) is not None")
+    commit(work, {"tests/test_calc.py": edited}, "change")
+    assert plan(base) == 0
+    assert (work / "plan" / "candidates.txt").read_text().splitlines() == [KNOWN]
+
+
+def test_a_title_that_holds_a_control_character_makes_no_id(work: Path) -> None:
+    """A new test's id is one line of printable text: a title whose text holds a control
+    character (written raw, or as an escape) names no test to replay, and no line of the
+    plan's files breaks."""
+    git(work, "init", "--quiet")
+    policy = "runner: jest\nregistry: known-tests.txt\n"
+    one = "it('one', () => {});\n"
+    files = {"waiver.yml": policy, "package.json": "{}", "test/a.test.js": one}
+    base = commit(work, {**files, REGISTRY: "test/a.test.js::one\n"}, "base")
+    tests = (
+        one + "it('bell\x07', () => {});\nit('two\\nlines', () => {});\nit('three', () => {});\n"
+    )
+    commit(work, {"test/a.test.js": tests}, "change")
+    assert plan(base, "--config", "waiver.yml") == 0
+    assert (work / "plan" / "candidates.txt").read_text() == "test/a.test.js::three\n"
+
+
 def test_shards_split_the_tests_as_waiver_red_green_does(work: Path) -> None:
     base = repository(work)
     assert plan(base, "--shard", "2/2", "--lay-out") == 0
     # Every candidate is listed for the read-back; this shard runs every 2nd, from the 2nd.
-    assert len((work / "plan" / "candidates.txt").read_text().splitlines()) == 3
+    assert len((work / "plan" / "candidates.txt").read_text().splitlines()) == 4
     modules = work / "plan" / "modules"
-    assert sorted(p.name for p in modules.iterdir()) == ["1.file", "1.pattern", "1.txt"]
-    assert (modules / "1.txt").read_text().splitlines() == [KNOWN]
+    assert sorted(p.name for p in modules.iterdir()) == [
+        "1.file", "1.pattern", "1.txt", "2.file", "2.pattern", "2.txt",
+    ]  # fmt: skip
+    assert [(modules / f"{k}.txt").read_text().splitlines() for k in (1, 2)] == [
+        [KNOWN], [ERRORED],
+    ]  # fmt: skip
     # The test files too, each named by its place among all of them.
     change = work / "plan" / "change"
     assert sorted(p.name for p in change.iterdir()) == ["2.file", "2.pattern", "2.txt"]

@@ -11,7 +11,7 @@ import pytest
 
 from helpers.commit_support import committed_change
 from helpers.red_green_support import ERRORED, GREEN, KNOWN, PYTEST, RED, base_and_change
-from helpers.support import git
+from helpers.support import git, write_tree
 from waiver.cli import main
 from waiver.commands.red_green import (
     PATTERN_BYTES,
@@ -23,7 +23,7 @@ from waiver.commands.red_green import (
 )
 from waiver.errors import UsageError
 from waiver.read.harness.named import Harness
-from waiver.replay.red_green_tree import laid_files
+from waiver.replay.red_green_tree import laid_files, lay_out, link_installs
 from waiver.runners import runner_named
 
 
@@ -149,6 +149,40 @@ def test_the_runner_s_harness_stays_the_base_s_in_the_laid_out_tree(tmp_path: Pa
     assert laid_files(committed, modules, jest) == ["test/new.test.js"]
     # pytest's harness knows nothing of jest's files: the setup file is test code there.
     assert laid_files(committed, modules, Harness()) == ["test/new.test.js", "test/setup.js"]
+
+
+def test_the_work_tree_s_installs_are_linked_beside_the_base_s_package_files(
+    tmp_path: Path,
+) -> None:
+    """Each `node_modules` the work tree holds beside a package.json of the base is linked
+    into the scratch folder; a file the base itself tracks there stays the base's, and the
+    installed entries beside it are linked."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    packages = {
+        "package.json": "{}",
+        "packages/a/package.json": "{}",
+        "packages/b/package.json": "{}",
+    }
+    patched = {"node_modules/left-pad/index.js": "// the base's patch\n"}
+    committed = committed_change(root, {**packages, **patched}, {})
+    write_tree(root, {
+        "node_modules/left-pad/index.js": "// installed\n",
+        "node_modules/left-pad/package.json": "{}",
+        "node_modules/vitest/package.json": "{}",
+        "packages/a/node_modules/x/package.json": "{}",
+    })  # fmt: skip
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    lay_out(committed, frozenset(), str(folder), Harness())
+    linked = link_installs(committed, str(root), str(folder))
+    assert linked == ["node_modules", "packages/a/node_modules"]
+    tracked = folder / "node_modules" / "left-pad" / "index.js"
+    assert (tracked.is_symlink(), tracked.read_text()) == (False, "// the base's patch\n")
+    assert (folder / "node_modules" / "left-pad" / "package.json").is_symlink()
+    assert (folder / "node_modules" / "vitest").readlink() == root / "node_modules" / "vitest"
+    assert (folder / "packages/a/node_modules").readlink() == root / "packages/a/node_modules"
+    assert not (folder / "packages/b/node_modules").exists()
 
 
 def test_a_file_of_very_many_tests_runs_in_parts_whose_pattern_fits_one_argument() -> None:

@@ -86,10 +86,11 @@ def runner_part(command: str) -> list[str]:
 
 
 def gate_written(
-    root: Path, base: str, replayed: Callable[[str], list[str]] = pytest_part
+    root: Path, base: str, replayed: Callable[[str], list[str]] = pytest_part, *more: str
 ) -> tuple[int, dict[str, Any]]:
     """The change replayed once with the written commands (`replayed` gives the words each
-    runs: pytest's, by default), then gated against the base's files."""
+    runs: pytest's, by default), then gated against the base's files (`more`: further
+    arguments of the gate)."""
     inputs = workflow_inputs(root)
     shutil.rmtree(root / "reports", ignore_errors=True)
     properties = shlex.join(replayed(inputs["property-command"]))
@@ -103,7 +104,7 @@ def gate_written(
             "--fixtures", inputs["fixtures"], "--lock", inputs["lock"],
             "--known-tests", inputs["known-tests"], "--config", inputs["config"],
             "--replays", "1", "--min-replays", "1", "--trusted-ref", base, "--out", "waiver.json",
-            "--summary", "summary.md",
+            "--summary", "summary.md", *more,
         ])  # fmt: skip
     finally:
         os.chdir(cwd)

@@ -5,7 +5,6 @@ file and the name pattern waiver gives it, and read back with the runner's ids."
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +51,12 @@ NEW_TESTS = {
 }
 
 
-def red_green(
-    project: Project, base: str, node_modules: Path, test_ids: list[str]
-) -> dict[str, Any]:
+def red_green(project: Project, base: str, test_ids: list[str]) -> dict[str, Any]:
     """`waiver red-green` of `test_ids`, 2 replays, with the command init writes for the
-    project's runner: its red-green.json."""
-    # The laid-out tree is the base's tracked files: the install is linked in, as the
-    # workflow's setup command installs it there.
-    command = f"[ -e node_modules ] || ln -s {shlex.quote(str(node_modules))} node_modules; "
-    command += runner_named(project.runner).red_green_command()
+    project's runner, run in the project's work tree as a developer runs it: its
+    red-green.json. The scratch folder holds the base's tracked files alone; the work
+    tree's install is linked in."""
+    command = runner_named(project.runner).red_green_command()
     out = project.work.parent / "red-green"
     tests = [word for test_id in test_ids for word in ("--test", test_id)]
     with pytest.MonkeyPatch.context() as patch:
@@ -89,12 +85,13 @@ def test_a_new_test_of_the_fix_is_red_on_the_base_and_its_neighbour_green(
 
     project.commit_change(swap_a_reversed_range)
     swap, inside = (f"{path}::clamp (reversed){separator}{title}" for title in (SWAP, INSIDE))
-    document = red_green(project, base, node_modules, [swap, inside])
+    document = red_green(project, base, [swap, inside])
     rows = document["rows"]
     found = {row["test_id"]: (row["result"], row["base_pass"], row["base_total"]) for row in rows}
     assert found == {swap: ("red", 0, 2), inside: ("green", 2, 2)}
     # The change's test file was laid over the base; its code under test was not.
     assert document["laid_over"] == [path]
+    assert document["linked"] == ["node_modules"]
 
 
 # A new module and its test: on the base the module is missing, so the test file fails to
@@ -122,5 +119,5 @@ def test_a_new_test_of_a_new_module_is_red_where_the_runner_reports_its_file_unl
     project, base = spec.start(tmp_path / "calc", node_modules)
     module, code, test_file, test = DOUBLE[runner]
     project.commit_change(lambda work: write_files(work, {module: code, test_file: test}))
-    [row] = red_green(project, base, node_modules, [f"{test_file}::doubles"])["rows"]
+    [row] = red_green(project, base, [f"{test_file}::doubles"])["rows"]
     assert (row["result"], row["base_pass"], row["base_total"]) == UNLOADED[runner]

@@ -11,7 +11,9 @@ changes are committed, replayed with the written commands and gated against the 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +32,7 @@ from helpers.library_support import (
 )
 from helpers.node_support import registry
 from helpers.support import classes
+from waiver.cli import main
 
 pytestmark = pytest.mark.slow
 
@@ -246,22 +249,27 @@ def test_a_loosened_test_is_edited_and_its_neighbours_are_not(change: tuple[Path
     assert (row["class"], row["unknown"]) == ("unknown_test", "edited")
 
 
+# A new function of the library and a new test of it, which the registry does not list.
+LOW = "test/range.test.ts::clamp > keeps the low end"
+NEW_LOW = {
+    "src/range.ts": RANGE + "\nexport function low(x: number): number {\n  return x;\n}\n",
+    "src/index.ts": "export { add, clamp, low } from './range';\nexport { slug } from './text';\n",
+    # The shared import list grows by a name, and the file is reformatted: double
+    # quotes and no semicolons, as a formatter would write it.
+    "test/range.test.ts": RANGE_TEST.replace(
+        "import { add, clamp } from '../src';", "import { add, clamp, low } from '../src';"
+    ).replace(
+        "describe('clamp', () => {\n",
+        "describe('clamp', () => {\n  it('keeps the low end', () => {\n"
+        "    expect(clamp(low(0), 0, 10)).toBe(0);\n  });\n\n",
+    ).replace("'", '"').replace(";\n", "\n"),
+}  # fmt: skip
+
+
 def test_a_new_test_and_the_import_it_needs_edit_no_other_test(change: tuple[Path, str]) -> None:
     root, base = change
-    new = "test/range.test.ts::clamp > keeps the low end"
-    commit_files(root, {
-        "src/range.ts": RANGE + "\nexport function low(x: number): number {\n  return x;\n}\n",
-        "src/index.ts": "export { add, clamp, low } from './range';\nexport { slug } from './text';\n",
-        # The shared import list grows by a name, and the file is reformatted: double
-        # quotes and no semicolons, as a formatter would write it.
-        "test/range.test.ts": RANGE_TEST.replace(
-            "import { add, clamp } from '../src';", "import { add, clamp, low } from '../src';"
-        ).replace(
-            "describe('clamp', () => {\n",
-            "describe('clamp', () => {\n  it('keeps the low end', () => {\n"
-            "    expect(clamp(low(0), 0, 10)).toBe(0);\n  });\n\n",
-        ).replace("'", '"').replace(";\n", "\n"),
-    })  # fmt: skip
+    new = LOW
+    commit_files(root, NEW_LOW)
     code, report = gate_written(root, base, runner_part)
     assert code == 1
     assert report["registry"]["edited"] == []
@@ -278,3 +286,64 @@ def test_an_edit_of_the_setup_file_is_harness_drift(change: tuple[Path, str]) ->
     code, report = gate_written(root, base, runner_part)
     assert code == 1
     assert [entry["path"] for entry in report["fixtures"]["drift"]] == ["test/setup.ts"]
+
+
+# A new test that passes on the base's code too: it exercises nothing the change did.
+LOWERS = "test/text.test.ts::slug > lowers a word"
+NEW_LOWERS = {
+    "test/text.test.ts": TEXT_TEST.replace(
+        "  it('joins", "  it('lowers a word', () => {\n    expect(slug('AB')).toBe('ab');\n  });\n\n  it('joins"
+    ),
+}  # fmt: skip
+
+
+def red_green_here(root: Path, base: str, *given: str) -> dict[str, Any]:
+    """`waiver red-green` of the tests `given` (`--test ID`, `--tests FILE`), 2 replays,
+    run in the library's work tree with the command init wrote: its red-green.json."""
+    inputs = workflow_inputs(root)
+    out = root.parent / "red-green"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        assert main(["red-green", "--base", base, "-n", "2", "--out", str(out),
+                     "--config", inputs["config"], *given,
+                     "--", "sh", "-c", inputs["red-green-command"]]) == 0  # fmt: skip
+    document: dict[str, Any] = json.loads((out / "red-green.json").read_text())
+    return document
+
+
+def test_red_green_on_a_developers_machine_runs_the_installed_vitest(
+    change: tuple[Path, str],
+) -> None:
+    """The scratch folder of the base's files gets the work tree's pnpm install, so the new
+    test of the new function is red on the base and the other green, neither not run."""
+    root, base = change
+    commit_files(root, {**NEW_LOW, **NEW_LOWERS})
+    document = red_green_here(root, base, "--test", LOW, "--test", LOWERS)
+    found = {row["test_id"]: (row["result"], row["base_total"]) for row in document["rows"]}
+    assert found == {LOW: ("red", 2), LOWERS: ("green", 2)}
+    assert document["linked"] == ["node_modules"]
+
+
+def test_a_new_test_the_registry_does_not_list_gets_red_green_replays_all_the_same(
+    change: tuple[Path, str],
+) -> None:
+    """The plan takes the change's new tests from its test files: two new tests, neither
+    added to known-tests.txt, are replayed on the base, and each row has its outcome while
+    it still says to add the test to the registry."""
+    root, base = change
+    commit_files(root, {**NEW_LOW, **NEW_LOWERS})
+    plan = root.parent / "plan"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        config = workflow_inputs(root)["config"]
+        assert main(["change-tests-plan", "--trusted-ref", base, "--out", str(plan),
+                     "--config", config]) == 0  # fmt: skip
+    assert (plan / "candidates.txt").read_text().splitlines() == [LOW, LOWERS]
+    red_green_here(root, base, "--tests", str(plan / "candidates.txt"))
+    evidence = str(root.parent / "red-green")
+    code, report = gate_written(root, base, runner_part, "--red-green", evidence)
+    assert code == 1
+    rows = {row["test_id"]: row for row in report["rows"]}
+    found = {t: (rows[t]["unknown"], rows[t]["red_green"]["outcome"]) for t in (LOW, LOWERS)}
+    assert found == {LOW: ("new", "red_green"), LOWERS: ("new", "green_green")}
+    assert "add it to `known-tests.txt` in this change" in (root / "summary.md").read_text()

@@ -5,13 +5,16 @@ The base commit's files are written, from git blobs, into a scratch folder; over
 the files the change's commit (HEAD) adds or edits in its test code (test modules, test
 helpers and their data under the test folders), except the harness, which stays the
 base's as in every replay (`conftest.py`, pytest's configuration, modules that shadow
-pytest, the policy's runner's files). The command then runs there N times on the given test
-ids only, one JUnit report per replay (for jest, vitest and mocha, which select tests by
-name, once per test file with the file and a pattern of its tests' names), and
-`red-green.json` says per test how many base replays it passed, of how
-many gave it an outcome. A replay in which collecting the test's module failed (say an
-import of a name the base lacks) counts as failed: the test is red on the base. The gate
-reads the file with `--red-green` and sets it beside each new or edited row.
+pytest, the policy's runner's files). The packages installed in the work tree, which git
+does not track, are the folder's too: each `node_modules` beside a package.json of the base
+is linked in, so that a JavaScript runner starts where a developer runs the command. The
+command then runs there N times on the given test ids only, one JUnit report per replay
+(for jest, vitest and mocha, which select tests by name, once per test file with the file
+and a pattern of its tests' names), and `red-green.json` says per test how many base
+replays it passed, of how many gave it an outcome. A replay in which collecting the test's
+module failed (say an import of a name the base lacks) counts as failed: the test is red on
+the base. The gate reads the file with `--red-green` and sets it beside each new or edited
+row.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from waiver.read.red_green_ids import checked_ids, read_tests_file, tests_from_r
 from waiver.read.red_green_replays import Seen, read_replay, read_replayed, tally
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
-from waiver.replay.red_green_tree import lay_out
+from waiver.replay.red_green_tree import lay_out, link_installs
 from waiver.replay.runner import Progress, Run, Runner
 from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner as TestRunner
@@ -201,6 +204,7 @@ def _replay(
     replays: list[Seen | str] = []
     try:
         document["laid_over"] = lay_out(committed, modules, folder, harness)
+        document["linked"] = _linked(options.root, committed, folder, test_runner, stream)
         env = dict(os.environ)
         os.chdir(folder)
         for number in range(1, options.count + 1):
@@ -214,6 +218,27 @@ def _replay(
         runner.close()
         shutil.rmtree(folder, ignore_errors=True)
     return replays
+
+
+def _linked(
+    root: str, committed: Committed, folder: str, test_runner: TestRunner, stream: TextIO
+) -> list[str]:
+    """The work tree's installed packages linked into the scratch folder, as said."""
+    linked = link_installs(committed, root, folder)
+    for place in linked:
+        print(
+            log_line(f"waiver: the work tree's {place} linked into the replays' folder"),
+            file=stream,
+        )
+    if not linked and test_runner is not PYTEST:
+        print(
+            log_line(
+                f"waiver: no node_modules beside a package.json of the base in {root}: "
+                "install the project's packages there first, or the runner cannot start"
+            ),
+            file=stream,
+        )
+    return linked
 
 
 def _by_name(

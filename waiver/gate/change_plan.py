@@ -10,11 +10,14 @@ blobs and parsed, never imported.
   edited, and the file of each new or edited test. Each runs whole, on the change's own
   tree: a new test the change's registry does not list shows up too (and is said, for
   review), and a registered test its file no longer holds is deleted.
-- Its red-green tests: the ids the change's own registry adds to the trusted one (a new
-  test an approval may admit) and the registered ids whose definition it edited, each run
-  on the base's code with the change's test files. The plan cannot wait for the change's
-  replays, so it takes every such test and leaves it to the gate to use an outcome only
-  for a row that passed every replay of the change (`waiver.gate.red_green.annotate`).
+- Its red-green tests: its new tests, each run on the base's code with the change's test
+  files, and the registered ids whose definition it edited. A new test is an id the
+  change's own registry adds to the trusted one, or one it adds to its test files that the
+  trusted registry does not list (`Runner.declared`): a test the change forgot to list gets
+  its evidence too, and its row still says the registry does not list it. The plan cannot
+  wait for the change's replays, so it takes every such test and leaves it to the gate to
+  use an outcome only for a row that passed every replay of the change
+  (`waiver.gate.red_green.annotate`).
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from dataclasses import dataclass
 
 from waiver.errors import InputError
 from waiver.gate.review import change_registry
+from waiver.read.junit.testid import id_problem
 from waiver.read.policy.settings import Settings
 from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
+from waiver.read.trusted.trees import FileTree
 from waiver.runners import runner_named
 from waiver.runners.base import Runner
 
@@ -44,19 +49,44 @@ class ChangePlan:
 
 
 def red_green_tests(revision: GitRevision, settings: Settings, root: str) -> list[str]:
-    """The new ids the change's registry lists and the registered ids it edited, sorted."""
+    """The new ids the change's registry lists or its test files declare, and the
+    registered ids it edited, sorted."""
     if settings.registry is None:
         return []
     committed = revision.committed()
+    runner = runner_named(settings.policy.runner)
     registered: list[str] = []
     for block in registry_blocks(
         revision.read(settings.registry, MAX_REGISTRY_BYTES), settings.registry
     ):
         registered += block
     listed = change_registry(committed, settings.registry, root) or frozenset()
-    new = listed.difference(registered)
-    edited = runner_named(settings.policy.runner).edited(committed, registered)
+    declared = _declared(committed, runner, change_test_files(committed, runner, listed))
+    new = listed.union(declared).difference(registered)
+    edited = runner.edited(committed, registered)
     return sorted(new.union(edited))
+
+
+def _declared(committed: Committed, runner: Runner, files: Iterable[str]) -> set[str]:
+    """The ids the change adds to `files`: those its commit declares there and the trusted
+    revision's same file does not (a test the base's registry leaves out, say one skipped
+    for good, is no new test). A file that cannot be read declares none (a test file too
+    large to parse still runs whole, apart), and a title that holds a control character
+    makes no id (a report of it is refused)."""
+    found: set[str] = set()
+    for path in files:
+        declared = [
+            _declared_in(tree, runner, path) for tree in (committed.head, committed.trusted)
+        ]
+        found.update(t for t in declared[0].difference(declared[1]) if id_problem(t) is None)
+    return found
+
+
+def _declared_in(tree: FileTree, runner: Runner, path: str) -> set[str]:
+    try:
+        return set(runner.declared(tree, path))
+    except InputError:
+        return set()
 
 
 def change_test_files(committed: Committed, runner: Runner, tests: Iterable[str]) -> list[str]:

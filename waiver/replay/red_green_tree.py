@@ -4,11 +4,14 @@ change's commit adds or edits laid over them.
 The harness stays the base's, as in every replay (`conftest.py`, pytest's configuration,
 modules that would be imported in pytest's place, and another runner's harness files), so
 the change's own hooks cannot decide what its tests do on the base. Everything is written
-from git blobs as regular files.
+from git blobs as regular files. Run where the project is installed (`waiver red-green`
+on a developer's machine), the tree is given the packages installed in the work tree
+(`link_installs`), which git does not track: without them no JavaScript runner starts.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from waiver.read.definitions.reach import TEST_FOLDERS, is_test_code
@@ -18,6 +21,8 @@ from waiver.read.trusted.trees import FILE, FOLDER, FileTree
 from waiver.write.restore import write_beneath
 
 MAX_FILE_BYTES = 64 << 20
+# Where npm, pnpm and yarn install a package's dependencies, beside its package.json.
+INSTALLS = "node_modules"
 # Modules that would be imported in pytest's place: harness, never taken from the change.
 SHADOWS = frozenset({"pytest.py", "sitecustomize.py", "usercustomize.py"})
 
@@ -73,3 +78,31 @@ def lay_out(
         if data is not None:
             write_beneath(folder, path, data, False)
     return laid
+
+
+def link_installs(committed: Committed, root: str, folder: str) -> list[str]:
+    """Each `node_modules` the work tree at `root` holds beside a package.json of the base,
+    linked at its place in `folder`: the runner and the packages the code imports are the
+    project's installed ones. Files the base itself tracks there stay the base's; each
+    installed entry beside them is linked. The folders linked, in the base's order."""
+    linked = []
+    for path in _walk(committed.trusted):
+        parent, _, name = path.rpartition("/")
+        if name != "package.json" or INSTALLS in path.split("/"):
+            continue
+        place = f"{parent}/{INSTALLS}" if parent else INSTALLS
+        installed = os.path.join(os.path.abspath(root), place)
+        if os.path.isdir(installed):
+            _link_missing(installed, os.path.join(folder, place))
+            linked.append(place)
+    return linked
+
+
+def _link_missing(installed: str, laid: str) -> None:
+    """`laid` as a link to `installed` where the tree has nothing there; inside a folder of
+    tracked files, the same for each installed entry."""
+    if not os.path.lexists(laid):
+        os.symlink(installed, laid)
+    elif os.path.isdir(installed) and os.path.isdir(laid) and not os.path.islink(laid):
+        for name in sorted(os.listdir(installed)):
+            _link_missing(os.path.join(installed, name), os.path.join(laid, name))

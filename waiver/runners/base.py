@@ -46,6 +46,10 @@ class Runner(Protocol):
     def test_file(self, test_id: str) -> str | None:
         """The repository file a test id names; None when it names none."""
 
+    def declared(self, tree: FileTree, path: str) -> list[str]:
+        """The ids of the tests the test file at `path` of `tree` declares, where its text
+        spells them whole (a parametrization or a computed title is decided by the run)."""
+
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Each of `test_ids` whose definition the change's commit edited, with what changed."""
 

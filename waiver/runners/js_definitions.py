@@ -303,6 +303,27 @@ def _changes(
     return tuple(found)
 
 
+def declared_scripts(tree: FileTree, path: str, separator: str) -> list[str]:
+    """The ids of the tests a JavaScript or TypeScript test file declares, in its order,
+    where its text spells them whole: every title a literal (a describe's not empty), each
+    row of a literal `each` table by the title the runner gives it. A test whose title the
+    run computes (a template, a table that is not a literal) is left to the change's own
+    run."""
+    module = Module.read(tree, path, separator) if path.endswith(CODE_SUFFIXES) else None
+    found: dict[str, None] = {}
+    for definition in [] if module is None else module.definitions:
+        if definition.exact is not None:
+            found[f"{path}::{definition.exact}"] = None
+            continue
+        function = definition.call.child_by_field_name("function")
+        suites = [_literal_title(suite) or "" for suite in definition.suites]
+        own = _literal_title(definition.call)
+        table = function is not None and function.type == "call_expression"
+        if not table and own is not None and all(suites):
+            found[f"{path}::" + separator.join([*suites, own or EMPTY_TITLE])] = None
+    return list(found)
+
+
 def script_ids(test_ids: Iterable[str]) -> Iterator[str]:
     """The ids that name a JavaScript or TypeScript file."""
     for test_id in test_ids:

@@ -26,7 +26,7 @@ from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-from waiver.runners.js_definitions import edited_scripts, script_ids
+from waiver.runners.js_definitions import declared_scripts, edited_scripts, script_ids
 from waiver.runners.js_diff import script_diffs
 from waiver.runners.js_findings import script_findings
 from waiver.runners.js_reach import new_script_reach_ins
@@ -174,6 +174,10 @@ class NodeRunner:
     def test_file(self, test_id: str) -> str | None:
         path, separator, _ = test_id.partition("::")
         return path if separator and path else None
+
+    def declared(self, tree: FileTree, path: str) -> list[str]:
+        """A JavaScript or TypeScript file's, by its syntax tree."""
+        return declared_scripts(tree, path, self.title_separator)
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Tests of JavaScript and TypeScript files by their syntax tree, per test

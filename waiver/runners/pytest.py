@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from waiver.read.definitions.declared import declared_tests
 from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.definitions.edited import edited_tests
@@ -54,6 +55,9 @@ class Pytest:
     def test_file(self, test_id: str) -> str | None:
         path, separator, _ = test_id.partition("::")
         return path if separator and path.endswith(".py") else None
+
+    def declared(self, tree: FileTree, path: str) -> list[str]:
+        return declared_tests(tree, path) if path.endswith(".py") else []
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         return edited_tests(committed, test_ids)
