@@ -6,15 +6,13 @@ report workflow."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from helpers.support import REPO
+from helpers.support import REPO, lint_workflow
 from waiver.decide.provenance import GateShape, expected_names
 
 PAGE = REPO / "docs" / "replays.md"
@@ -97,15 +95,4 @@ def test_the_uploads_have_exactly_the_names_the_report_workflow_expects() -> Non
 
 
 def test_it_passes_actionlint_and_zizmor(tmp_path: Path) -> None:
-    text = example()[0].replace("FULL_COMMIT_SHA", "a" * 40)
-    workflows = tmp_path / ".github" / "workflows"
-    workflows.mkdir(parents=True)
-    (workflows / "waiver.yml").write_text(text)
-    subprocess.run(["git", "init", "--quiet"], cwd=tmp_path, check=True)
-    bin_folder = Path(sys.executable).parent
-    for argv in (
-        [str(bin_folder / "actionlint"), "-no-color", ".github/workflows/waiver.yml"],
-        [str(bin_folder / "zizmor"), "--offline", "--no-progress", ".github/workflows/waiver.yml"],
-    ):
-        completed = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False)
-        assert completed.returncode == 0, completed.stdout + completed.stderr
+    lint_workflow(example()[0], tmp_path)
