@@ -553,35 +553,30 @@ def test_a_pyproject_that_is_not_utf_8_is_an_input_error_beside_another_pytest_c
     assert not any((root / name).exists() for name in FILES)
 
 
-def test_the_install_step_takes_the_test_extra_and_leaves_the_dev_group(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Each test job pays for what the step installs: the dev set's linters are no test's."""
-    root = flat(tmp_path)
-    (root / "pyproject.toml").write_text(
-        f'{PROJECT}\n[{EXTRAS}]\ntest = ["pytest"]\n\n'
-        '[dependency-groups]\nlint = ["ruff"]\ndev = ["hypothesis", {include-group = "lint"}]\n'
-        + PYTEST_TABLE
-    )
-    assert init(root, "--dry-run") == 0
-    assert (
-        "      setup-command: \"python -m pip install -e '.[test]' pytest hypothesis\"\n"
-    ) in capsys.readouterr().out
+DEV_GROUPS = (
+    '[dependency-groups]\nlint = ["ruff"]\ndev = ["hypothesis", {include-group = "lint"}]\n'
+)
 
 
-def test_the_dev_group_stands_in_when_nothing_names_the_tests_dependencies(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("tables", "step"),
+    [
+        # Each test job pays for what the step installs: the dev set's linters are no test's.
+        (f'[{EXTRAS}]\ntest = ["pytest"]\n\n{DEV_GROUPS}',
+         "python -m pip install -e '.[test]' pytest hypothesis"),
+        # Nothing names the tests' dependencies: the dev group stands in.
+        (DEV_GROUPS,
+         "python -m pip install 'pip>=25.1' && python -m pip install -e . pytest hypothesis "
+         "--group dev"),
+    ],
+)  # fmt: skip
+def test_the_install_step_takes_the_test_extra_and_the_dev_group_only_in_its_place(
+    tables: str, step: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = flat(tmp_path)
-    (root / "pyproject.toml").write_text(
-        f'{PROJECT}\n[dependency-groups]\nlint = ["ruff"]\n'
-        'dev = ["hypothesis", {include-group = "lint"}]\n' + PYTEST_TABLE
-    )
+    (root / "pyproject.toml").write_text(f"{PROJECT}\n{tables}{PYTEST_TABLE}")
     assert init(root, "--dry-run") == 0
-    assert (
-        "      setup-command: \"python -m pip install 'pip>=25.1' && "
-        'python -m pip install -e . pytest hypothesis --group dev"\n'
-    ) in capsys.readouterr().out
+    assert f'      setup-command: "{step}"\n' in capsys.readouterr().out
 
 
 def test_the_install_step_takes_a_test_environment_but_its_tools_and_not_the_dev_group(
