@@ -20,9 +20,10 @@ MESSAGES = "## First failure messages in the reader"
 TEST_SUITE = "## Test suite wall time"
 APPROVAL = "## Approval to status under act"
 HISTORY = "## History of the default branch"
+SETUP_SHARE = "## Set-up share of a test job"
 SEPARATE = (
     WORKFLOW, START_UP, FREEZE, HARNESS, EDITED, RED_GREEN, MESSAGES, TEST_SUITE, APPROVAL,
-    HISTORY,
+    HISTORY, SETUP_SHARE,
 )  # fmt: skip
 
 

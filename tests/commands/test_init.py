@@ -553,19 +553,50 @@ def test_a_pyproject_that_is_not_utf_8_is_an_input_error_beside_another_pytest_c
     assert not any((root / name).exists() for name in FILES)
 
 
-def test_the_install_step_takes_the_test_extra_and_a_group_that_includes_another(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+DEV_GROUPS = (
+    '[dependency-groups]\nlint = ["ruff"]\ndev = ["hypothesis", {include-group = "lint"}]\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("tables", "step"),
+    [
+        # Each test job pays for what the step installs: the dev set's linters are no test's.
+        (f'[{EXTRAS}]\ntest = ["pytest"]\n\n{DEV_GROUPS}',
+         "python -m pip install -e '.[test]' pytest hypothesis"),
+        # Nothing names the tests' dependencies: the dev group stands in.
+        (DEV_GROUPS,
+         "python -m pip install 'pip>=25.1' && python -m pip install -e . pytest hypothesis "
+         "--group dev"),
+    ],
+)  # fmt: skip
+def test_the_install_step_takes_the_test_extra_and_the_dev_group_only_in_its_place(
+    tables: str, step: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = flat(tmp_path)
+    (root / "pyproject.toml").write_text(f"{PROJECT}\n{tables}{PYTEST_TABLE}")
+    assert init(root, "--dry-run") == 0
+    assert f'      setup-command: "{step}"\n' in capsys.readouterr().out
+
+
+def test_the_install_step_takes_a_test_environment_but_its_tools_and_not_the_dev_group(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Redis-backed library's hatch test environment, as rq's: its linters, type
+    checkers, stubs, tox and the coverage uploader cost every test job their install, and
+    no test imports them; pytest's coverage plugin stays (a configuration may use it)."""
+    root = flat(tmp_path)
     (root / "pyproject.toml").write_text(
-        f'{PROJECT}\n[{EXTRAS}]\ntest = ["pytest"]\n\n'
-        '[dependency-groups]\nlint = ["ruff"]\ndev = ["hypothesis", {include-group = "lint"}]\n'
-        + PYTEST_TABLE
+        f'{PROJECT}\n[dependency-groups]\ndev = ["ruff", "mypy", "redis"]\n\n'
+        "[tool.hatch.envs.test]\ndependencies = [\n"
+        '  "codecov", "psutil", "pytest", "pytest-cov", "coverage", "mypy>=1.0",\n'
+        '  "packaging", "Ruff", "tox<5", "types-redis", "types_setuptools", "django-stubs",\n'
+        '  "flake8-bugbear",\n]\n' + PYTEST_TABLE
     )
     assert init(root, "--dry-run") == 0
     assert (
-        "      setup-command: \"python -m pip install 'pip>=25.1' && "
-        "python -m pip install -e '.[test]' pytest hypothesis --group dev\"\n"
+        '      setup-command: "python -m pip install -e . psutil pytest pytest-cov coverage '
+        'packaging hypothesis"\n'
     ) in capsys.readouterr().out
 
 
@@ -732,18 +763,26 @@ def test_the_registry_comes_from_a_real_run_so_a_test_that_skips_itself_is_left_
     ) in out
 
 
+@pytest.mark.parametrize(
+    ("files", "taken"),
+    [
+        # The files of the tests' dependencies; the developers' tools are left.
+        ({"requirements-dev.txt": "pytest-timeout\nruff\n", "requirements/tests.txt": "freezegun\n",
+          "test-requirements.txt": "pytest-timeout\n", "requirements/docs.txt": "sphinx\n"},
+         "-r test-requirements.txt -r requirements/tests.txt"),
+        # None names them: the developers' files stand in.
+        ({"requirements-dev.txt": "pytest-timeout\n", "requirements/dev.txt": "freezegun\n",
+          "requirements/docs.txt": "sphinx\n"},
+         "-r requirements-dev.txt -r requirements/dev.txt"),
+    ],
+)  # fmt: skip
 def test_the_install_step_takes_the_requirements_files_of_the_test_dependencies(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    files: dict[str, str], taken: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = write(flat(tmp_path), {
-        "requirements-dev.txt": "pytest-timeout\n",
-        "requirements/tests.txt": "freezegun\n",
-        "requirements/docs.txt": "sphinx\n",
-    })  # fmt: skip
+    root = write(flat(tmp_path), files)
     assert init(root, "--dry-run") == 0
     assert (
-        '      setup-command: "python -m pip install -e . -r requirements-dev.txt '
-        '-r requirements/tests.txt pytest hypothesis"\n'
+        f'      setup-command: "python -m pip install -e . {taken} pytest hypothesis"\n'
     ) in capsys.readouterr().out
 
 

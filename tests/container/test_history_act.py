@@ -19,6 +19,7 @@ would.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -34,6 +35,7 @@ from helpers.github_api import Answers, github_api
 from helpers.history_support import FIXED, FLAKY, TESTS, build_suite, gate_run
 from helpers.support import ROUND_TRIP, git
 from helpers.workflow_support import (
+    CACHE_PREFIX,
     WAIVER_REPOSITORY,
     Repositories,
     act,
@@ -310,6 +312,11 @@ def test_a_push_s_gate_run_under_act_is_what_the_writer_records(
     report = gated.artifacts / "waiver" / "waiver.json"
     assert report.is_file(), gated.log[-6000:]
     assert gated.report()["trusted_revision"] == default_branch.commit
+    # The default branch's own run is the one that writes the dependency cache: once, from
+    # the property job, under the key its pull requests will restore.
+    saved = re.findall(r"\| cache save stand-in: (\S+) saved$", gated.log, re.MULTILINE)
+    assert saved == [entry.name for entry in (gated.artifacts.parent / "caches").iterdir()]
+    assert re.fullmatch(f"{CACHE_PREFIX}[0-9a-f]{{64}}", saved[0])
 
     recorded = default_branch.record(default_branch.gate_run(300, report))
 

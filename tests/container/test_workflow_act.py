@@ -10,6 +10,7 @@ as one commit on a clone.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,11 +22,14 @@ from helpers.docker_support import docker_missing_reason
 from helpers.support import EMPTY, KNOWN, ROUND_TRIP, classes
 from helpers.workflow_support import (
     ACT,
+    CACHE_PREFIX,
+    SEEDED_CACHE,
     Repositories,
     WorkflowRun,
     commit_all,
     demo_inputs,
     run_workflow,
+    seed_dependency_cache,
 )
 from waiver.runners.pytest import PYTEST
 
@@ -182,10 +186,19 @@ def patch_and_edit(demo: Path) -> None:
     )
 
 
+def seed_patch_and_edit(demo: Path) -> None:
+    """The change of patch_and_edit, in a run whose caches the default branch filled."""
+    seed_dependency_cache(demo)
+    patch_and_edit(demo)
+
+
 @pytest.fixture(scope="module")
 def around_the_tests(repositories: Repositories) -> WorkflowRun:
     return scenario(
-        repositories, "around-the-tests", patch_and_edit, **{"red-green-command": RED_GREEN_COMMAND}
+        repositories,
+        "around-the-tests",
+        seed_patch_and_edit,
+        **{"red-green-command": RED_GREEN_COMMAND},
     )
 
 
@@ -213,6 +226,24 @@ def test_the_verdict_replays_run_the_base_s_tests_and_the_change_s_run_apart(
     assert report["change_tests"]["count"] == 5
     assert report["change_tests"]["problem"] is None
     assert "2 test files of the change run apart on its tree, 1 of them in shard 2 of 2" in run.log
+
+
+def test_every_test_job_restores_the_default_branch_s_cache_and_none_saves(
+    around_the_tests: WorkflowRun,
+) -> None:
+    run = around_the_tests
+    restored = re.findall(
+        rf"cache restore stand-in: {CACHE_PREFIX}([0-9a-f]{{64}}) restored from {SEEDED_CACHE}$",
+        run.log,
+        re.MULTILINE,
+    )
+    # The property job, 5 replays by 2 shards, 3 base replays by 2, the change's 2 shards;
+    # each keyed on the base commit's dependency files, never the gate.
+    assert len(restored) == 1 + 10 + 6 + 2, run.log[-4000:]
+    assert len(set(restored)) == 1
+    assert "cache restore stand-in" not in run.job_log("gate")
+    assert "cache save stand-in" not in run.log
+    assert sorted(p.name for p in (run.artifacts.parent / "caches").iterdir()) == [SEEDED_CACHE]
 
 
 # --- a conftest hook and a drifted fixture: blocked, no replay --------------------------

@@ -324,7 +324,8 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
                 uses == ""
                 or uses == "./waiver-action"
                 or re.fullmatch(
-                    r"actions/(checkout|setup-python|setup-node|upload-artifact|download-artifact)@[0-9a-f]{40}",
+                    r"actions/(checkout|setup-python|setup-node|upload-artifact|download-artifact"
+                    r"|cache/restore|cache/save)@[0-9a-f]{40}",
                     uses,
                 )
             ), uses

@@ -84,6 +84,8 @@ def test_waiver_plans_and_reads_in_its_image_and_only_the_commands_run_on_the_ru
         "Check out the change",
         "Pull or build waiver's image",
         SHARD_PLAN,
+        "Name the dependency cache",
+        "Restore the dependency cache",
         "actions/setup-python",
         "actions/setup-node",
         "Set up the suite on the change's tree",

@@ -250,6 +250,12 @@ def check_caller_workflow(
     inputs = workflow[True]["workflow_call"]["inputs"]
     required = {name for name, spec in inputs.items() if spec.get("required")}
     assert required <= job["with"].keys() <= inputs.keys()
+    lint_workflow(text, folder)
+
+
+def lint_workflow(text: str, folder: Path) -> None:
+    """A documented workflow passes actionlint and zizmor as `.github/workflows/waiver.yml`
+    of a repository in `folder`, a full SHA for the placeholder FULL_COMMIT_SHA."""
     workflows = folder / ".github" / "workflows"
     workflows.mkdir(parents=True)
     (workflows / "waiver.yml").write_text(text.replace("FULL_COMMIT_SHA", "a" * 40))

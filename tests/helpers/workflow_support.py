@@ -15,6 +15,9 @@ composite action:
   a download that names a run (`run-id`) reads `$WAIVER_ARTIFACTS/run-<id>/<name>/` where
   that folder is, and an artifact id is the name written in `run-<id>/.ids/<id>`
   (`run_artifacts` lists a run's artifacts so, as the REST API stand-in answers them);
+- actions/cache/restore copies `$WAIVER_CACHES/<key>/` (else the newest entry whose name
+  starts with one of `restore-keys`) over its paths, and actions/cache/save keeps its paths
+  there under its key, once, as the real cache keeps an entry; each says so in the log;
 - create-github-app-token signs a JWT with the private key it is given (`openssl`), and
   trades it at the REST API stand-in (`$GITHUB_API_URL`) for an installation token, as the
   real action does: no key, no token.
@@ -220,6 +223,82 @@ runs:
 """
 
 
+CACHE_RESTORE_STAND_IN = """\
+name: cache restore stand-in
+description: Copies $WAIVER_CACHES/<key>, or the newest entry a restore key starts, over path.
+inputs:
+  path:
+    description: The paths, one a line; ~ is $HOME.
+  key:
+    description: The entry's key.
+  restore-keys:
+    description: Prefixes of older entries, one a line.
+    default: ""
+outputs:
+  cache-hit:
+    description: true when the key itself was found.
+    value: ${{ steps.restore.outputs.cache-hit }}
+  cache-primary-key:
+    description: The key.
+    value: ${{ inputs.key }}
+runs:
+  using: composite
+  steps:
+    - id: restore
+      shell: bash
+      env:
+        KEY: ${{ inputs.key }}
+        PREFIXES: ${{ inputs.restore-keys }}
+      run: |
+        found="" hit=false
+        if [[ -d $WAIVER_CACHES/$KEY ]]; then
+          found=$KEY hit=true
+        else
+          while read -r prefix; do
+            [[ -n $prefix && -z $found ]] || continue
+            found=$(cd "$WAIVER_CACHES" && ls -td -- "$prefix"* 2>/dev/null | head -n 1 || true)
+          done <<< "$PREFIXES"
+        fi
+        if [[ -n $found ]]; then
+          cp -R -- "$WAIVER_CACHES/$found/home/." "$HOME/"
+          echo "cache restore stand-in: $KEY restored from $found"
+        else
+          echo "cache restore stand-in: $KEY not found"
+        fi
+        echo "cache-hit=$hit" >> "$GITHUB_OUTPUT"
+"""
+
+CACHE_SAVE_STAND_IN = """\
+name: cache save stand-in
+description: Keeps path in $WAIVER_CACHES/<key>, unless an entry has that key.
+inputs:
+  path:
+    description: The paths, one a line, each below ~ ($HOME).
+  key:
+    description: The entry's key.
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        KEY: ${{ inputs.key }}
+        PATHS: ${{ inputs.path }}
+      run: |
+        entry=$WAIVER_CACHES/$KEY
+        if [[ -d $entry ]]; then
+          echo "cache save stand-in: $KEY exists"
+          exit 0
+        fi
+        mkdir -p "$entry/home"
+        while read -r path; do
+          path=${path#"~/"}
+          [[ -n $path && -e $HOME/$path ]] || continue
+          mkdir -p "$entry/home/$(dirname "$path")"
+          cp -R -- "$HOME/$path" "$entry/home/$path"
+        done <<< "$PATHS"
+        echo "cache save stand-in: $KEY saved"
+"""
+
 APP_TOKEN_STAND_IN = """\
 name: create-github-app-token stand-in
 description: An installation token for a JWT signed with the app's key, from the REST stand-in.
@@ -297,7 +376,27 @@ def stand_ins(folder: Path) -> list[str]:
         home.mkdir(parents=True, exist_ok=True)
         (home / "action.yml").write_text(text)
         arguments += ["--local-repository", f"{pinned(steps, action)}={home}"]
+    # One repository, its two actions in folders of their own, as on github.com.
+    cache = folder / "cache"
+    for action, text in (("restore", CACHE_RESTORE_STAND_IN), ("save", CACHE_SAVE_STAND_IN)):
+        (cache / action).mkdir(parents=True, exist_ok=True)
+        (cache / action / "action.yml").write_text(text)
+    commit = pinned(steps, "actions/cache/restore").split("@")[1]
+    arguments += ["--local-repository", f"actions/cache@{commit}={cache}"]
     return arguments
+
+
+# What the restore key of the dependency cache is for the example's inputs under act.
+CACHE_PREFIX = "waiver-deps-Linux-python3.12-node-"
+SEEDED_CACHE = f"{CACHE_PREFIX}seeded"
+
+
+def seed_dependency_cache(demo: Path) -> None:
+    """An entry in the run's caches, as a default-branch run would have saved it, that the
+    restore key of the example's inputs finds: one file in pip's cache."""
+    entry = demo.parents[2] / "caches" / SEEDED_CACHE / "home" / ".cache" / "pip"
+    entry.mkdir(parents=True)
+    (entry / "seeded").write_text("a package the default branch downloaded\n")
 
 
 def commit_all(repository: Path, message: str) -> str:
@@ -468,12 +567,14 @@ def run_workflow(
     artifacts = run / "artifacts"
     artifacts.mkdir()
     home = run / "home"
+    caches = run / "caches"
+    caches.mkdir(exist_ok=True)
     started = time.monotonic()
     returncode, log = act(
         [event_name, "--eventpath", str(event), "-W", ".github/workflows/caller.yml",
          "--no-skip-checkout", *stand_ins(run / "stand-ins"),
          "--env", f"WAIVER_ARTIFACTS={artifacts}", "--env", f"WAIVER_GIT={run / 'git'}",
-         *extra],
+         "--env", f"WAIVER_CACHES={caches}", *extra],
         demo, home,
     )  # fmt: skip
     seconds = time.monotonic() - started

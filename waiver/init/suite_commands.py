@@ -4,6 +4,7 @@ each starting with the install step, and the command that refreshes the registry
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from fnmatch import fnmatchcase
 
@@ -14,29 +15,46 @@ from waiver.init.tool_envs import ToolEnvs, install_words
 from waiver.write.setup_files import REGISTRY
 
 # The names a project gives its test dependencies, as an extra or a dependency group.
-TEST_SETS = ("test", "tests", "testing", "dev")
-# Requirements files of test dependencies, by folder ("" the root): names a project gives
-# the file its test run installs.
+TEST_SETS = ("test", "tests", "testing")
+# The set of every tool a developer uses, the tests' dependencies among them: installed
+# only when nothing names the tests' own, since its linters and type checkers cost each
+# test job their install and no test imports them.
+DEV_SET = "dev"
+# Requirements files, by folder ("" the root): the names a project gives the file of its
+# tests' dependencies, and of its developers' tools (taken as the dev set is).
 REQUIREMENTS = {
-    "": (
-        "requirements-dev*.txt", "requirements_dev*.txt", "requirements-test*.txt",
-        "requirements_test*.txt", "dev-requirements*.txt", "test-requirements*.txt",
-        "requirements-ci.txt",
-    ),
-    "requirements": ("test*.txt", "dev*.txt", "ci.txt"),
+    "": ("requirements-test*.txt", "requirements_test*.txt", "test-requirements*.txt"),
+    "requirements": ("test*.txt",),
+}
+DEV_REQUIREMENTS = {
+    "": ("requirements-dev*.txt", "requirements_dev*.txt", "dev-requirements*.txt",
+         "requirements-ci.txt"),
+    "requirements": ("dev*.txt", "ci.txt"),
 }  # fmt: skip
+# Tools a test environment lists that no test imports: linters, formatters, type checkers
+# (and, by prefix or suffix below, their plugins and stubs), the environment managers,
+# coverage uploaders and packaging tools. pytest's own plugins stay: a configuration may
+# name them (`--cov` in addopts).
+TOOLS = frozenset({
+    "ruff", "mypy", "pyright", "flake8", "pylint", "black", "isort", "autopep8", "yapf",
+    "pyupgrade", "pycodestyle", "pydocstyle", "pyflakes", "bandit", "pre-commit", "tox",
+    "nox", "hatch", "codecov", "coveralls", "twine", "build", "check-manifest", "sphinx",
+    "mkdocs",
+})  # fmt: skip
+TOOL_PREFIXES = ("types-", "flake8-", "sphinx-", "mkdocs-")
+# A requirement's distribution name: what precedes its extras, version, marker or URL.
+DISTRIBUTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # The first pip that installs a dependency group (`--group`).
 GROUPS_PIP = "pip>=25.1"
 # The pytest options a property selection may be given by, each with an expression.
 SELECTING_FLAGS = ("-m", "-k")
 
 
-def test_requirements() -> list[str]:
-    """The requirements files that hold a project's test dependencies, sorted: at the root
-    (`requirements-dev.txt`, `test-requirements.txt`, …) and in `requirements/`
-    (`test.txt`, `requirements/tests-py3.txt`, `dev.txt`, …)."""
+def requirement_files(names: dict[str, tuple[str, ...]]) -> list[str]:
+    """The requirements files whose names match `names` (patterns by folder, "" the root),
+    sorted: `test-requirements.txt`, `requirements/tests-py3.txt`, …"""
     found = []
-    for folder, patterns in REQUIREMENTS.items():
+    for folder, patterns in names.items():
         if not os.path.isdir(folder or "."):
             continue
         for name in sorted(os.listdir(folder or ".")):
@@ -46,11 +64,33 @@ def test_requirements() -> list[str]:
     return found
 
 
+def is_tool(requirement: str) -> bool:
+    """Whether a requirement names a tool no test imports (TOOLS)."""
+    match = DISTRIBUTION.match(requirement)
+    name = re.sub(r"[-_.]+", "-", match[0]).lower() if match else ""
+    return name in TOOLS or name.startswith(TOOL_PREFIXES) or name.endswith("-stubs")
+
+
+def without_tools(words: list[str]) -> list[str]:
+    """pip words but the requirements that name a tool no test imports; a file option
+    keeps its file."""
+    kept: list[str] = []
+    pending = iter(words)
+    for word in pending:
+        if word in ("-r", "-c"):
+            kept += [word, next(pending, "")]
+        elif not is_tool(word):
+            kept.append(word)
+    return kept
+
+
 def install_step(envs: ToolEnvs) -> str:
     """The install step both commands start with, from what the repository declares: the
     project with its test extra or dependency group, else its requirements; the
     requirements files of its test dependencies; and what its tox, nox or hatch test
-    environment installs (`envs`).
+    environment installs (`envs`), but the tools no test imports. The dev set (a `dev`
+    extra or group, `requirements-dev.txt`) stands in only when none of those names the
+    tests' dependencies: each test job pays for every package the step installs.
 
     pyproject.toml is read strictly (`read_install_tables`): a step written around a
     guess at a malformed table would fail on every pull request.
@@ -58,6 +98,11 @@ def install_step(envs: ToolEnvs) -> str:
     project, extras, groups = read_install_tables(PYPROJECT)
     extra = next((name for name in TEST_SETS if name in extras), None)
     group = next((name for name in TEST_SETS if name in groups), None)
+    files = requirement_files(REQUIREMENTS)
+    if not (extra or group or files or envs.words or envs.extras):
+        extra = DEV_SET if DEV_SET in extras else None
+        group = DEV_SET if DEV_SET in groups else None
+        files = requirement_files(DEV_REQUIREMENTS)
     if project or os.path.isfile("setup.py") or os.path.isfile("setup.cfg"):
         wanted = ",".join(dict.fromkeys([*([extra] if extra else []), *envs.extras]))
         words = ["-e", f".[{wanted}]" if wanted else "."]
@@ -65,10 +110,11 @@ def install_step(envs: ToolEnvs) -> str:
         words = ["-r", "requirements.txt"]
     else:
         words = []
-    for path in test_requirements():
+    for path in files:
         words += ["-r", path]
-    words = install_words(words, envs)
-    install = f"python -m pip install {shlex.join([*words, 'pytest', 'hypothesis'])}"
+    words = install_words(words, ToolEnvs(without_tools(envs.words), envs.extras))
+    runners = [name for name in ("pytest", "hypothesis") if name not in words]
+    install = f"python -m pip install {shlex.join([*words, *runners])}"
     if group is None:
         return install
     # pip reads dependency groups from 25.1 on; a fresh venv of Python 3.11 brings 23.2.
