@@ -32,7 +32,7 @@ from waiver.commands import (
 )
 from waiver.commands.remote import approvals, comment, provenance, status
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, EXIT_INTERNAL, InputError, UsageError
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 COMMANDS = (
     init,

@@ -32,8 +32,8 @@ from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
 from waiver.model import Admission
 from waiver.read.approvals import Unusable, review_data
-from waiver.write.summary import render_summary
-from waiver.write.terminal import render_terminal
+from waiver.write.summary.summary import render_summary
+from waiver.write.words.terminal import render_terminal
 
 HEAD = "a" * 40
 OLD = "b" * 40

@@ -24,11 +24,11 @@ from waiver.github.comment import render_comment
 from waiver.model import Admission, Case, Decision, Evidence, RedGreenOutcome
 from waiver.read.red_green import parse_red_green
 from waiver.read.trusted.protected import FromWorkingTree
-from waiver.write.escape import md_code
-from waiver.write.report import row_json
-from waiver.write.report_types import report_of
-from waiver.write.summary import render_summary
-from waiver.write.terminal import render_terminal
+from waiver.write.report.report import row_json
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import render_summary
+from waiver.write.words.escape import md_code
+from waiver.write.words.terminal import render_terminal
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 APPROVAL = Admission("maintainer", 1, "a" * 40)

@@ -25,7 +25,7 @@ from waiver.github.comment import LIMIT, MARKER, render_comment
 from waiver.github.pulls import post_comment
 from waiver.github.rest import ApiFailed
 from waiver.github.status import status_of
-from waiver.write.report_types import report_of
+from waiver.write.report.report_types import report_of
 
 HOSTILE = "@org/admins <img src=x> </details> ``` |"
 CODE_SPAN = re.compile(r"(`+).*?\1")

@@ -16,7 +16,7 @@ from helpers.support import KNOWN, load_report, run_gate
 from waiver.cli import main
 from waiver.github.rest import ApiFailed
 from waiver.github.status import post_check_run, post_status, status_of
-from waiver.write.report_types import report_of
+from waiver.write.report.report_types import report_of
 
 
 def judged(exit_code: str, report: dict[str, Any] | None) -> tuple[str, str]:

@@ -18,8 +18,8 @@ from helpers.node_support import Project, drifted, registry, replace_file
 from helpers.support import classes
 from waiver.read.junit.replay import Limits, read_single
 from waiver.runners.mocha import MOCHA as MOCHA_RUNNER
-from waiver.write.report_types import report_of
-from waiver.write.summary import render_summary
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import render_summary
 
 pytestmark = pytest.mark.slow
 

@@ -9,10 +9,10 @@ from typing import Any
 from helpers.markdown_support import render_like_github
 from helpers.support import REPO, check_golden, report_document
 from waiver.github.comment import render_comment
-from waiver.write.definition_diff import MAX_SHOWN_LINES, TERMINAL_LINES
-from waiver.write.report_types import report_of
-from waiver.write.summary import RESERVE, render_summary
-from waiver.write.terminal import render_terminal
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import RESERVE, render_summary
+from waiver.write.words.definition_diff import MAX_SHOWN_LINES, TERMINAL_LINES
+from waiver.write.words.terminal import render_terminal
 
 GOLDEN = REPO / "tests" / "golden" / "diff"
 LOOSENED = "tests/test_calc.py::test_add"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from waiver.write.why import parametrized_function
+from waiver.write.words.why import parametrized_function
 
 
 def split_and_joined(test_id: str) -> str | None:

@@ -23,7 +23,7 @@ from waiver.model import (
     TestClass,
     UnknownReason,
 )
-from waiver.write.report import ReportRows, row_json, split_rows
+from waiver.write.report.report import ReportRows, row_json, split_rows
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 HASHES = st.sampled_from(["a" * 64, "b" * 64])

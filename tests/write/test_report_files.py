@@ -12,9 +12,9 @@ import pytest
 
 from waiver.errors import InputError
 from waiver.read.policy.settings import Flags, effective
-from waiver.write import report_files
-from waiver.write.report import Json, error_report_json
-from waiver.write.report_files import write_report
+from waiver.write.report import report_files
+from waiver.write.report.report import Json, error_report_json
+from waiver.write.report.report_files import write_report
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 

@@ -10,7 +10,7 @@ import pytest
 from helpers.support import SCHEMA
 from waiver.model import BaseMeaning, RedGreenOutcome, TestClass
 from waiver.read.definitions.edit_kinds import KINDS
-from waiver.write import report_types
+from waiver.write.report import report_types
 
 # Each type, and the place of its object in the schema.
 PLACES: dict[str, str] = {

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from helpers.support import REPO
-from waiver.write.setup_files import Setup, render_report_workflow
+from waiver.write.files.setup_files import Setup, render_report_workflow
 
 PIN = "a" * 40
 REPORT = yaml.safe_load((REPO / ".github" / "workflows" / "waiver-report.yml").read_text())

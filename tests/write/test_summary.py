@@ -21,8 +21,8 @@ from helpers.support import (
 )
 from waiver.cli import main
 from waiver.model import TestClass
-from waiver.write.budget import LIST_CAP
-from waiver.write.summary import LIMIT, RESERVE, render_summary
+from waiver.write.summary.budget import LIST_CAP
+from waiver.write.summary.summary import LIMIT, RESERVE, render_summary
 
 CLASSES = [test_class.value for test_class in TestClass]
 

@@ -23,9 +23,9 @@ from helpers.change_support import (
 from helpers.support import case_json, gate_args, git, load_report, run_gate
 from waiver.cli import main
 from waiver.github.comment import render_comment
-from waiver.write.report_types import report_of
-from waiver.write.summary import RESERVE, render_summary
-from waiver.write.terminal import MAX_LINES, render_terminal
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import RESERVE, render_summary
+from waiver.write.words.terminal import MAX_LINES, render_terminal
 
 PARAMS = [f"tests/test_p.py::test_f[{n}-x]" for n in range(12)]
 LONE = "tests/test_p.py::test_g[a]"

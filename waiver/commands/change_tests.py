@@ -27,7 +27,7 @@ from waiver.gate.change_plan import change_plan
 from waiver.replay.runner import Progress, Runner
 from waiver.runners import runner_named
 from waiver.runners.pytest import PYTEST
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from waiver.gate.change_plan import change_plan
 from waiver.replay.red_green_tree import lay_out
 from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 CANDIDATES_FILE = "candidates.txt"
 FILES_FILE = "files.txt"

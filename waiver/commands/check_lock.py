@@ -23,9 +23,9 @@ from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import FromWorkingTree, ProtectedFiles
 from waiver.runners import policy_harness
-from waiver.write.drift import render_lock_check
-from waiver.write.escape import log_line
-from waiver.write.terminal import WORKING_TREE
+from waiver.write.words.drift_lines import render_lock_check
+from waiver.write.words.escape import log_line
+from waiver.write.words.terminal import WORKING_TREE
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from waiver.github.workflow import is_step_summary
 from waiver.read.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.files import read_small
 from waiver.read.policy.settings import Flags, effective
-from waiver.write.report import Context, report_json
-from waiver.write.report_files import check_output_paths, remove_report, write_report
+from waiver.write.report.report import Context, report_json
+from waiver.write.report.report_files import check_output_paths, remove_report, write_report
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import os
 
 from waiver.commands.support import seconds, whole_number
 from waiver.errors import EXIT_CLEAR
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 MAX_ROWS = 20  # with at most twice the timeout per row, this bounds the step's time
 MAX_TIMEOUT = 60.0

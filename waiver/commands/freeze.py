@@ -39,8 +39,8 @@ from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.protected import FromWorkingTree
 from waiver.read.waiver_json import read_report
-from waiver.write.escape import visible_text
-from waiver.write.freeze_store import write_freeze_store
+from waiver.write.files.freeze_store_file import write_freeze_store
+from waiver.write.words.escape import visible_text
 
 Record = dict[str, object]
 LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")

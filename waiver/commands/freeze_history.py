@@ -20,7 +20,7 @@ from waiver.decide.renewals import FreezeTally, tally
 from waiver.errors import InputError
 from waiver.read.trusted.git import UNREADABLE, GitRevision, head_commit
 from waiver.read.trusted.store_history import StoreHistory, read_store_history
-from waiver.write.escape import visible_text
+from waiver.write.words.escape import visible_text
 
 TRUSTED_REF_HELP = (
     "the full commit id whose git history of the store counts (default: the commit "

@@ -25,15 +25,15 @@ from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.protected import FromWorkingTree
 from waiver.read.waiver_json import read_report
-from waiver.write.atomic import write_atomic
-from waiver.write.escape import log_line
-from waiver.write.history import (
+from waiver.write.files.atomic import write_atomic
+from waiver.write.history.history_file import write_history
+from waiver.write.history.history_show import (
     history_show_json,
-    render_history_json,
-    render_markdown,
-    render_terminal,
+    render_history_markdown,
+    render_history_show_json,
+    render_history_terminal,
 )
-from waiver.write.history_file import write_history
+from waiver.write.words.escape import log_line
 
 
 @dataclass(frozen=True)
@@ -122,13 +122,13 @@ def show(options: ShowOptions) -> int:
     if history is None:
         raise InputError(options.history, "no history file")
     tests = ranked(history, policy)
-    print(render_terminal(history, tests, policy), end="")
+    print(render_history_terminal(history, tests, policy), end="")
     try:
         if options.json is not None:
             document = history_show_json(history, tests, policy)
-            write_atomic(options.json, render_history_json(document))
+            write_atomic(options.json, render_history_show_json(document))
         if options.markdown is not None:
-            write_atomic(options.markdown, render_markdown(history, tests, policy))
+            write_atomic(options.markdown, render_history_markdown(history, tests, policy))
     except OSError as error:
         raise InputError(error.filename or "output", f"cannot write: {error.strerror}") from None
     return EXIT_CLEAR

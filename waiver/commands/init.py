@@ -25,9 +25,8 @@ from waiver.init.planned import Planned
 from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
 from waiver.runners import RUNNERS
-from waiver.write.atomic import write_atomic
-from waiver.write.escape import log_line
-from waiver.write.setup_files import (
+from waiver.write.files.atomic import write_atomic
+from waiver.write.files.setup_files import (
     HISTORY_WORKFLOW,
     LOCK,
     POLICY,
@@ -35,6 +34,7 @@ from waiver.write.setup_files import (
     REPORT_WORKFLOW,
     WORKFLOW,
 )
+from waiver.write.words.escape import log_line
 
 
 def _read_policy() -> bytes:

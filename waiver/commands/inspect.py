@@ -9,7 +9,7 @@ from waiver.errors import EXIT_CLEAR
 from waiver.read.junit.overview import overview
 from waiver.read.junit.replay import Limits
 from waiver.read.junit.testid import TestIdRule
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.trusted.protected import FromWorkingTree
 from waiver.runners import policy_harness
-from waiver.write.atomic import write_atomic
-from waiver.write.escape import log_line
-from waiver.write.lock_reasons import reason_lines
+from waiver.write.files.atomic import write_atomic
+from waiver.write.words.escape import log_line
+from waiver.write.words.lock_reasons import reason_lines
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from waiver.errors import EXIT_CLEAR
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.protected import FromWorkingTree
-from waiver.write.escape import runner_inert_json
-from waiver.write.report import policy_json, render_json
+from waiver.write.report.report import policy_json, render_json
+from waiver.write.words.escape import runner_inert_json
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from waiver.replay.runner import Progress, Run, Runner
 from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner as TestRunner
 from waiver.runners.pytest import PYTEST
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 TESTS_PLACEHOLDER = "{tests}"
 # The most a run's name pattern holds, well under Linux's 128 KiB for one argument or one

@@ -29,8 +29,8 @@ from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR, InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.read.lock.drift import LockPaths
 from waiver.replay.runner import LiveProgress, Progress, Run, Runner, Stopped, stop_on_signals
-from waiver.write.escape import log_line
-from waiver.write.test_tree import TrustedTests, describe_tests, keep, plan_of, restore_tests
+from waiver.write.tree.tree_layout import TrustedTests, describe_tests, keep, plan_of, restore_tests
+from waiver.write.words.escape import log_line
 
 # A replay stopped by a signal exits as a shell reports a command the signal ended: 128 + its
 # number (130 after Ctrl-C, 143 after SIGTERM). It has no verdict to give.

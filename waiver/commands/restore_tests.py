@@ -1,5 +1,5 @@
 """`waiver restore-tests`: the trusted commit's test tree in the work tree, before the
-verdict replays (`waiver.write.test_tree`)."""
+verdict replays (`waiver.write.tree.tree_layout`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import GitRevision
 from waiver.runners import policy_harness, runner_named
-from waiver.write.restore import TrustedHarness
-from waiver.write.test_tree import TrustedTests, describe_tests, plan_of, restore_tests
+from waiver.write.tree.restore import TrustedHarness
+from waiver.write.tree.tree_layout import TrustedTests, describe_tests, plan_of, restore_tests
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures
 from waiver.read.policy.settings import Settings
 from waiver.read.registry import Registry
-from waiver.write.report_types import ChangeTestsJson
+from waiver.write.report.report_types import ChangeTestsJson
 
 FOLDER = "change's tests"
 

@@ -22,8 +22,8 @@ from waiver.gate.evidence import BaseStates
 from waiver.model import Decision
 from waiver.read.history import read_history
 from waiver.read.junit.stream import FAIL, PASS
-from waiver.write.escape import log_line
-from waiver.write.report_types import HistoryUsedJson
+from waiver.write.report.report_types import HistoryUsedJson
+from waiver.write.words.escape import log_line
 
 
 @dataclass(frozen=True)

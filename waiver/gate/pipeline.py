@@ -49,9 +49,9 @@ from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
 from waiver.runners import policy_harness, runner_named
-from waiver.write.report import Context, Json, error_report_json, report_json
-from waiver.write.report_files import check_output_paths, remove_report, write_report
-from waiver.write.report_sections import (
+from waiver.write.report.report import Context, Json, error_report_json, report_json
+from waiver.write.report.report_files import check_output_paths, remove_report, write_report
+from waiver.write.report.report_sections import (
     BaseReplays,
     RegistryFacts,
     ReplayFacts,
@@ -61,7 +61,7 @@ from waiver.write.report_sections import (
     registry_json,
     replays_json,
 )
-from waiver.write.terminal import render_terminal
+from waiver.write.words.terminal import render_terminal
 
 NO_REGISTRY_BLOCKS = (
     "no known-tests registry: new and vanished tests are not detected "

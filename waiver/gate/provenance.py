@@ -22,8 +22,8 @@ from waiver.decide.provenance import called_workflow_problems, gate_workflow
 from waiver.model import Admission
 from waiver.read.provenance import Provenance, ReportsRun, reusable_calls
 from waiver.read.trusted.protected import Committed
-from waiver.write.report_sections import admission_json
-from waiver.write.report_types import ProvenanceJson
+from waiver.write.report.report_sections import admission_json
+from waiver.write.report.report_types import ProvenanceJson
 
 GATE_EVENTS = frozenset({"pull_request", "merge_group"})
 MAX_WORKFLOW_BYTES = 1 << 20

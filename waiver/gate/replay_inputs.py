@@ -22,7 +22,7 @@ from waiver.read.junit.testid import TestIdRule
 from waiver.read.policy.settings import Settings
 from waiver.runners import NODE_RUNNERS
 from waiver.runners.base import Runner
-from waiver.write.report_sections import ReplayFacts
+from waiver.write.report.report_sections import ReplayFacts
 
 
 def read_assertion_replays(

@@ -26,8 +26,8 @@ from waiver.read.lock.lock_file import MAX_LOCK_BYTES, lock_digest, parse_lock
 from waiver.read.policy.settings import Settings
 from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.protected import Committed, ProtectedFiles
-from waiver.write.report_sections import admission_json
-from waiver.write.report_types import ApprovalsJson
+from waiver.write.report.report_sections import admission_json
+from waiver.write.report.report_types import ApprovalsJson
 
 FROM_API = "github"
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from waiver.write.bill import bill_line
-from waiver.write.budget import Budget, Rendered, table
-from waiver.write.definition_diff import diff_blocks
-from waiver.write.escape import md_code
-from waiver.write.report import split_rows
-from waiver.write.report_types import ReportJson, RowJson
-from waiver.write.review_evidence import edited_by_id, review_why
-from waiver.write.summary_tables import base_cell
-from waiver.write.why import (
+from waiver.write.report.report import split_rows
+from waiver.write.report.report_types import ReportJson, RowJson
+from waiver.write.summary.budget import Budget, Rendered, table
+from waiver.write.summary.summary_tables import base_cell
+from waiver.write.words.bill import bill_line
+from waiver.write.words.definition_diff import diff_blocks
+from waiver.write.words.escape import md_code
+from waiver.write.words.review_evidence import edited_by_id, review_why
+from waiver.write.words.why import (
     class_label,
     expected_replays,
     group_edited,

@@ -20,7 +20,7 @@ from typing import Any
 from waiver.decide.provenance import called_workflow_problems
 from waiver.github.rest import Api, ApiFailed
 from waiver.github.runs import referenced_workflows, triggering_run, workflow_path
-from waiver.write.provenance_file import JudgedRunJson
+from waiver.write.files.provenance_file import JudgedRunJson
 
 RECORDED_EVENTS = frozenset({"push", "schedule"})
 HISTORY_ARTIFACT = "waiver-history"

@@ -26,7 +26,7 @@ from waiver.github.pulls import (
 )
 from waiver.github.rest import Api, ApiFailed, HttpStatus, Opener, connect, read_event, urlopen
 from waiver.read.approvals import Unusable, parse_reviews
-from waiver.write.approvals_file import ApprovalsFileJson
+from waiver.write.files.approvals_file import ApprovalsFileJson
 
 # The commits list stops at 250: past that, some author or committer cannot be seen.
 MAX_COMMITS = 250

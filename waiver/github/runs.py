@@ -38,7 +38,7 @@ from typing import Any
 
 from waiver.github.pulls import MERGE_GROUP, base_branch, fetch_pull, pulls_of_commit
 from waiver.github.rest import FULL_SHA, Api, ApiFailed
-from waiver.write.provenance_file import CalledJson, JudgedRunJson
+from waiver.write.files.provenance_file import CalledJson, JudgedRunJson
 
 REVIEW_EVENT = "pull_request_review"
 PULL_REQUEST_EVENT = "pull_request"

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 
 from waiver.github.comment import shown_verdict
 from waiver.github.rest import FULL_SHA, Api, ApiFailed, Opener, connect, urlopen
-from waiver.write.escape import md_code
-from waiver.write.report_types import ProvenanceJson, ReportJson, RowJson
-from waiver.write.why import row_blocks
+from waiver.write.report.report_types import ProvenanceJson, ReportJson, RowJson
+from waiver.write.words.escape import md_code
+from waiver.write.words.why import row_blocks
 
 CONTEXT = "waiver"
 MAX_DESCRIPTION = 140  # GitHub cuts a status description there

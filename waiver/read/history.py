@@ -1,6 +1,6 @@
 """The history file, and a gate run's waiver.json as the history takes it.
 
-The file is gzip-compressed JSON, written by `waiver.write.history_file`:
+The file is gzip-compressed JSON, written by `waiver.write.history.history_file`:
 
     {"format": "waiver-history", "version": 2,
      "runs": [{"commit": str | null, "time": ISO, "fixture_hash": str | null,

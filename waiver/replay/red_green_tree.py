@@ -15,7 +15,7 @@ from waiver.read.definitions.reach import TEST_FOLDERS, is_test_code
 from waiver.read.harness.named import Harness
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FILE, FOLDER, FileTree
-from waiver.write.restore import write_beneath
+from waiver.write.tree.restore import write_beneath
 
 MAX_FILE_BYTES = 64 << 20
 # Modules that would be imported in pytest's place: harness, never taken from the change.

@@ -36,16 +36,16 @@ from waiver.github.pulls import branches_of
 from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, Api, ApiFailed, connect, read_event
 from waiver.github.runs import Superseded, gate_run, job_workflow
 from waiver.github.workflow import write_outputs
-from waiver.write.atomic import write_atomic
-from waiver.write.escape import log_line
-from waiver.write.provenance_file import (
+from waiver.write.files.atomic import write_atomic
+from waiver.write.files.provenance_file import (
     ArtifactsJson,
     JudgedRunJson,
     ProvenanceFileJson,
     artifacts_json,
     render_provenance,
 )
-from waiver.write.report_sections import cost_json
+from waiver.write.report.report_sections import cost_json
+from waiver.write.words.escape import log_line
 
 
 def _history_run(document: ProvenanceFileJson, writer: object) -> str:

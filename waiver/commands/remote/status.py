@@ -21,8 +21,8 @@ from waiver.github.runs import superseding
 from waiver.github.status import post_check_run, post_status, status_of
 from waiver.read.provenance import read_provenance
 from waiver.read.waiver_json import read_report
-from waiver.write.escape import log_line
-from waiver.write.report_types import ReportJson, report_of
+from waiver.write.report.report_types import ReportJson, report_of
+from waiver.write.words.escape import log_line
 
 
 def _report(path: str | None) -> ReportJson | None:

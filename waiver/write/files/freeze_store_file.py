@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from waiver.write.atomic import write_atomic
+from waiver.write.files.atomic import write_atomic
 
 
 def render_store(records: Sequence[Mapping[str, object]]) -> str:

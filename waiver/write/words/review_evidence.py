@@ -8,15 +8,15 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from waiver.decide.red_green import EDITED_OUTCOME_WORDS, OUTCOME_WORDS, RED_GREEN_POLICY
 from waiver.model import BaseVersionMeaning, RedGreenOutcome, UnknownReason
-from waiver.write.budget import Budget, table
-from waiver.write.escape import md_code
-from waiver.write.report_types import (
+from waiver.write.report.report_types import (
     EditedTestJson,
     RegistryJson,
     RowBaseVersionJson,
     RowJson,
     RowRedGreenJson,
 )
+from waiver.write.summary.budget import Budget, table
+from waiver.write.words.escape import md_code
 
 NOT_ADMITTED = f"an approval does not admit it (review_requires: {RED_GREEN_POLICY})"
 

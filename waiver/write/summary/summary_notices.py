@@ -6,10 +6,10 @@ into the runner that an approval admitted, an edited lock. Each is a paragraph o
 from __future__ import annotations
 
 from waiver.decide.policy import NO_REGISTRY
-from waiver.write.budget import Budget
-from waiver.write.escape import md_code
-from waiver.write.summary_facts import Facts, paragraph
-from waiver.write.why import locked_name
+from waiver.write.summary.budget import Budget
+from waiver.write.summary.summary_facts import Facts, paragraph
+from waiver.write.words.escape import md_code
+from waiver.write.words.why import locked_name
 
 NAMED = 3  # harness files the harness paragraph names; the drift table lists every one
 

@@ -25,7 +25,7 @@ from waiver.read.lock.committed import CommittedChange
 from waiver.read.lock.drift import Fixtures, Part
 from waiver.read.lock.lock_file import Drift
 from waiver.read.trusted.protected import WorkingTreeChange
-from waiver.write.report_types import (
+from waiver.write.report.report_types import (
     AdmittedByJson,
     BaseJson,
     CommittedChangeJson,

@@ -9,7 +9,7 @@ import json
 from typing import NotRequired, TypedDict
 
 from waiver.decide.provenance import SortedArtifacts
-from waiver.write.report_types import CostJson
+from waiver.write.report.report_types import CostJson
 
 
 class WaiverJson(TypedDict):

@@ -15,13 +15,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from waiver.model import BASE_WORDS, BLOCKING_CLASSES, BaseMeaning, TestClass
-from waiver.write.bill import bill_line
-from waiver.write.budget import Budget, folded_list
-from waiver.write.escape import md_code
-from waiver.write.report_types import ReportJson
-from waiver.write.review_evidence import base_version_table, red_green_table
-from waiver.write.summary_facts import ORDER, Facts, Section, paragraph
-from waiver.write.summary_notices import (
+from waiver.write.report.report_types import ReportJson
+from waiver.write.summary.budget import Budget, folded_list
+from waiver.write.summary.summary_facts import ORDER, Facts, Section, paragraph
+from waiver.write.summary.summary_notices import (
     harness_note,
     lock_edited_note,
     reach_admitted_note,
@@ -29,7 +26,7 @@ from waiver.write.summary_notices import (
     trusted_revision_note,
     working_tree_note,
 )
-from waiver.write.summary_tables import (
+from waiver.write.summary.summary_tables import (
     CAUSE_TABLES,
     approvals_lines,
     base_blocked_line,
@@ -40,6 +37,9 @@ from waiver.write.summary_tables import (
     rows_table,
     void_freezes_table,
 )
+from waiver.write.words.bill import bill_line
+from waiver.write.words.escape import md_code
+from waiver.write.words.review_evidence import base_version_table, red_green_table
 
 LIMIT = 1_000_000  # bytes; GitHub refuses a step summary over 1 MiB
 RESERVE = 4_000  # room kept for the closing line

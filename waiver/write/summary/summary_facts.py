@@ -7,11 +7,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from waiver.model import TestClass
-from waiver.write.budget import Budget
-from waiver.write.report import split_rows
-from waiver.write.report_types import ReportJson, RowJson
-from waiver.write.summary_tables import base_blocks, is_unstable
-from waiver.write.why import RunCause, run_cause
+from waiver.write.report.report import split_rows
+from waiver.write.report.report_types import ReportJson, RowJson
+from waiver.write.summary.budget import Budget
+from waiver.write.summary.summary_tables import base_blocks, is_unstable
+from waiver.write.words.why import RunCause, run_cause
 
 ORDER = [
     TestClass.PROPERTY_VIOLATION,

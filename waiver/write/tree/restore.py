@@ -1,5 +1,5 @@
 """Put the trusted revision's locked files back into the work tree before the replays run:
-the first part of laying out the trusted test tree (`waiver.write.test_tree`).
+the first part of laying out the trusted test tree (`waiver.write.tree.tree_layout`).
 
 The replays run the change's code, so they are only as honest as the harness that writes
 their reports. Restored from the trusted revision, every file its lock lists (the harness
@@ -43,7 +43,7 @@ MAX_RESTORED_BYTES = 64 << 20
 @dataclass(frozen=True)
 class TrustedHarness:
     """Where the locked files and the harness are restored from, before the trusted test tree
-    is laid out over them (`waiver.write.test_tree`)."""
+    is laid out over them (`waiver.write.tree.tree_layout`)."""
 
     root: str
     trusted: GitRevision

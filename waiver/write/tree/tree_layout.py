@@ -2,7 +2,7 @@
 
 The replays that decide a registered test's class run the base's test tree against the
 change's code (SPEC 3.11). Over the change's checkout, from the trusted revision: the files
-its lock lists and its harness (`waiver.write.restore`), then every file the base's
+its lock lists and its harness (`waiver.write.tree.restore`), then every file the base's
 runner classifies as test code or test data (`waiver.read.harness.test_tree`) as the base
 holds it, and every such file the base lacks taken out: a test file the change added, a
 helper, a data file, a snapshot beside the tests. Test files the change deleted come back.
@@ -32,8 +32,7 @@ from waiver.read.lock.lock_file import MAX_LOCK_BYTES, parse_lock
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FILE, CommitTree, DiskTree, FileTree
-from waiver.write.escape import log_line
-from waiver.write.restore import (
+from waiver.write.tree.restore import (
     MAX_RESTORED_BYTES,
     Restored,
     TrustedHarness,
@@ -41,6 +40,7 @@ from waiver.write.restore import (
     restore_locked_files,
     write_beneath,
 )
+from waiver.write.words.escape import log_line
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typing import TypedDict
 
 from waiver.decide.history import History, HistoryRun, TestHistory
 from waiver.read.history import FORMAT, VERSION
-from waiver.write.atomic import write_atomic
-from waiver.write.report_sections import timestamp
+from waiver.write.files.atomic import write_atomic
+from waiver.write.report.report_sections import timestamp
 
 _REPEATS = re.compile(r"(.)\1*")
 

@@ -9,10 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from waiver.model import BASE_WORDS, CLOSED_CLASSES, BaseMeaning, TestClass
-from waiver.write.budget import Budget, Rendered, starts, table
-from waiver.write.definition_diff import diff_blocks
-from waiver.write.escape import md_code
-from waiver.write.report_types import (
+from waiver.write.report.report_types import (
     ApprovalsJson,
     FixturesJson,
     RegistryJson,
@@ -22,8 +19,11 @@ from waiver.write.report_types import (
     RowJson,
     VoidRecordJson,
 )
-from waiver.write.review_evidence import edit_kinds
-from waiver.write.why import (
+from waiver.write.summary.budget import Budget, Rendered, starts, table
+from waiver.write.words.definition_diff import diff_blocks
+from waiver.write.words.escape import md_code
+from waiver.write.words.review_evidence import edit_kinds
+from waiver.write.words.why import (
     EditedLine,
     Group,
     drift_name,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from waiver.write.escape import md_code
+from waiver.write.words.escape import md_code
 
 Item = TypeVar("Item")
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.write.escape import md_code, visible_text
+from waiver.write.words.escape import md_code, visible_text
 
 TITLE = "## Commentary — not a test result"
 STATUS = {"accepted": "kept, notes below", "dropped": "dropped", "failed": "call failed"}

@@ -31,8 +31,13 @@ from waiver.model import (
     Verdict,
 )
 from waiver.read.policy.settings import Settings
-from waiver.write import report_types
-from waiver.write.report_sections import BaseReplays, admission_json, base_replays_json, timestamp
+from waiver.write.report import report_types
+from waiver.write.report.report_sections import (
+    BaseReplays,
+    admission_json,
+    base_replays_json,
+    timestamp,
+)
 
 SCHEMA_VERSION = 2
 Json = dict[str, object]
@@ -123,13 +128,13 @@ def row_json(row: Row) -> report_types.RowJson:
     if row.outcomes and row.test_class is not TestClass.STABLE_PASS:
         document["outcomes"] = list(row.outcomes)
     if row.history is not None:
-        document["history"] = history_json(row.history)
+        document["history"] = row_history_json(row.history)
     if row.base_version is not None:
         document["base_version"] = base_version_json(row.base_version)
     return document
 
 
-def history_json(history: HistoryFinding) -> report_types.RowHistoryJson:
+def row_history_json(history: HistoryFinding) -> report_types.RowHistoryJson:
     return {
         "runs": history.runs,
         "flipped": history.flipped,

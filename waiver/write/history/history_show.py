@@ -13,10 +13,10 @@ from typing import TypedDict
 from waiver.decide.history import History
 from waiver.decide.history_rates import TestRates
 from waiver.decide.policy import Policy
-from waiver.write.budget import Budget, table
-from waiver.write.escape import md_code, visible_text
-from waiver.write.history_file import HistoryRunJson, run_json
-from waiver.write.report_sections import timestamp
+from waiver.write.history.history_file import HistoryRunJson, run_json
+from waiver.write.report.report_sections import timestamp
+from waiver.write.summary.budget import Budget, table
+from waiver.write.words.escape import md_code, visible_text
 
 HISTORY_SCHEMA_VERSION = 1
 SUMMARY_LIMIT = 1_000_000  # under GitHub's 1 MiB step summary
@@ -148,7 +148,7 @@ def history_show_json(
     }
 
 
-def render_history_json(document: HistoryShowJson) -> str:
+def render_history_show_json(document: HistoryShowJson) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
@@ -189,7 +189,7 @@ def _mermaid(history: History, rates: TestRates, number: int) -> list[str]:
     ]
 
 
-def render_markdown(history: History, ranked: Sequence[TestRates], policy: Policy) -> str:
+def render_history_markdown(history: History, ranked: Sequence[TestRates], policy: Policy) -> str:
     out = Budget(SUMMARY_LIMIT)
     out.add("## Test history of the default branch")
     out.add("")
@@ -246,7 +246,7 @@ def render_markdown(history: History, ranked: Sequence[TestRates], policy: Polic
     return "\n".join(out.lines) + "\n"
 
 
-def render_terminal(history: History, ranked: Sequence[TestRates], policy: Policy) -> str:
+def render_history_terminal(history: History, ranked: Sequence[TestRates], policy: Policy) -> str:
     lines = [_headline(history, policy)]
     for rates in ranked[:SHOWN_TESTS]:
         marks = [

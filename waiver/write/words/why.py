@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
 from waiver.model import BLOCKING_CLASSES, TestClass, UnknownReason
-from waiver.write.report_types import (
+from waiver.write.report.report_types import (
     CommittedChangeJson,
     DriftJson,
     EditedTestJson,

@@ -1,5 +1,5 @@
 """The shape of diagnosis.json, which `waiver diagnose` writes beside the report: commentary
-on the unstable rows, never a test result (its Markdown is `waiver.write.commentary`)."""
+on the unstable rows, never a test result (its Markdown is `waiver.write.summary.commentary`)."""
 
 # No `from __future__ import annotations`: on Python 3.11 a TypedDict sees `Literal` keys
 # only in an evaluated annotation.

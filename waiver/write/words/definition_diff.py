@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from waiver.write.budget import Budget
-from waiver.write.escape import BACKTICK_RUN, log_line, md_code, visible_text
-from waiver.write.report_types import EditedTestJson
-from waiver.write.why import EditedLine
+from waiver.write.report.report_types import EditedTestJson
+from waiver.write.summary.budget import Budget
+from waiver.write.words.escape import BACKTICK_RUN, log_line, md_code, visible_text
+from waiver.write.words.why import EditedLine
 
 # Lines of one test's diff shown, and characters of each: the gate writes no more, and a
 # report read back is held to the same.

@@ -16,19 +16,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from waiver.model import BASE_WORDS, BaseMeaning, TestClass
-from waiver.write.definition_diff import terminal_diff
-from waiver.write.escape import MAX_CELL, log_line
-from waiver.write.report import split_rows
-from waiver.write.report_types import ReportJson, RowJson, report_of
-from waiver.write.review_evidence import (
+from waiver.write.report.report import split_rows
+from waiver.write.report.report_types import ReportJson, RowJson, report_of
+from waiver.write.summary.summary_facts import listed_order
+from waiver.write.words.definition_diff import terminal_diff
+from waiver.write.words.escape import MAX_CELL, log_line
+from waiver.write.words.review_evidence import (
     base_version_rows,
     base_version_words,
     edit_kinds,
     red_green_rows,
     row_red_green_words,
 )
-from waiver.write.summary_facts import listed_order
-from waiver.write.why import (
+from waiver.write.words.why import (
     class_label,
     expected_replays,
     first_edited,

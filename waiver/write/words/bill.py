@@ -5,7 +5,7 @@ the comment both show it; only numbers and the fixed names of the kinds go into 
 from __future__ import annotations
 
 from waiver.decide.cost import KINDS
-from waiver.write.report_types import CostJson
+from waiver.write.report.report_types import CostJson
 
 
 def duration(seconds: float) -> str:

@@ -7,8 +7,8 @@ spells untrusted text: one line each, able to start no workflow command.
 from __future__ import annotations
 
 from waiver.read.lock.drift import Fixtures
-from waiver.write.escape import log_line
-from waiver.write.why import locked_name
+from waiver.write.words.escape import log_line
+from waiver.write.words.why import locked_name
 
 
 def drift_lines(fixtures: Fixtures) -> list[str]:

@@ -10,10 +10,10 @@ from typing import TypeVar
 
 from waiver.errors import InputError, UsageError
 from waiver.read.forked import Forked, fork
-from waiver.write.atomic import discard, put_in_place, write_atomic, write_temporary
-from waiver.write.report import Json, json_chunks
-from waiver.write.report_types import report_of
-from waiver.write.summary import render_summary
+from waiver.write.files.atomic import discard, put_in_place, write_atomic, write_temporary
+from waiver.write.report.report import Json, json_chunks
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import render_summary
 
 Answer = TypeVar("Answer")
 
