@@ -13,7 +13,7 @@ from helpers.commit_support import committed_change
 from helpers.red_green_support import ERRORED, GREEN, KNOWN, PYTEST, RED, base_and_change
 from helpers.support import git
 from waiver.cli import main
-from waiver.commands.red_green import (
+from waiver.commands.replays.red_green import (
     PATTERN_BYTES,
     by_file,
     name_pattern,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from waiver.commands.freeze_history import TRUSTED_REF_HELP, renewal_counts, run_history
+from waiver.commands.stores.freeze_history import TRUSTED_REF_HELP, renewal_counts, run_history
 from waiver.commands.support import moment, now_of
 from waiver.decide.decision import check_policy
 from waiver.decide.freeze_store import (

@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from waiver.commands.check_lock import (
+from waiver.commands.replays.restore_tests import TestsSource, add_tests_source, trusted_tests
+from waiver.commands.setup.check_lock import (
     LockCheck,
     add_drift_flags,
     check_lock,
     print_lock_check,
 )
-from waiver.commands.restore_tests import TestsSource, add_tests_source, trusted_tests
 from waiver.commands.support import seconds, whole_number
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR, InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT

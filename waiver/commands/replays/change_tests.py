@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from waiver.commands.change_tests_plan import EVERY_NAME
-from waiver.commands.red_green import with_tests, write_ids
+from waiver.commands.replays.change_tests_plan import EVERY_NAME
+from waiver.commands.replays.red_green import with_tests, write_ids
 from waiver.commands.support import base_settings, full_commit, new_folder, seconds, whole_number
 from waiver.errors import EXIT_CLEAR, UsageError
 from waiver.gate.change_plan import change_plan

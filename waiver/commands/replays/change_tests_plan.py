@@ -16,7 +16,13 @@ from __future__ import annotations
 import argparse
 import os
 
-from waiver.commands.red_green import by_file, name_pattern, parse_shard, shard_of, write_ids
+from waiver.commands.replays.red_green import (
+    by_file,
+    name_pattern,
+    parse_shard,
+    shard_of,
+    write_ids,
+)
 from waiver.commands.support import base_settings, full_commit, new_folder
 from waiver.errors import EXIT_CLEAR
 from waiver.gate.change_plan import change_plan
