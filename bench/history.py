@@ -33,7 +33,7 @@ from sections import HISTORY, write_section
 
 from waiver.decide.history import History, HistoryRun, RecordedRun, TestHistory, fold
 from waiver.decide.policy import Policy
-from waiver.read.history import read_history
+from waiver.read.stores.history_store import read_history
 from waiver.write.history.history_file import history_bytes
 
 GATE_TARGET = 1.2  # the gate with --history within 1.2x the gate (issue 44)

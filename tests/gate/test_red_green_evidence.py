@@ -22,7 +22,7 @@ from waiver.errors import InputError
 from waiver.gate.red_green import annotate, read_evidence, with_red_green
 from waiver.github.comment import render_comment
 from waiver.model import Admission, Case, Decision, Evidence, RedGreenOutcome
-from waiver.read.red_green import parse_red_green
+from waiver.read.evidence.red_green_file import parse_red_green
 from waiver.read.trusted.protected import FromWorkingTree
 from waiver.write.report.report import row_json
 from waiver.write.report.report_types import report_of

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from waiver.errors import InputError
-from waiver.read.bounded import (
+from waiver.read.untrusted.bounded import (
     MAX_DEPTH,
     MAX_NODES,
     MAX_YAML_NODES,

@@ -12,8 +12,8 @@ import pytest
 from helpers.history_support import FLAKY, build_suite, gate_run
 from waiver.cli import main
 from waiver.errors import InputError
-from waiver.read import history as history_file
-from waiver.read.history import read_history
+from waiver.read.stores import history_store
+from waiver.read.stores.history_store import read_history
 
 RUN = {"commit": None, "time": "2026-11-01T00:00:00Z", "fixture_hash": None,
        "ran": 1, "failed": 0, "storm": False, "head": "b" * 40, "replays": 5}  # fmt: skip
@@ -83,7 +83,7 @@ def test_a_gzip_bomb_is_refused_before_it_is_spelt_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The cap lowered to 1 MiB: 2 MiB of spaces stand for a bomb without taking seconds.
-    monkeypatch.setattr(history_file, "MAX_JSON_BYTES", 1 << 20)
+    monkeypatch.setattr(history_store, "MAX_JSON_BYTES", 1 << 20)
     (tmp_path / "h.gz").write_bytes(gzip.compress(b" " * (2 << 20)))
     with pytest.raises(InputError, match="holds more than 1 MiB"):
         read_history(str(tmp_path / "h.gz"))

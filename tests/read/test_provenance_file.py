@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from waiver.errors import InputError
-from waiver.read.provenance import ReportsRun, read_provenance
+from waiver.read.evidence.provenance_data import ReportsRun, read_provenance
 
 RUN = {"id": 42, "path": ".github/workflows/waiver.yml", "head_sha": "a" * 40,
        "event": "pull_request", "referenced_workflows": [{"path": "o/w/x.yml@r", "sha": "1" * 40}]}  # fmt: skip

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from waiver.read.red_green_replays import read_replay
+from waiver.read.evidence.red_green_replays import read_replay
 from waiver.runners import runner_named
 
 REPORTS = {

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from waiver.errors import InputError
 from waiver.gate.review import change_registry
 from waiver.read.policy.settings import Settings
-from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
+from waiver.read.stores.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.runners import runner_named

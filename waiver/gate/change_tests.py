@@ -28,7 +28,7 @@ from waiver.read.junit.replay_set import ReplaySet, read_replays
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures
 from waiver.read.policy.settings import Settings
-from waiver.read.registry import Registry
+from waiver.read.stores.registry import Registry
 from waiver.write.report.report_types import ChangeTestsJson
 
 FOLDER = "change's tests"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.forked import Claims, Forked, fork, forking
-from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
+from waiver.read.stores.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.protected import Committed, ProtectedFiles
 from waiver.runners.base import Runner
 

@@ -11,10 +11,10 @@ from itertools import repeat
 
 from waiver.gate.change_tests import ChangeTests, change_cases
 from waiver.model import BaseEvidence, Case, Evidence
-from waiver.read.junit.replay import Tally, outcomes_of
+from waiver.read.junit.replay_reports import Tally, outcomes_of
 from waiver.read.junit.replay_set import ReplaySet
 from waiver.read.lock.drift import Fixtures
-from waiver.read.registry import Registry
+from waiver.read.stores.registry import Registry
 
 # What an id's evidence depends on, apart from its fixtures: its states in each replay,
 # whether the registry lists it, its retries, and its states in the base replays.

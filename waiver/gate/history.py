@@ -20,8 +20,8 @@ from waiver.decide.history_rates import with_history
 from waiver.errors import InputError
 from waiver.gate.evidence import BaseStates
 from waiver.model import Decision
-from waiver.read.history import read_history
 from waiver.read.junit.stream import FAIL, PASS
+from waiver.read.stores.history_store import read_history
 from waiver.write.report.report_types import HistoryUsedJson
 from waiver.write.words.escape import log_line
 

@@ -36,7 +36,7 @@ from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.gate.weakened import read_weakened
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
 from waiver.read.definitions.edit_kinds import EditFinding
-from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
+from waiver.read.evidence.provenance_data import read_provenance
 from waiver.read.harness.reach_in import reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
 from waiver.read.junit.replay_set import ReplaySet
@@ -44,8 +44,8 @@ from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
 from waiver.read.policy.policy_file import read_settings
 from waiver.read.policy.settings import Settings, effective
-from waiver.read.provenance import read_provenance
-from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
+from waiver.read.stores.freeze_store import MAX_STORE_BYTES, parse_freezes
+from waiver.read.stores.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
 from waiver.runners import policy_harness, runner_named

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from waiver.decide.provenance import called_workflow_problems, gate_workflow
 from waiver.model import Admission
-from waiver.read.provenance import Provenance, ReportsRun, reusable_calls
+from waiver.read.evidence.provenance_data import Provenance, ReportsRun, reusable_calls
 from waiver.read.trusted.protected import Committed
 from waiver.write.report.report_sections import admission_json
 from waiver.write.report.report_types import ProvenanceJson

@@ -11,7 +11,7 @@ from waiver.errors import InputError
 from waiver.gate.options import GateOptions
 from waiver.gate.skip import Skip, replays_were_skipped
 from waiver.model import CollapsedId
-from waiver.read.junit.replay import Tally
+from waiver.read.junit.replay_reports import Tally
 from waiver.read.junit.replay_set import (
     PROPERTY_REPORT,
     ReplaySet,

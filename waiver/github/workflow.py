@@ -19,7 +19,7 @@ from typing import TextIO
 
 from waiver.errors import InputError
 from waiver.model import TestClass
-from waiver.read.files import open_beneath
+from waiver.read.untrusted.files import open_beneath
 from waiver.write.report.report import split_rows
 from waiver.write.report.report_types import ReportJson, RowJson, report_of
 from waiver.write.summary.summary import render_summary

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from waiver.init.collection import Ran
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
-from waiver.read.registry import format_registry
+from waiver.read.stores.registry import format_registry
 from waiver.runners import policy_harness
 from waiver.write.files.setup_files import (
     HISTORY_WORKFLOW,

@@ -16,7 +16,7 @@ from waiver.commands.remote import post
 from waiver.github.comment import render_comment
 from waiver.github.pulls import post_comment
 from waiver.github.rest import run_url
-from waiver.read.waiver_json import read_report
+from waiver.read.stores.waiver_json import read_report
 from waiver.write.report.report_types import report_of
 
 

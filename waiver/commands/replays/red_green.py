@@ -30,11 +30,11 @@ from typing import TextIO
 from waiver.commands.support import full_commit, new_folder, seconds, whole_number
 from waiver.decide.policy import Policy
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
+from waiver.read.evidence.red_green_file import FORMAT, OUTCOMES_FILE
+from waiver.read.evidence.red_green_ids import checked_ids, read_tests_file, tests_from_report
+from waiver.read.evidence.red_green_replays import Seen, read_replay, read_replayed, tally
 from waiver.read.harness.named import Harness
 from waiver.read.policy.policy_file import read_policy
-from waiver.read.red_green import FORMAT, OUTCOMES_FILE
-from waiver.read.red_green_ids import checked_ids, read_tests_file, tests_from_report
-from waiver.read.red_green_replays import Seen, read_replay, read_replayed, tally
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.replay.red_green_tree import lay_out

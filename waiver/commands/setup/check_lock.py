@@ -15,7 +15,7 @@ from typing import TextIO
 
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR
 from waiver.read.harness.named import property_modules
-from waiver.read.junit.replay import read_single
+from waiver.read.junit.replay_reports import read_single
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
 from waiver.read.policy.policy_file import read_policy

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from waiver.errors import EXIT_CLEAR
 from waiver.read.junit.overview import overview
-from waiver.read.junit.replay import Limits
+from waiver.read.junit.replay_reports import Limits
 from waiver.read.junit.testid import TestIdRule
 from waiver.write.words.escape import log_line
 

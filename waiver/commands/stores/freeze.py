@@ -32,13 +32,13 @@ from waiver.decide.history_rates import stable_runs
 from waiver.decide.policy import Policy
 from waiver.decide.renewals import FreezeTally, renewal_refusal
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
-from waiver.read.files import read_small
-from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
-from waiver.read.history import read_history
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
+from waiver.read.stores.freeze_store import MAX_STORE_BYTES, parse_freezes
+from waiver.read.stores.history_store import read_history
+from waiver.read.stores.waiver_json import read_report
 from waiver.read.trusted.protected import FromWorkingTree
-from waiver.read.waiver_json import read_report
+from waiver.read.untrusted.files import read_small
 from waiver.write.files.freeze_store_file import write_freeze_store
 from waiver.write.words.escape import visible_text
 

@@ -20,11 +20,11 @@ from waiver.decide.history import History, fold
 from waiver.decide.history_rates import ranked
 from waiver.decide.policy import Policy
 from waiver.errors import EXIT_CLEAR, InputError
-from waiver.read.history import read_history, recorded_run
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
+from waiver.read.stores.history_store import read_history, recorded_run
+from waiver.read.stores.waiver_json import read_report
 from waiver.read.trusted.protected import FromWorkingTree
-from waiver.read.waiver_json import read_report
 from waiver.write.files.atomic import write_atomic
 from waiver.write.history.history_file import write_history
 from waiver.write.history.history_show import (

@@ -10,9 +10,9 @@ from datetime import datetime
 from waiver.commands.support import add_policy_flags, now_of, print_verdict
 from waiver.decide.decision import check_policy, decide
 from waiver.github.workflow import is_step_summary
-from waiver.read.cases import MAX_CASES_BYTES, parse_cases
-from waiver.read.files import read_small
+from waiver.read.evidence.cases import MAX_CASES_BYTES, parse_cases
 from waiver.read.policy.settings import Flags, effective
+from waiver.read.untrusted.files import read_small
 from waiver.write.report.report import Context, report_json
 from waiver.write.report.report_files import check_output_paths, remove_report, write_report
 

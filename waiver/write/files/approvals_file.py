@@ -1,5 +1,5 @@
 """The shape of approvals.json, which `waiver approvals` writes and `waiver gate
---approvals FILE` reads back (`waiver.read.approvals`): the REST API's own objects for the
+--approvals FILE` reads back (`waiver.read.evidence.review_data`): the REST API's own objects for the
 pull request, its reviews, its commits and the approvers' permissions, so that the file and
 the API are read by one reader; or why they could not be read."""
 

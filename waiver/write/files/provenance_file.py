@@ -1,5 +1,5 @@
 """The shape of provenance.json, which `waiver provenance` writes and `waiver gate
---provenance` and `waiver status --provenance` read back (`waiver.read.provenance`): the
+--provenance` and `waiver status --provenance` read back (`waiver.read.evidence.provenance_data`): the
 gate run whose reports a `workflow_run` job judges, and what GitHub says made it."""
 
 # No `from __future__ import annotations`: on Python 3.11 a TypedDict sees `NotRequired`

@@ -1,5 +1,5 @@
 """The history file written: gzip-compressed JSON, each trace run-length encoded, in the
-format `waiver.read.history` reads (its docstring describes it)."""
+format `waiver.read.stores.history_store` reads (its docstring describes it)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 from typing import TypedDict
 
 from waiver.decide.history import History, HistoryRun, TestHistory
-from waiver.read.history import FORMAT, VERSION
+from waiver.read.stores.history_store import FORMAT, VERSION
 from waiver.write.files.atomic import write_atomic
 from waiver.write.report.report_sections import timestamp
 

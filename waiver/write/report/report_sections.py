@@ -19,7 +19,7 @@ from waiver.model import Admission, CollapsedId, TestClass
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.junit.properties import PropertyRun
-from waiver.read.junit.replay import ReplayError
+from waiver.read.junit.replay_reports import ReplayError
 from waiver.read.junit.statistics import FewCases
 from waiver.read.lock.committed import CommittedChange
 from waiver.read.lock.drift import Fixtures, Part

@@ -3,7 +3,7 @@ waiver/schemas/waiver-report.schema.json key for key.
 
 These types hold only for a schema-valid document: one the gate has just built (every
 report the tests write is checked against the schema), or one read back from disk
-through `waiver.read.waiver_json.read_report`, which validates it against the schema
+through `waiver.read.stores.waiver_json.read_report`, which validates it against the schema
 before anything reads it. A report from disk is hostile data until then, and no other
 document may be taken for a `ReportJson`. `report_of` is the one place where a document
 becomes the type; it is called where a document enters the renderers from the gate's

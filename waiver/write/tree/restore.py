@@ -27,7 +27,6 @@ import stat
 from dataclasses import dataclass, field
 
 from waiver.errors import InputError
-from waiver.read.files import split_relative
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.listing import walk
 from waiver.read.harness.named import Harness
@@ -36,6 +35,7 @@ from waiver.read.lock.lock_file import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.trusted.trees import DiskTree
+from waiver.read.untrusted.files import split_relative
 
 MAX_RESTORED_BYTES = 64 << 20
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from waiver.decide.cost import KINDS, Cost
 from waiver.errors import InputError
-from waiver.read.bounded import load_bounded_yaml
-from waiver.read.files import read_small
-from waiver.read.jsonfile import parse_json
+from waiver.read.untrusted.bounded import load_bounded_yaml
+from waiver.read.untrusted.files import read_small
+from waiver.read.untrusted.jsonfile import parse_json
 
 MAX_PROVENANCE_BYTES = 1 << 20
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from waiver.errors import InputError
-from waiver.read.bounded import check_shape
+from waiver.read.untrusted.bounded import check_shape
 
 BLANK = " \t\r\n"
 
@@ -69,7 +69,7 @@ def plain_json(text: str) -> str:
 
 def read_jsonc(data: bytes, path: str) -> object:
     """A JSON-with-comments file's value; anything else is an input error naming `path`, and
-    so is a value past the caps of `waiver.read.bounded.check_shape`."""
+    so is a value past the caps of `waiver.read.untrusted.bounded.check_shape`."""
     try:
         document = json.loads(plain_json(data.decode("utf-8-sig")))
     except (UnicodeDecodeError, ValueError) as error:

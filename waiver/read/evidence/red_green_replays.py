@@ -8,10 +8,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from waiver.errors import InputError
-from waiver.read.files import open_regular, read_chunks
-from waiver.read.junit.replay import Limits
+from waiver.read.junit.replay_reports import Limits
 from waiver.read.junit.stream import FAIL, PASS, CaseFile, read_junit
 from waiver.read.junit.testid import TestIdRule
+from waiver.read.untrusted.files import open_regular, read_chunks
 
 
 @dataclass

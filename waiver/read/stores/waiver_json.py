@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from waiver.errors import InputError
 from waiver.model import TestClass
-from waiver.read.files import read_small
-from waiver.read.jsonfile import parse_json
+from waiver.read.untrusted.files import read_small
+from waiver.read.untrusted.jsonfile import parse_json
 
 if TYPE_CHECKING:
     import jsonschema

@@ -16,8 +16,8 @@ from typing import Any
 
 from waiver.decide.approval import Review, ReviewData
 from waiver.errors import InputError
-from waiver.read.files import read_small
-from waiver.read.jsonfile import parse_json
+from waiver.read.untrusted.files import read_small
+from waiver.read.untrusted.jsonfile import parse_json
 
 MAX_APPROVALS_BYTES = 32 << 20
 

@@ -39,8 +39,8 @@ from waiver.decide.history import (
 )
 from waiver.errors import InputError
 from waiver.model import BaseMeaning, TestClass
-from waiver.read.files import read_small
-from waiver.read.jsonfile import parse_json
+from waiver.read.untrusted.files import read_small
+from waiver.read.untrusted.jsonfile import parse_json
 
 FORMAT = "waiver-history"
 VERSION = 2

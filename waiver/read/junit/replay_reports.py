@@ -39,10 +39,10 @@ from functools import cache
 
 from waiver.decide.policy import Policy
 from waiver.errors import InputError
-from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit.started import Started
 from waiver.read.junit.stream import FAIL, PASS, CaseFile, read_junit
 from waiver.read.junit.testid import TestIdRule
+from waiver.read.untrusted.files import open_regular, read_chunks
 
 # How deep folders may nest inside a replay folder (run-<n>/a/b/… holds shards).
 MAX_SHARD_DEPTH = 8

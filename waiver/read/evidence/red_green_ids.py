@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from waiver.errors import InputError
-from waiver.read.files import read_small
 from waiver.read.junit.testid import id_problem
-from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
-from waiver.read.waiver_json import read_report
+from waiver.read.stores.registry import MAX_REGISTRY_BYTES, registry_blocks
+from waiver.read.stores.waiver_json import read_report
+from waiver.read.untrusted.files import read_small
 
 
 def checked_ids(test_ids: list[str], source: str) -> list[str]:

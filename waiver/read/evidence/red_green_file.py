@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from waiver.decide.red_green import BaseRun
 from waiver.errors import InputError
-from waiver.read.files import read_small
-from waiver.read.jsonfile import parse_json
+from waiver.read.untrusted.files import read_small
+from waiver.read.untrusted.jsonfile import parse_json
 
 MAX_RED_GREEN_BYTES = 64 << 20
 OUTCOMES_FILE = "red-green.json"

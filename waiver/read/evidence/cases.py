@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from waiver.errors import InputError
 from waiver.model import Case, Evidence
-from waiver.read.jsonfile import parse_json
+from waiver.read.untrusted.jsonfile import parse_json
 
 MAX_CASES_BYTES = 256 << 20
 FIELDS = {

@@ -25,7 +25,7 @@ import yaml
 from yaml.events import AliasEvent, NodeEvent
 
 from waiver.errors import InputError
-from waiver.read.files import read_small
+from waiver.read.untrusted.files import read_small
 
 if TYPE_CHECKING:
     from yaml.events import Event

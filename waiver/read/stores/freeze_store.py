@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from waiver.errors import InputError
 from waiver.model import FreezeRecord
-from waiver.read.jsonfile import parse_json
+from waiver.read.untrusted.jsonfile import parse_json
 
 MAX_STORE_BYTES = 4 << 20
 
