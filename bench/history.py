@@ -31,7 +31,7 @@ from pathlib import Path
 from run import BENCH, Run, ensure_set, gate_command, measure, ratio_table, warm_page_cache
 from sections import HISTORY, write_section
 
-from waiver.decide.history import History, HistoryRun, RecordedRun, TestHistory, fold
+from waiver.decide.history_fold import History, HistoryRun, RecordedRun, TestHistory, fold
 from waiver.decide.policy import Policy
 from waiver.read.stores.history_store import read_history
 from waiver.write.history.history_file import history_bytes

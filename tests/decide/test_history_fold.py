@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from waiver.decide.decision import decide
-from waiver.decide.history import History, RecordedRun, failure_counts, fold
+from waiver.decide.history_fold import History, RecordedRun, failure_counts, fold
 from waiver.decide.history_rates import ranked, transitions_ewma, with_history
 from waiver.decide.policy import Policy
 from waiver.model import Case, Evidence

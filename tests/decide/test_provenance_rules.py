@@ -1,5 +1,5 @@
 """The exact shapes of an honest gate run: which reusable workflows it may have called and
-which artifacts it may have uploaded (waiver.decide.provenance), and what the base's caller
+which artifacts it may have uploaded (waiver.decide.provenance_rules), and what the base's caller
 calls (waiver.read.evidence.provenance_data.reusable_calls)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from waiver.decide.provenance import (
+from waiver.decide.provenance_rules import (
     REPORT_ARTIFACTS,
     Artifact,
     GateShape,

@@ -17,10 +17,10 @@ from helpers.support import report_document
 from waiver.decide.approval import ReviewFacts
 from waiver.decide.decision import decide
 from waiver.decide.policy import Policy
-from waiver.decide.red_green import BaseRun, RedGreenEvidence
+from waiver.decide.red_green_rules import BaseRun, RedGreenEvidence
 from waiver.errors import InputError
-from waiver.gate.red_green import annotate, read_evidence, with_red_green
-from waiver.github.comment import render_comment
+from waiver.gate.red_green_evidence import annotate, read_evidence, with_red_green
+from waiver.github.comment_body import render_comment
 from waiver.model import Admission, Case, Decision, Evidence, RedGreenOutcome
 from waiver.read.evidence.red_green_file import parse_red_green
 from waiver.read.trusted.protected import FromWorkingTree

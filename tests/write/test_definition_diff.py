@@ -8,7 +8,7 @@ from typing import Any
 
 from helpers.markdown_support import render_like_github
 from helpers.support import REPO, check_golden, report_document
-from waiver.github.comment import render_comment
+from waiver.github.comment_body import render_comment
 from waiver.write.report.report_types import report_of
 from waiver.write.summary.summary import RESERVE, render_summary
 from waiver.write.words.definition_diff import MAX_SHOWN_LINES, TERMINAL_LINES

@@ -22,7 +22,7 @@ from helpers.change_support import (
 )
 from helpers.support import case_json, gate_args, git, load_report, run_gate
 from waiver.cli import main
-from waiver.github.comment import render_comment
+from waiver.github.comment_body import render_comment
 from waiver.write.report.report_types import report_of
 from waiver.write.summary.summary import RESERVE, render_summary
 from waiver.write.words.terminal import MAX_LINES, render_terminal

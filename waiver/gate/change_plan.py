@@ -14,7 +14,7 @@ blobs and parsed, never imported.
   test an approval may admit) and the registered ids whose definition it edited, each run
   on the base's code with the change's test files. The plan cannot wait for the change's
   replays, so it takes every such test and leaves it to the gate to use an outcome only
-  for a row that passed every replay of the change (`waiver.gate.red_green.annotate`).
+  for a row that passed every replay of the change (`waiver.gate.red_green_evidence.annotate`).
 """
 
 from __future__ import annotations

@@ -17,14 +17,14 @@ from itertools import compress, filterfalse
 
 from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.gate.change_tests import ChangeTests, read_change_tests
+from waiver.gate.change_test_replays import ChangeTests, read_change_tests
 from waiver.gate.context import fixture_facts
-from waiver.gate.edited import EditedFacts, edited_ahead
+from waiver.gate.edited_tests import EditedFacts, edited_ahead
 from waiver.gate.evidence import BaseStates, build_cases, failed_property_cases, replayed_base
-from waiver.gate.history import GateHistory, history_base, history_evidence, load_history
+from waiver.gate.history_evidence import GateHistory, history_base, history_evidence, load_history
 from waiver.gate.options import GateOptions
-from waiver.gate.provenance import judge_provenance
-from waiver.gate.red_green import annotate, read_evidence, with_red_green
+from waiver.gate.provenance_check import judge_provenance
+from waiver.gate.red_green_evidence import annotate, read_evidence, with_red_green
 from waiver.gate.replay_inputs import (
     read_assertion_replays,
     read_base_replays,
@@ -84,7 +84,7 @@ class Classified:
     findings: dict[str, tuple[EditFinding, ...]] = field(default_factory=dict)
     # The diff of each edited Python test's definition (`waiver.read.definitions.diff`).
     diffs: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # The change's own tests, when they ran apart (`waiver.gate.change_tests`).
+    # The change's own tests, when they ran apart (`waiver.gate.change_test_replays`).
     change: ChangeTests | None = None
 
 

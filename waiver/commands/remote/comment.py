@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from waiver.commands.remote import post
-from waiver.github.comment import render_comment
+from waiver.github.comment_body import render_comment
 from waiver.github.pulls import post_comment
 from waiver.github.rest import run_url
 from waiver.read.stores.waiver_json import read_report

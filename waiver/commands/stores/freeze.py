@@ -20,14 +20,14 @@ from typing import Any
 from waiver.commands.stores.freeze_history import TRUSTED_REF_HELP, renewal_counts, run_history
 from waiver.commands.support import moment, now_of
 from waiver.decide.decision import check_policy
-from waiver.decide.freeze_store import (
+from waiver.decide.freeze_store_rules import (
     acceptance_refusal,
     base_counts,
     introduced,
     store_states,
 )
 from waiver.decide.freezes import ACCOUNTABLE
-from waiver.decide.history import History
+from waiver.decide.history_fold import History
 from waiver.decide.history_rates import stable_runs
 from waiver.decide.policy import Policy
 from waiver.decide.renewals import FreezeTally, renewal_refusal

@@ -16,7 +16,7 @@ from typing import Any
 
 from waiver.commands.support import commit_argument, moment, now_of
 from waiver.decide.decision import check_policy
-from waiver.decide.history import History, fold
+from waiver.decide.history_fold import History, fold
 from waiver.decide.history_rates import ranked
 from waiver.decide.policy import Policy
 from waiver.errors import EXIT_CLEAR, InputError

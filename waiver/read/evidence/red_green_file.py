@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from waiver.decide.red_green import BaseRun
+from waiver.decide.red_green_rules import BaseRun
 from waiver.errors import InputError
 from waiver.read.untrusted.files import read_small
 from waiver.read.untrusted.jsonfile import parse_json

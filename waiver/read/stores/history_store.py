@@ -8,7 +8,7 @@ The file is gzip-compressed JSON, written by `waiver.write.history.history_file`
                "head": str | null, "replays": int | null}, ...],
      "tests": {test id: [trace, [detail, ...], flagged, last failed ISO | null], ...}}
 
-A trace (`waiver.decide.history`) is stored run-length encoded, a token and, when it
+A trace (`waiver.decide.history_fold`) is stored run-length encoded, a token and, when it
 repeats, how many times (`P97U1P2`), so a test that passed each of 1,000 runs costs a few
 bytes. The file is an artifact of the default branch's workflow, yet it is read as hostile:
 every count, length and id is checked, and whatever does not hold is an input error that
@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from waiver.decide.freezes import aware_time
-from waiver.decide.history import (
+from waiver.decide.history_fold import (
     DETAILED,
     TOKENS,
     History,

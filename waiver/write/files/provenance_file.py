@@ -8,7 +8,7 @@ gate run whose reports a `workflow_run` job judges, and what GitHub says made it
 import json
 from typing import NotRequired, TypedDict
 
-from waiver.decide.provenance import SortedArtifacts
+from waiver.decide.provenance_rules import SortedArtifacts
 from waiver.write.report.report_types import CostJson
 
 

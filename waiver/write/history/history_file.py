@@ -8,7 +8,7 @@ import json
 import re
 from typing import TypedDict
 
-from waiver.decide.history import History, HistoryRun, TestHistory
+from waiver.decide.history_fold import History, HistoryRun, TestHistory
 from waiver.read.stores.history_store import FORMAT, VERSION
 from waiver.write.files.atomic import write_atomic
 from waiver.write.report.report_sections import timestamp
@@ -58,7 +58,7 @@ def _test_json(test: TestHistory) -> list[object]:
 
 
 def history_bytes(history: History) -> bytes:
-    # Tests share their object where their history is the same (`waiver.decide.history`):
+    # Tests share their object where their history is the same (`waiver.decide.history_fold`):
     # each is encoded once.
     encoded: dict[int, list[object]] = {}
     tests = {}

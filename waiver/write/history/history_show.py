@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import TypedDict
 
-from waiver.decide.history import History
+from waiver.decide.history_fold import History
 from waiver.decide.history_rates import TestRates
 from waiver.decide.policy import Policy
 from waiver.write.history.history_file import HistoryRunJson, run_json

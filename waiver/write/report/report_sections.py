@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from waiver.decide.cost import Cost
-from waiver.decide.history import HistoryRun
+from waiver.decide.history_fold import HistoryRun
 from waiver.model import Admission, CollapsedId, TestClass
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.harness.reach_in import ReachIn

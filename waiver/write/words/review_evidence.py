@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from waiver.decide.red_green import EDITED_OUTCOME_WORDS, OUTCOME_WORDS, RED_GREEN_POLICY
+from waiver.decide.red_green_rules import EDITED_OUTCOME_WORDS, OUTCOME_WORDS, RED_GREEN_POLICY
 from waiver.model import BaseVersionMeaning, RedGreenOutcome, UnknownReason
 from waiver.write.report.report_types import (
     EditedTestJson,

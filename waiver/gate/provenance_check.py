@@ -5,7 +5,7 @@ A pull request's run executes the workflow file of the change, so the replays it
 are the change's to write. Its reports are evidence only when the run's workflow file is
 the caller the trusted base holds, byte for byte at the commit the gate checks; it calls
 waiver's reusable gate workflow at the commit this gate runs, and nothing else; and it
-uploaded no artifact that no job of that workflow uploads (`waiver.decide.provenance`). A
+uploaded no artifact that no job of that workflow uploads (`waiver.decide.provenance_rules`). A
 base caller whose replays run in jobs of its own calls no reusable workflow, and then
 neither may the run.
 Anything else blocks the run with the file and the reason named. A change of the gate's workflow files
@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from waiver.decide.provenance import called_workflow_problems, gate_workflow
+from waiver.decide.provenance_rules import called_workflow_problems, gate_workflow
 from waiver.model import Admission
 from waiver.read.evidence.provenance_data import Provenance, ReportsRun, reusable_calls
 from waiver.read.trusted.protected import Committed

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from waiver.github.comment import shown_verdict
+from waiver.github.comment_body import shown_verdict
 from waiver.github.rest import FULL_SHA, Api, ApiFailed, Opener, connect, urlopen
 from waiver.write.report.report_types import ProvenanceJson, ReportJson, RowJson
 from waiver.write.words.escape import md_code

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from waiver.decide.approval import ReviewFacts
 from waiver.decide.policy import Policy
-from waiver.decide.red_green import RedGreenEvidence, no_evidence, requires_red_green
+from waiver.decide.red_green_rules import RedGreenEvidence, no_evidence, requires_red_green
 from waiver.model import Decision, RedGreenFinding, RedGreenOutcome, UnknownReason
 from waiver.read.evidence.red_green_file import read_shards
 from waiver.read.trusted.protected import ProtectedFiles

@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from waiver.decide.history import History, HistoryRun
 from waiver.decide.history_base import base_run, run_outcomes
+from waiver.decide.history_fold import History, HistoryRun
 from waiver.decide.history_rates import with_history
 from waiver.errors import InputError
 from waiver.gate.evidence import BaseStates
