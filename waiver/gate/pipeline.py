@@ -19,7 +19,7 @@ from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
 from waiver.gate.change_test_replays import ChangeTests, read_change_tests
 from waiver.gate.context import fixture_facts
-from waiver.gate.edited_tests import EditedFacts, edited_ahead
+from waiver.gate.edited_tests import EditedAhead, EditedFacts, edited_ahead
 from waiver.gate.evidence import BaseStates, build_cases, failed_property_cases, replayed_base
 from waiver.gate.history_evidence import GateHistory, history_base, history_evidence, load_history
 from waiver.gate.options import GateOptions
@@ -119,19 +119,7 @@ def classify_replays(
         change = None
         if skip is None:
             change = read_change_tests(options.change_tests, settings, rule, options.replays)
-        registry = None
-        registered_properties: tuple[str, ...] = ()
-        if settings.registry is not None:
-            registry = match_registry(
-                protected.read(settings.registry, MAX_REGISTRY_BYTES),
-                settings.registry,
-                replays.tally.index,
-            )
-            # The registry lists property ids too: one that ran in the property report is
-            # accounted for; one that was skipped or is gone stays vanished and blocks.
-            registered_properties = tuple(filter(properties.ran.__contains__, registry.vanished))
-            vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
-            registry = Registry(registry.expected, vanished)
+        registry, registered_properties = _registry(settings, protected, replays, properties)
         records: tuple[FreezeRecord, ...] = ()
         if property_ok and settings.freezes is not None:
             records = parse_freezes(
@@ -139,17 +127,7 @@ def classify_replays(
             )
         edits = EditedFacts({}, {}, {})
         if registry is not None and ahead is not None:
-            listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
-            if change is not None:
-                # The base's version of a test may not even load on the change's code, and
-                # so vanish from the verdict replays: whether the change edited it decides.
-                listed += registry.vanished
-            edits = ahead.facts(listed)
-            # A registered property test the change edited proves nothing by passing,
-            # wherever it lives (a selected suite's modules are not locked): a row of its
-            # own, for review.
-            edited_properties = tuple(filter(edits.edited.__contains__, registered_properties))
-            registry = Registry(registry.expected, registry.vanished + edited_properties)
+            edits, registry = _edits(ahead, registry, registered_properties, replays, change)
     skipped: list[str] = []
     base_states, base_facts = _base_evidence(options, base, history, protected.revision, skip)
     cases = build_cases(
@@ -181,6 +159,47 @@ def classify_replays(
         diffs=edits.diffs,
         change=change,
     )
+
+
+def _registry(
+    settings: Settings, protected: ProtectedFiles, replays: ReplaySet, properties: PropertyRun
+) -> tuple[Registry | None, tuple[str, ...]]:
+    """The registry matched against the replays, and the registered ids the property
+    report ran."""
+    if settings.registry is None:
+        return None, ()
+    registry = match_registry(
+        protected.read(settings.registry, MAX_REGISTRY_BYTES),
+        settings.registry,
+        replays.tally.index,
+    )
+    # The registry lists property ids too: one that ran in the property report is
+    # accounted for; one that was skipped or is gone stays vanished and blocks.
+    registered_properties = tuple(filter(properties.ran.__contains__, registry.vanished))
+    vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
+    return Registry(registry.expected, vanished), registered_properties
+
+
+def _edits(
+    ahead: EditedAhead,
+    registry: Registry,
+    registered_properties: tuple[str, ...],
+    replays: ReplaySet,
+    change: ChangeTests | None,
+) -> tuple[EditedFacts, Registry]:
+    """The edited tests among the registered ones, and the registry with each registered
+    property test the change edited listed as vanished."""
+    listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
+    if change is not None:
+        # The base's version of a test may not even load on the change's code, and
+        # so vanish from the verdict replays: whether the change edited it decides.
+        listed += registry.vanished
+    edits = ahead.facts(listed)
+    # A registered property test the change edited proves nothing by passing,
+    # wherever it lives (a selected suite's modules are not locked): a row of its
+    # own, for review.
+    edited_properties = tuple(filter(edits.edited.__contains__, registered_properties))
+    return edits, Registry(registry.expected, registry.vanished + edited_properties)
 
 
 def _base_evidence(
@@ -241,6 +260,20 @@ def _registry_facts(
     )
 
 
+def _check_tracked(options: GateOptions) -> None:
+    """No report the gate reads is a file the change's commit tracks."""
+    check_untracked(
+        options.root,
+        (
+            options.reports,
+            options.base_reports,
+            options.properties,
+            options.change_tests,
+            *options.red_green,
+        ),
+    )
+
+
 def _gate(
     options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
 ) -> Json:
@@ -259,16 +292,7 @@ def _gate(
             )
             return _untrusted_reports(settings, protected, early, now)
     rule = runner_named(settings.policy.runner).test_ids(options.root)
-    check_untracked(
-        options.root,
-        (
-            options.reports,
-            options.base_reports,
-            options.properties,
-            options.change_tests,
-            *options.red_green,
-        ),
-    )
+    _check_tracked(options)
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
     modules = settings.locked_property_modules(properties.modules)
@@ -294,12 +318,9 @@ def _gate(
         run_blockers.append(reach_in_blocker(reach_ins))
     weakened = None
     if committed is not None:
-        weakened = read_weakened(
-            committed, options.properties, properties, settings.limits.max_report_bytes
-        )
-        weakened_blocker = weakened.blocker()
-        if weakened_blocker is not None:
-            run_blockers.append(weakened_blocker)
+        limit = settings.limits.max_report_bytes
+        weakened = read_weakened(committed, options.properties, properties, limit)
+        run_blockers.extend(filter(None, [weakened.blocker()]))
     admitted_update = judged is not None and judged.problem is not None
     if run_blockers:
         decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)

@@ -13,7 +13,7 @@ active freezes and who owns them.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from waiver.write.report.report import split_rows
 from waiver.write.report.report_types import ReportJson, RowJson
@@ -66,12 +66,6 @@ def _message(message: str | None) -> str:
 
 
 def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
-    expected = expected_replays(report)
-    blocking = [row for row in rows if row_blocks(row) and row["class"] != "unknown_test"]
-    review = [row for row in rows if row["class"] == "unknown_test" and "admitted_by" not in row]
-    edited = edited_by_id(report["registry"])
-    proposals = [(row, row["freeze"]) for row in rows if row["freeze"] is not None]
-    active = report["freezes"]["active"]
     properties = report["properties"]
     failed = [] if properties is None else properties["failed"]
     messages = {} if properties is None else properties.get("messages", {})
@@ -81,9 +75,19 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
         ["property", "first failure"],
         [[md_code(name), _message(messages.get(name))] for name in failed],
     )
+    on_main = {id(row): history_words(row) or "—" for row in rows}
+    left_out += _blocking(out, report, rows, on_main)
+    left_out += _awaiting_review(out, report, rows)
+    return left_out + _freezes(out, report, rows, on_main)
+
+
+def _blocking(
+    out: Budget, report: ReportJson, rows: Sequence[RowJson], on_main: Mapping[int, str]
+) -> int:
+    expected = expected_replays(report)
+    blocking = [row for row in rows if row_blocks(row) and row["class"] != "unknown_test"]
     label = {id(row): class_label(row, expected) for row in blocking}
     steps = {id(row): next_step(row, report, md_code) or "" for row in blocking}
-    on_main = {id(row): history_words(row) or "—" for row in rows}
     on_base = {id(row): base_cell(row) for row in blocking}
     groups = group_rows(
         blocking, lambda row: (label[id(row)], steps[id(row)], on_main[id(row)], on_base[id(row)])
@@ -92,7 +96,7 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
     with_history = any("history" in row for row in rows)
     # The base's evidence, where a row has it: an instability the change brought blocks.
     with_base = any("base" in row for row in blocking)
-    left_out += table(
+    return table(
         out,
         f"What blocks ({len(blocking)})",
         ["class", "test id", "replays passed, in order", "first failure",
@@ -110,6 +114,11 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
             lambda group: len(group.rows),
         ),
     )  # fmt: skip
+
+
+def _awaiting_review(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
+    review = [row for row in rows if row["class"] == "unknown_test" and "admitted_by" not in row]
+    edited = edited_by_id(report["registry"])
     if review:
         approvers = report["policy"].get("approvers")
         who = (
@@ -120,7 +129,7 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
         out.add("")
         out.add(f"**Awaits review:** an approval of the head commit by {who} admits these.")
     review_steps = {id(row): next_step(row, report, md_code) or "—" for row in review}
-    left_out += table(
+    left_out = table(
         out,
         f"Awaits review ({len(review)})",
         ["test id", "why", "replays passed, in order", "what admits it"],
@@ -136,10 +145,18 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
         ),
     )
     awaiting = {row["test_id"] for row in review}
-    left_out += diff_blocks(
+    return left_out + diff_blocks(
         out, group_edited([test for test in edited.values() if test["test_id"] in awaiting])
     )
-    left_out += table(
+
+
+def _freezes(
+    out: Budget, report: ReportJson, rows: Sequence[RowJson], on_main: Mapping[int, str]
+) -> int:
+    proposals = [(row, row["freeze"]) for row in rows if row["freeze"] is not None]
+    active = report["freezes"]["active"]
+    with_history = any("history" in row for row in rows)
+    left_out = table(
         out,
         f"Freeze proposals ({len(proposals)}): not a pass; accepting one needs a reviewed commit",
         ["test id", "expires", *(["on main"] if with_history else []), "accept with"],
@@ -150,7 +167,7 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
             for row, proposal in proposals
         ],
     )  # fmt: skip
-    left_out += table(
+    return left_out + table(
         out,
         f"Active freezes ({len(active)})",
         ["test id", "until", "owner", "reason", "tracking"],
@@ -160,7 +177,6 @@ def _sections(out: Budget, report: ReportJson, rows: Sequence[RowJson]) -> int:
             for record in active
         ],
     )  # fmt: skip
-    return left_out
 
 
 def render_comment(report: ReportJson, run_url: str | None) -> str:

@@ -48,24 +48,10 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def render_policy(setup: Setup) -> str:
-    lines = [
-        "# The waiver policy. The gate reads it, with the lock and the registry, from the pull",
-        "# request's base commit, so a change cannot loosen the rules it is judged by: edit",
-        "# it in a change of its own. Every key is optional.",
-        "",
-        "# The known-tests registry: every test id expected to run. A new id, or one that",
-        "# stops running, is unknown_test and waits for a person.",
-        f"registry: {_quoted(REGISTRY)}",
-    ]
-    if setup.runner is not None:
-        lines += [
-            "",
-            "# The test runner the replays run: it decides which files are the harness the",
-            "# lock holds, how a report's testcase becomes a test id, and how an edited test is",
-            "# compared.",
-            f"runner: {setup.runner}",
-        ]
+def _locked_lines(setup: Setup) -> list[str]:
+    """The policy's keys of what the lock holds beside the harness it finds: the fixtures,
+    the harness's other files, the package scripts."""
+    lines: list[str] = []
     if not setup.reads_fixtures:
         lines += [
             "",
@@ -101,6 +87,28 @@ def render_policy(setup: Setup) -> str:
             "package_scripts:",
             *(f"  - {_quoted(name)}" for name in setup.package_scripts),
         ]
+    return lines
+
+
+def render_policy(setup: Setup) -> str:
+    lines = [
+        "# The waiver policy. The gate reads it, with the lock and the registry, from the pull",
+        "# request's base commit, so a change cannot loosen the rules it is judged by: edit",
+        "# it in a change of its own. Every key is optional.",
+        "",
+        "# The known-tests registry: every test id expected to run. A new id, or one that",
+        "# stops running, is unknown_test and waits for a person.",
+        f"registry: {_quoted(REGISTRY)}",
+    ]
+    if setup.runner is not None:
+        lines += [
+            "",
+            "# The test runner the replays run: it decides which files are the harness the",
+            "# lock holds, how a report's testcase becomes a test id, and how an edited test is",
+            "# compared.",
+            f"runner: {setup.runner}",
+        ]
+    lines += _locked_lines(setup)
     if setup.property_selection is not None:
         lines += [
             "",
