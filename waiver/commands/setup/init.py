@@ -123,36 +123,6 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_CLEAR
 
 
-def _add_workflow_flags(parser: argparse.ArgumentParser) -> None:
-    """The flags of what the written workflows run and call."""
-    parser.add_argument(
-        "--test-command",
-        metavar="CMD",
-        help='the workflow\'s test command, writing "$WAIVER_JUNIT"',
-    )
-    parser.add_argument(
-        "--property-command",
-        metavar="CMD",
-        help='the workflow\'s property command, writing "$WAIVER_JUNIT"',
-    )
-    parser.add_argument(
-        "--setup-command",
-        metavar="CMD",
-        help="the workflow's install step, run before each command (default: the one init "
-        "finds from the lockfile, requirements, extras and tox, nox or hatch)",
-    )
-    parser.add_argument(
-        "--waiver-repository",
-        metavar="OWNER/NAME",
-        help="the waiver repository the workflow calls (default: where pip installed it from)",
-    )
-    parser.add_argument(
-        "--waiver-ref",
-        metavar="FULL_SHA",
-        help="the waiver commit the workflow is pinned to (default: the installed commit)",
-    )
-
-
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "init",
@@ -213,3 +183,33 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--dry-run", action="store_true", help="print what would be written; write nothing"
     )
     parser.set_defaults(handler=run)
+
+
+def _add_workflow_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of what the written workflows run and call."""
+    parser.add_argument(
+        "--test-command",
+        metavar="CMD",
+        help='the workflow\'s test command, writing "$WAIVER_JUNIT"',
+    )
+    parser.add_argument(
+        "--property-command",
+        metavar="CMD",
+        help='the workflow\'s property command, writing "$WAIVER_JUNIT"',
+    )
+    parser.add_argument(
+        "--setup-command",
+        metavar="CMD",
+        help="the workflow's install step, run before each command (default: the one init "
+        "finds from the lockfile, requirements, extras and tox, nox or hatch)",
+    )
+    parser.add_argument(
+        "--waiver-repository",
+        metavar="OWNER/NAME",
+        help="the waiver repository the workflow calls (default: where pip installed it from)",
+    )
+    parser.add_argument(
+        "--waiver-ref",
+        metavar="FULL_SHA",
+        help="the waiver commit the workflow is pinned to (default: the installed commit)",
+    )
