@@ -31,10 +31,10 @@ from pathlib import Path
 from run import BENCH, Run, ensure_set, gate_command, measure, ratio_table, warm_page_cache
 from sections import HISTORY, write_section
 
-from waiver.decide.history import History, HistoryRun, RecordedRun, TestHistory, fold
+from waiver.decide.history_fold import History, HistoryRun, RecordedRun, TestHistory, fold
 from waiver.decide.policy import Policy
-from waiver.read.history import read_history
-from waiver.write.history_file import history_bytes
+from waiver.read.stores.history_store import read_history
+from waiver.write.history.history_file import history_bytes
 
 GATE_TARGET = 1.2  # the gate with --history within 1.2x the gate (issue 44)
 FOLD_TARGET = 10.0  # one fold into 1,000 runs of 60,000 tests in under 10 s (issue 44)

@@ -180,8 +180,8 @@ def large_suite(data: Path, tests: int, folder: Path) -> Large:
     from waiver.read.policy.settings import Flags, effective
     from waiver.read.trusted.git import GitRevision
     from waiver.runners.pytest import PYTEST as RUNNER
-    from waiver.write.restore import TrustedHarness, restore_locked_files
-    from waiver.write.test_tree import TrustedTests, plan_of, restore_tests
+    from waiver.write.tree.restore import TrustedHarness, restore_locked_files
+    from waiver.write.tree.tree_layout import TrustedTests, plan_of, restore_tests
 
     source = data / f"t{tests}"
     ensure_set(source, tests)

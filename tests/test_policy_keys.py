@@ -22,7 +22,7 @@ from helpers.support import REPO
 from waiver.decide.policy import SECTIONS, Policy, policy_key
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.policy.settings import Flags, effective
-from waiver.write.report import policy_json
+from waiver.write.report.report import policy_json
 
 SCHEMAS = REPO / "waiver" / "schemas"
 CONFIG = SCHEMAS / "waiver-config.schema.json"

@@ -12,27 +12,19 @@ import sys
 from collections.abc import Sequence
 
 from waiver import __version__
-from waiver.commands import (
-    baseline,
+from waiver.commands.remote import approvals, comment, provenance, status
+from waiver.commands.replays import (
     change_tests,
     change_tests_plan,
-    check_lock,
-    classify,
-    diagnose,
-    freeze,
-    gate,
-    history,
-    init,
-    inspect,
-    lock,
-    policy,
     red_green,
     replay,
     restore_tests,
 )
-from waiver.commands.remote import approvals, comment, provenance, status
+from waiver.commands.setup import baseline, check_lock, init, inspect, lock, policy_check
+from waiver.commands.stores import freeze, history
+from waiver.commands.verdict import classify, diagnose, gate
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, EXIT_INTERNAL, InputError, UsageError
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 COMMANDS = (
     init,
@@ -41,7 +33,7 @@ COMMANDS = (
     gate,
     baseline,
     inspect,
-    policy,
+    policy_check,
     diagnose,
     replay,
     restore_tests,

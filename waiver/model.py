@@ -12,7 +12,7 @@ from typing import overload
 
 
 class RedGreenOutcome(enum.StrEnum):
-    """How a new or edited test did on the base's code (`waiver.decide.red_green`)."""
+    """How a new or edited test did on the base's code (`waiver.decide.red_green_rules`)."""
 
     RED_GREEN = "red_green"
     GREEN_GREEN = "green_green"
@@ -214,7 +214,7 @@ class CollapsedId:
 @dataclass(frozen=True, slots=True)
 class HistoryFinding:
     """A test's runs on the default branch, beside its row: evidence that never changes a
-    class, `blocked` or the verdict (`waiver.decide.history`)."""
+    class, `blocked` or the verdict (`waiver.decide.history_fold`)."""
 
     runs: int  # runs of the history it ran in, storm runs left out
     flipped: int  # of those, runs where its replays both passed and failed
@@ -303,7 +303,7 @@ class Rows(Sequence[Row]):
     freezes: Mapping[int, FreezeProposal] = field(default_factory=dict)  # by row number
     active: Mapping[int, FreezeRecord] = field(default_factory=dict)  # by row number
     messages: Mapping[int, str] = field(default_factory=dict)  # by row number
-    # Red-green evidence of new and edited tests, by row number (`waiver.decide.red_green`).
+    # Red-green evidence of new and edited tests, by row number (`waiver.decide.red_green_rules`).
     red_green: Mapping[int, RedGreenFinding] = field(default_factory=dict)
     # The default branch's history of unstable and failing rows, by row number.
     history: Mapping[int, HistoryFinding] = field(default_factory=dict)

@@ -46,8 +46,8 @@ from helpers.workflow_support import (
     run_report,
 )
 from waiver.cli import main
-from waiver.github.comment import MARKER
-from waiver.github.status import post_check_run
+from waiver.github.comment_body import MARKER
+from waiver.github.commit_status import post_check_run
 
 pytestmark = [pytest.mark.container, pytest.mark.slow]
 

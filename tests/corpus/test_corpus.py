@@ -32,11 +32,11 @@ from junitparser import Error, Failure, JUnitXmlError, Skipped, TestCase, xunit2
 
 from helpers.support import gate_args, load_report
 from waiver.cli import main
-from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit.producer import guess_producer
-from waiver.read.junit.replay import Limits, Tally, read_replay, read_single
+from waiver.read.junit.replay_reports import Limits, Tally, read_replay, read_single
 from waiver.read.junit.stream import FAIL, PASS, SKIP, SKIP_RESULT, STATUS_OUTCOMES, read_junit
 from waiver.read.junit.testid import TestIdRule
+from waiver.read.untrusted.files import open_regular, read_chunks
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "data"

@@ -9,7 +9,7 @@ import pytest
 from helpers.junit_support import suite
 from waiver.cli import main
 from waiver.errors import InputError
-from waiver.read.junit.replay import Limits, Tally, read_replay, read_single
+from waiver.read.junit.replay_reports import Limits, Tally, read_replay, read_single
 from waiver.read.junit.stream import FAIL, PASS, SKIP, read_junit
 from waiver.read.junit.testid import TestIdRule
 

@@ -31,9 +31,9 @@ from waiver.decide.approval import Refusal, count_approvals
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
 from waiver.model import Admission
-from waiver.read.approvals import Unusable, review_data
-from waiver.write.summary import render_summary
-from waiver.write.terminal import render_terminal
+from waiver.read.evidence.review_data import Unusable, review_data
+from waiver.write.summary.summary import render_summary
+from waiver.write.words.terminal import render_terminal
 
 HEAD = "a" * 40
 OLD = "b" * 40

@@ -1,14 +1,14 @@
 """What a verdict cost: a run's jobs, as the API names and times them, summed by kind, the
 minutes GitHub bills, and one plain run of the suite (waiver.decide.cost); and the line the
-summary and the comment show (waiver.write.bill)."""
+summary and the comment show (waiver.write.words.bill)."""
 
 from __future__ import annotations
 
 import pytest
 
 from waiver.decide.cost import Cost, JobTiming, job_kind, verdict_cost
-from waiver.write.bill import bill_line, duration
-from waiver.write.report_sections import cost_json
+from waiver.write.report.report_sections import cost_json
+from waiver.write.words.bill import bill_line, duration
 
 TEST = "Run the assertion suite"
 

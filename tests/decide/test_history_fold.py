@@ -1,6 +1,6 @@
 """Folding runs into the history: the window, the storm line, and the flag's hysteresis,
-on runs made by hand; `tests/commands/test_history.py` folds real gate reports, and
-`tests/read/test_history_file.py` reads hostile history files."""
+on runs made by hand; `tests/commands/stores/test_history.py` folds real gate reports, and
+`tests/read/stores/test_history_store.py` reads hostile history files."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from waiver.decide.decision import decide
-from waiver.decide.history import History, RecordedRun, failure_counts, fold
+from waiver.decide.history_fold import History, RecordedRun, failure_counts, fold
 from waiver.decide.history_rates import ranked, transitions_ewma, with_history
 from waiver.decide.policy import Policy
 from waiver.model import Case, Evidence

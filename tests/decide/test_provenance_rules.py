@@ -1,6 +1,6 @@
 """The exact shapes of an honest gate run: which reusable workflows it may have called and
-which artifacts it may have uploaded (waiver.decide.provenance), and what the base's caller
-calls (waiver.read.provenance.reusable_calls)."""
+which artifacts it may have uploaded (waiver.decide.provenance_rules), and what the base's caller
+calls (waiver.read.evidence.provenance_data.reusable_calls)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from waiver.decide.provenance import (
+from waiver.decide.provenance_rules import (
     REPORT_ARTIFACTS,
     Artifact,
     GateShape,
@@ -16,7 +16,7 @@ from waiver.decide.provenance import (
     expected_names,
     sort_artifacts,
 )
-from waiver.read.provenance import reusable_calls
+from waiver.read.evidence.provenance_data import reusable_calls
 
 PIN = "1" * 40
 GATE = f"waiver/waiver/.github/workflows/waiver-gate.yml@{PIN}"

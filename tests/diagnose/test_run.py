@@ -24,7 +24,7 @@ from helpers.support import REPO, case_json
 from waiver.cli import main
 from waiver.diagnose.reply_guard import Accepted, Dropped, guard
 from waiver.diagnose.run import INSTRUCTION, NOTICE
-from waiver.write.commentary import render_commentary
+from waiver.write.summary.commentary import render_commentary
 
 KEY = "sk-local-7f3a9c1e5b2d"
 HASH = "a" * 64

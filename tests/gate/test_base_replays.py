@@ -31,7 +31,7 @@ from helpers.support import (
 )
 from waiver.cli import main
 from waiver.github.workflow import render_annotations
-from waiver.write.summary import render_summary
+from waiver.write.summary.summary import render_summary
 
 # Real pytest runs of the example at its base and patched.
 pytestmark = pytest.mark.slow

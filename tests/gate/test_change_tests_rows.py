@@ -17,9 +17,9 @@ import pytest
 from helpers.junit_support import PASSING_PROPERTIES, case, junit
 from helpers.support import git, load_report, write_tree
 from waiver.cli import main
-from waiver.write.report_types import report_of
-from waiver.write.summary import render_summary
-from waiver.write.terminal import render_terminal
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import render_summary
+from waiver.write.words.terminal import render_terminal
 
 MODULE = "tests.test_calc"
 KEPT, EDITED, DELETED, NEW = (f"tests/test_calc.py::test_{n}" for n in "abcd")

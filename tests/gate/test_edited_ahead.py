@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from waiver.errors import InputError
-from waiver.gate import edited as edited_module
-from waiver.gate.edited import edited_ahead, edited_facts
+from waiver.gate import edited_tests as edited_module
+from waiver.gate.edited_tests import edited_ahead, edited_facts
 from waiver.read.forked import Claims, fork
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import DiskTree

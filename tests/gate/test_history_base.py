@@ -1,6 +1,6 @@
 """Base evidence without base replays: the default branch's gate run of the pull request's
 base commit, kept in the history, is the base replays (waiver.decide.history_base,
-waiver.gate.history). A suite in a git repository: the base commit's run recorded with
+waiver.gate.history_evidence). A suite in a git repository: the base commit's run recorded with
 `waiver history record --head BASE`, then the change gated with `--trusted-ref BASE
 --history FILE`, no `--base-reports`."""
 
@@ -15,8 +15,8 @@ import pytest
 from helpers.history_support import FIXED, FLAKY, at, build_suite, gate_run
 from helpers.support import git, load_report
 from waiver.cli import main
-from waiver.decide.history import History, RecordedRun, fold
 from waiver.decide.history_base import base_run, run_outcomes
+from waiver.decide.history_fold import History, RecordedRun, fold
 from waiver.decide.policy import Policy
 
 OTHER = "f" * 40

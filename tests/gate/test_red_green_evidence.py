@@ -17,18 +17,18 @@ from helpers.support import report_document
 from waiver.decide.approval import ReviewFacts
 from waiver.decide.decision import decide
 from waiver.decide.policy import Policy
-from waiver.decide.red_green import BaseRun, RedGreenEvidence
+from waiver.decide.red_green_rules import BaseRun, RedGreenEvidence
 from waiver.errors import InputError
-from waiver.gate.red_green import annotate, read_evidence, with_red_green
-from waiver.github.comment import render_comment
+from waiver.gate.red_green_evidence import annotate, read_evidence, with_red_green
+from waiver.github.comment_body import render_comment
 from waiver.model import Admission, Case, Decision, Evidence, RedGreenOutcome
-from waiver.read.red_green import parse_red_green
+from waiver.read.evidence.red_green_file import parse_red_green
 from waiver.read.trusted.protected import FromWorkingTree
-from waiver.write.escape import md_code
-from waiver.write.report import row_json
-from waiver.write.report_types import report_of
-from waiver.write.summary import render_summary
-from waiver.write.terminal import render_terminal
+from waiver.write.report.report import row_json
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import render_summary
+from waiver.write.words.escape import md_code
+from waiver.write.words.terminal import render_terminal
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 APPROVAL = Admission("maintainer", 1, "a" * 40)

@@ -21,11 +21,11 @@ from helpers.github_api import (
 )
 from helpers.support import ROUND_TRIP, run_gate
 from waiver.cli import main
-from waiver.github.comment import LIMIT, MARKER, render_comment
+from waiver.github.comment_body import LIMIT, MARKER, render_comment
+from waiver.github.commit_status import status_of
 from waiver.github.pulls import post_comment
 from waiver.github.rest import ApiFailed
-from waiver.github.status import status_of
-from waiver.write.report_types import report_of
+from waiver.write.report.report_types import report_of
 
 HOSTILE = "@org/admins <img src=x> </details> ``` |"
 CODE_SPAN = re.compile(r"(`+).*?\1")

@@ -23,7 +23,7 @@ from waiver.cli import main
 from waiver.decide.approval import count_approvals
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
-from waiver.read.approvals import review_data
+from waiver.read.evidence.review_data import review_data
 
 
 def test_a_fork_run_reads_the_reviews_of_the_pull_request_its_head_belongs_to(

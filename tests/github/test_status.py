@@ -14,9 +14,9 @@ from helpers.github_api import HEAD, Answers, environment, github_api, use_envir
 from helpers.provenance_support import CALLER, PIN, gate_run
 from helpers.support import KNOWN, load_report, run_gate
 from waiver.cli import main
+from waiver.github.commit_status import post_check_run, post_status, status_of
 from waiver.github.rest import ApiFailed
-from waiver.github.status import post_check_run, post_status, status_of
-from waiver.write.report_types import report_of
+from waiver.write.report.report_types import report_of
 
 
 def judged(exit_code: str, report: dict[str, Any] | None) -> tuple[str, str]:

@@ -45,7 +45,7 @@ from waiver.github.workflow import (
     stop_commands,
 )
 from waiver.model import TestClass
-from waiver.write.summary import render_summary
+from waiver.write.summary.summary import render_summary
 
 GOLDEN = REPO / "tests" / "golden"
 # A line separator, not a newline: a test id holding a control character is refused with

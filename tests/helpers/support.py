@@ -21,7 +21,7 @@ from waiver.read.harness.named import Harness
 from waiver.read.harness.resolve import resolve_harness
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.trees import DiskTree
-from waiver.write.report import policy_json
+from waiver.write.report.report import policy_json
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "demo"

@@ -16,7 +16,7 @@ from helpers.junit_support import junit
 from helpers.red_green_support import BASE, KNOWN, commit
 from helpers.support import git
 from waiver.cli import main
-from waiver.read.registry import format_registry
+from waiver.read.stores.registry import format_registry
 
 CONTROLS = {"newline": "\n", "carriage-return": "\r", "tab": "\t", "delete": "\x7f", "c1": "\x85"}
 

@@ -14,7 +14,7 @@ import pytest
 from helpers.hostile_support import GOOD_CASE, Repo, Run
 from helpers.junit_support import junit
 from waiver.cli import main
-from waiver.write.escape import log_line, runner_inert_json
+from waiver.write.words.escape import log_line, runner_inert_json
 
 LEGACY = "##[set-output name=blocked;]false"
 

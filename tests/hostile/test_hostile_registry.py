@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-import waiver.read.registry
+import waiver.read.stores.registry
 from helpers.hostile_support import Repo, Run
-from waiver.read.registry import BLOCK_BYTES, match_registry, registry_blocks
+from waiver.read.stores.registry import BLOCK_BYTES, match_registry, registry_blocks
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,7 @@ def test_a_registry_that_is_not_utf8_fails_closed_naming_the_line(
     where: str,
     block: int,
 ) -> None:
-    monkeypatch.setattr(waiver.read.registry, "BLOCK_BYTES", block)
+    monkeypatch.setattr(waiver.read.stores.registry, "BLOCK_BYTES", block)
     path = repo.root / "known-tests.txt"
     path.write_bytes(registry)
     code, _, err = checked_gate("--known-tests", str(path))
@@ -47,7 +47,7 @@ def test_lines_are_the_same_whatever_the_block_size(monkeypatch: pytest.MonkeyPa
     data = "a::one\r\n\n# comment\n  \nb::twö\u2028three\nlast::line".encode()
     expected = ["a::one", "b::twö\u2028three", "last::line"]
     for block in (1, 3, 8, BLOCK_BYTES):
-        monkeypatch.setattr(waiver.read.registry, "BLOCK_BYTES", block)
+        monkeypatch.setattr(waiver.read.stores.registry, "BLOCK_BYTES", block)
         blocks = registry_blocks(data, "known-tests.txt")
         assert [test_id for block in blocks for test_id in block] == expected
 

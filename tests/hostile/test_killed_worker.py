@@ -8,10 +8,10 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-import waiver.read.junit.replay
+import waiver.read.junit.replay_reports
 import waiver.read.junit.replay_set
 from helpers.hostile_support import Repo, Run
-from waiver.read.junit.replay import Limits, ReplayCases
+from waiver.read.junit.replay_reports import Limits, ReplayCases
 from waiver.read.junit.replay_set import read_replays
 from waiver.read.junit.testid import TestIdRule
 
@@ -19,14 +19,14 @@ from waiver.read.junit.testid import TestIdRule
 def kill_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make every forked worker exit at once, as an out-of-memory kill would end it."""
     gate = os.getpid()
-    read_cases: Callable[..., ReplayCases] = waiver.read.junit.replay.read_cases
+    read_cases: Callable[..., ReplayCases] = waiver.read.junit.replay_reports.read_cases
 
     def dying(*args: object) -> ReplayCases:
         if os.getpid() != gate:
             os._exit(9)
         return read_cases(*args)
 
-    monkeypatch.setattr(waiver.read.junit.replay, "read_cases", dying)
+    monkeypatch.setattr(waiver.read.junit.replay_reports, "read_cases", dying)
 
 
 def test_a_dead_worker_breaks_the_read(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:

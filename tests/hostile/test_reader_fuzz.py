@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from waiver.errors import InputError
-from waiver.read.junit.replay import Limits, Tally, read_replay
+from waiver.read.junit.replay_reports import Limits, Tally, read_replay
 from waiver.read.junit.testid import TestIdRule
 
 # Text that XML 1.0 can carry: no surrogates, no C0 controls but tab, LF and CR.

@@ -13,7 +13,7 @@ import yaml
 
 from helpers.support import write_tree
 from waiver.init.command_scripts import RunByName, run_by_name
-from waiver.write.setup_files import Setup, render_policy
+from waiver.write.files.setup_files import Setup, render_policy
 
 SCRIPTS = {
     "test": "npm run build && vitest run",

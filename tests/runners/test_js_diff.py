@@ -13,8 +13,8 @@ from waiver.read.definitions.diff import MAX_DIFF_LINE, MAX_DIFF_LINES
 from waiver.runners.jest import JEST
 from waiver.runners.node import NodeRunner
 from waiver.runners.vitest import VITEST
-from waiver.write.report_types import report_of
-from waiver.write.summary import render_summary
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import render_summary
 
 FILE = "test/calc.test.js"
 BASE = """\

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers.commit_support import committed_change
-from waiver.gate.edited import edited_facts
+from waiver.gate.edited_tests import edited_facts
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
 

@@ -16,10 +16,10 @@ import pytest
 from helpers.js_projects import MOCHA
 from helpers.node_support import Project, drifted, registry, replace_file
 from helpers.support import classes
-from waiver.read.junit.replay import Limits, read_single
+from waiver.read.junit.replay_reports import Limits, read_single
 from waiver.runners.mocha import MOCHA as MOCHA_RUNNER
-from waiver.write.report_types import report_of
-from waiver.write.summary import render_summary
+from waiver.write.report.report_types import report_of
+from waiver.write.summary.summary import render_summary
 
 pytestmark = pytest.mark.slow
 

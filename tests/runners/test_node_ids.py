@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from waiver.read.junit.producer import guess_producer
-from waiver.read.junit.replay import Limits, Tally, read_replay
+from waiver.read.junit.replay_reports import Limits, Tally, read_replay
 from waiver.read.junit.testid import TestIdRule
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA

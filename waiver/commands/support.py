@@ -15,8 +15,8 @@ from waiver.model import BASE_WORDS, BaseMeaning
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, Settings, effective
 from waiver.read.trusted.git import COMMIT_ID, GitRevision
-from waiver.write.escape import log_line
-from waiver.write.terminal import render_terminal
+from waiver.write.words.escape import log_line
+from waiver.write.words.terminal import render_terminal
 
 
 def moment(text: str) -> datetime:

@@ -10,7 +10,7 @@ an edited test or a new one that passed every replay (a new one only when the ch
 registry lists it), a vanished test that the change's registry drops, and the drift of a
 fixture update made as a change of its own — and nothing else. An admitted row keeps its
 class and records who admitted it. Under `review_requires: red_green` a new or edited test
-is admitted only when its red-green outcome is `red_green` (`waiver.decide.red_green`).
+is admitted only when its red-green outcome is `red_green` (`waiver.decide.red_green_rules`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from waiver.decide.policy import Policy
-from waiver.decide.red_green import RedGreenEvidence, no_evidence
+from waiver.decide.red_green_rules import RedGreenEvidence, no_evidence
 from waiver.model import Admission, Evidence, RedGreenOutcome, TestClass, UnknownReason
 
 DECIDING_STATES = frozenset({"APPROVED", "CHANGES_REQUESTED", "DISMISSED"})

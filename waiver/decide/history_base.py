@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from waiver.decide.history import ABSENT, History, HistoryRun, detailed_before
+from waiver.decide.history_fold import ABSENT, History, HistoryRun, detailed_before
 
 _COUNTS = re.compile(r"(\d+)/(\d+)")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from waiver.decide.history import (
+from waiver.decide.history_fold import (
     ARRIVED_WITH_CHANGE,
     DETAILED,
     THERE_BEFORE,

@@ -189,7 +189,7 @@ class Policy:
         "a test's definition is compared.",
         {"enum": ["pytest", "jest", "vitest", "mocha"]},
     )
-    # What an approval needs to admit a new or edited test: `red_green` (`waiver.gate.red_green`).
+    # What an approval needs to admit a new or edited test: `red_green` (`waiver.gate.red_green_evidence`).
     review_requires: tuple[Literal["red_green"], ...] = _key(
         (),
         "What an approval needs besides itself to admit a new or edited test. red_green: its "

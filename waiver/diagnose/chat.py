@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from waiver.errors import InputError, UsageError
-from waiver.read.jsonfile import parse_json
+from waiver.read.untrusted.jsonfile import parse_json
 
 MAX_RESPONSE_BYTES = 1 << 20
 CHUNK = 1 << 14

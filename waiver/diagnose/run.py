@@ -19,10 +19,10 @@ from waiver.diagnose.chat import ChatFailed, completions_url, post_chat
 from waiver.diagnose.reply_guard import Accepted, guard
 from waiver.errors import UsageError
 from waiver.model import TestClass
-from waiver.read.waiver_json import read_report
-from waiver.write.atomic import write_atomic
-from waiver.write.commentary import render_commentary
-from waiver.write.diagnosis_file import DiagnosisJson, NoteJson, NoteStatus, render_diagnosis
+from waiver.read.stores.waiver_json import read_report
+from waiver.write.files.atomic import write_atomic
+from waiver.write.files.diagnosis_file import DiagnosisJson, NoteJson, NoteStatus, render_diagnosis
+from waiver.write.summary.commentary import render_commentary
 
 KEY_VARIABLE = "WAIVER_MODEL_API_KEY"
 SCHEMA_VERSION = 1

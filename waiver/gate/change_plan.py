@@ -17,7 +17,7 @@ blobs and parsed, never imported.
   its evidence too, and its row still says the registry does not list it. The plan cannot
   wait for the change's replays, so it takes every such test and leaves it to the gate to
   use an outcome only for a row that passed every replay of the change
-  (`waiver.gate.red_green.annotate`).
+  (`waiver.gate.red_green_evidence.annotate`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from waiver.errors import InputError
 from waiver.gate.review import change_registry
 from waiver.read.junit.testid import id_problem
 from waiver.read.policy.settings import Settings
-from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
+from waiver.read.stores.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree

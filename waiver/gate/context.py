@@ -1,6 +1,6 @@
 """What the gate tells the report of the fixtures, the harness and the trusted revision: the
 lock and the drift against it, the protected files the change edits, and what its commit adds
-to the source's reach into the runner. `waiver.write.report_sections` gives it its shape."""
+to the source's reach into the runner. `waiver.write.report.report_sections` gives it its shape."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from waiver.read.harness.reach_in import ReachIn
 from waiver.read.lock.drift import Fixtures
 from waiver.read.policy.settings import Settings
 from waiver.read.trusted.protected import ProtectedFiles
-from waiver.write.report_sections import FixtureFacts, ProtectedChange, TrustedFacts
+from waiver.write.report.report_sections import FixtureFacts, ProtectedChange, TrustedFacts
 
 
 def fixture_facts(

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import repeat
 
-from waiver.gate.change_tests import ChangeTests, change_cases
+from waiver.gate.change_test_replays import ChangeTests, change_cases
 from waiver.model import BaseEvidence, Case, Evidence
-from waiver.read.junit.replay import Tally, outcomes_of
+from waiver.read.junit.replay_reports import Tally, outcomes_of
 from waiver.read.junit.replay_set import ReplaySet
 from waiver.read.lock.drift import Fixtures
-from waiver.read.registry import Registry
+from waiver.read.stores.registry import Registry
 
 # What an id's evidence depends on, apart from its fixtures: its states in each replay,
 # whether the registry lists it, its retries, and its states in the base replays.
@@ -26,7 +26,7 @@ class BaseStates:
     """Where each row's base evidence comes from: a test id's states in the base's replays
     (None when the base never ran it), and how many of those replays could not be read. Base
     replays read like the change's give them, and so does the default branch's recorded run
-    of the base commit (`waiver.gate.history.history_base`)."""
+    of the base commit (`waiver.gate.history_evidence.history_base`)."""
 
     of: Callable[[str], tuple[int, ...] | None]
     unreadable: int
@@ -70,7 +70,7 @@ def build_cases(
     the id's states on the base. An id in `edited` is a test whose definition the change
     edited: its case says so. With the change's own tests (`change`), the replays ran the
     base's test tree, and an edited id's case, and a new id's that only the change's tests
-    ran, come from `waiver.gate.change_tests`.
+    ran, come from `waiver.gate.change_test_replays`.
     """
     tally: Tally = replays.tally
     extras = [0] * len(tally.ids)

@@ -17,14 +17,14 @@ from itertools import compress, filterfalse
 
 from waiver.decide.decision import check_policy, decide
 from waiver.errors import InputError, UsageError
-from waiver.gate.change_tests import ChangeTests, read_change_tests
+from waiver.gate.change_test_replays import ChangeTests, read_change_tests
 from waiver.gate.context import fixture_facts
-from waiver.gate.edited import EditedFacts, edited_ahead
+from waiver.gate.edited_tests import EditedAhead, EditedFacts, edited_ahead
 from waiver.gate.evidence import BaseStates, build_cases, failed_property_cases, replayed_base
-from waiver.gate.history import GateHistory, history_base, history_evidence, load_history
+from waiver.gate.history_evidence import GateHistory, history_base, history_evidence, load_history
 from waiver.gate.options import GateOptions
-from waiver.gate.provenance import judge_provenance
-from waiver.gate.red_green import annotate, read_evidence, with_red_green
+from waiver.gate.provenance_check import judge_provenance
+from waiver.gate.red_green_evidence import annotate, read_evidence, with_red_green
 from waiver.gate.replay_inputs import (
     read_assertion_replays,
     read_base_replays,
@@ -36,7 +36,7 @@ from waiver.gate.skip import Skip, replays_not_needed, skipped_blocker
 from waiver.gate.weakened import read_weakened
 from waiver.model import Admission, Decision, FreezeRecord, Verdict
 from waiver.read.definitions.edit_kinds import EditFinding
-from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
+from waiver.read.evidence.provenance_data import read_provenance
 from waiver.read.harness.reach_in import reach_in_blocker
 from waiver.read.junit.properties import PropertyRun, check_property_age, read_properties
 from waiver.read.junit.replay_set import ReplaySet
@@ -44,14 +44,14 @@ from waiver.read.junit.testid import TestIdRule
 from waiver.read.lock.drift import Fixtures, LockPaths, read_fixtures
 from waiver.read.policy.policy_file import read_settings
 from waiver.read.policy.settings import Settings, effective
-from waiver.read.provenance import read_provenance
-from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
+from waiver.read.stores.freeze_store import MAX_STORE_BYTES, parse_freezes
+from waiver.read.stores.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
 from waiver.runners import policy_harness, runner_named
-from waiver.write.report import Context, Json, error_report_json, report_json
-from waiver.write.report_files import check_output_paths, remove_report, write_report
-from waiver.write.report_sections import (
+from waiver.write.report.report import Context, Json, error_report_json, report_json
+from waiver.write.report.report_files import check_output_paths, remove_report, write_report
+from waiver.write.report.report_sections import (
     BaseReplays,
     RegistryFacts,
     ReplayFacts,
@@ -61,7 +61,7 @@ from waiver.write.report_sections import (
     registry_json,
     replays_json,
 )
-from waiver.write.terminal import render_terminal
+from waiver.write.words.terminal import render_terminal
 
 NO_REGISTRY_BLOCKS = (
     "no known-tests registry: new and vanished tests are not detected "
@@ -84,7 +84,7 @@ class Classified:
     findings: dict[str, tuple[EditFinding, ...]] = field(default_factory=dict)
     # The diff of each edited Python test's definition (`waiver.read.definitions.diff`).
     diffs: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # The change's own tests, when they ran apart (`waiver.gate.change_tests`).
+    # The change's own tests, when they ran apart (`waiver.gate.change_test_replays`).
     change: ChangeTests | None = None
 
 
@@ -119,19 +119,7 @@ def classify_replays(
         change = None
         if skip is None:
             change = read_change_tests(options.change_tests, settings, rule, options.replays)
-        registry = None
-        registered_properties: tuple[str, ...] = ()
-        if settings.registry is not None:
-            registry = match_registry(
-                protected.read(settings.registry, MAX_REGISTRY_BYTES),
-                settings.registry,
-                replays.tally.index,
-            )
-            # The registry lists property ids too: one that ran in the property report is
-            # accounted for; one that was skipped or is gone stays vanished and blocks.
-            registered_properties = tuple(filter(properties.ran.__contains__, registry.vanished))
-            vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
-            registry = Registry(registry.expected, vanished)
+        registry, registered_properties = _registry(settings, protected, replays, properties)
         records: tuple[FreezeRecord, ...] = ()
         if property_ok and settings.freezes is not None:
             records = parse_freezes(
@@ -139,17 +127,7 @@ def classify_replays(
             )
         edits = EditedFacts({}, {}, {})
         if registry is not None and ahead is not None:
-            listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
-            if change is not None:
-                # The base's version of a test may not even load on the change's code, and
-                # so vanish from the verdict replays: whether the change edited it decides.
-                listed += registry.vanished
-            edits = ahead.facts(listed)
-            # A registered property test the change edited proves nothing by passing,
-            # wherever it lives (a selected suite's modules are not locked): a row of its
-            # own, for review.
-            edited_properties = tuple(filter(edits.edited.__contains__, registered_properties))
-            registry = Registry(registry.expected, registry.vanished + edited_properties)
+            edits, registry = _edits(ahead, registry, registered_properties, replays, change)
     skipped: list[str] = []
     base_states, base_facts = _base_evidence(options, base, history, protected.revision, skip)
     cases = build_cases(
@@ -181,6 +159,47 @@ def classify_replays(
         diffs=edits.diffs,
         change=change,
     )
+
+
+def _registry(
+    settings: Settings, protected: ProtectedFiles, replays: ReplaySet, properties: PropertyRun
+) -> tuple[Registry | None, tuple[str, ...]]:
+    """The registry matched against the replays, and the registered ids the property
+    report ran."""
+    if settings.registry is None:
+        return None, ()
+    registry = match_registry(
+        protected.read(settings.registry, MAX_REGISTRY_BYTES),
+        settings.registry,
+        replays.tally.index,
+    )
+    # The registry lists property ids too: one that ran in the property report is
+    # accounted for; one that was skipped or is gone stays vanished and blocks.
+    registered_properties = tuple(filter(properties.ran.__contains__, registry.vanished))
+    vanished = tuple(filterfalse(properties.ran.__contains__, registry.vanished))
+    return Registry(registry.expected, vanished), registered_properties
+
+
+def _edits(
+    ahead: EditedAhead,
+    registry: Registry,
+    registered_properties: tuple[str, ...],
+    replays: ReplaySet,
+    change: ChangeTests | None,
+) -> tuple[EditedFacts, Registry]:
+    """The edited tests among the registered ones, and the registry with each registered
+    property test the change edited listed as vanished."""
+    listed = [*compress(replays.tally.ids, registry.expected), *registered_properties]
+    if change is not None:
+        # The base's version of a test may not even load on the change's code, and
+        # so vanish from the verdict replays: whether the change edited it decides.
+        listed += registry.vanished
+    edits = ahead.facts(listed)
+    # A registered property test the change edited proves nothing by passing,
+    # wherever it lives (a selected suite's modules are not locked): a row of its
+    # own, for review.
+    edited_properties = tuple(filter(edits.edited.__contains__, registered_properties))
+    return edits, Registry(registry.expected, registry.vanished + edited_properties)
 
 
 def _base_evidence(
@@ -241,6 +260,20 @@ def _registry_facts(
     )
 
 
+def _check_tracked(options: GateOptions) -> None:
+    """No report the gate reads is a file the change's commit tracks."""
+    check_untracked(
+        options.root,
+        (
+            options.reports,
+            options.base_reports,
+            options.properties,
+            options.change_tests,
+            *options.red_green,
+        ),
+    )
+
+
 def _gate(
     options: GateOptions, settings: Settings, protected: ProtectedFiles, now: datetime
 ) -> Json:
@@ -259,16 +292,7 @@ def _gate(
             )
             return _untrusted_reports(settings, protected, early, now)
     rule = runner_named(settings.policy.runner).test_ids(options.root)
-    check_untracked(
-        options.root,
-        (
-            options.reports,
-            options.base_reports,
-            options.properties,
-            options.change_tests,
-            *options.red_green,
-        ),
-    )
+    _check_tracked(options)
     properties = read_properties(options.properties, options.reports, settings.limits, rule)
     paths = LockPaths(options.root, options.fixtures, options.lock)
     modules = settings.locked_property_modules(properties.modules)
@@ -294,12 +318,9 @@ def _gate(
         run_blockers.append(reach_in_blocker(reach_ins))
     weakened = None
     if committed is not None:
-        weakened = read_weakened(
-            committed, options.properties, properties, settings.limits.max_report_bytes
-        )
-        weakened_blocker = weakened.blocker()
-        if weakened_blocker is not None:
-            run_blockers.append(weakened_blocker)
+        limit = settings.limits.max_report_bytes
+        weakened = read_weakened(committed, options.properties, properties, limit)
+        run_blockers.extend(filter(None, [weakened.blocker()]))
     admitted_update = judged is not None and judged.problem is not None
     if run_blockers:
         decision = replace(decision, blocked=True, verdict=Verdict.BLOCKED)

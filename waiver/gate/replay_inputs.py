@@ -11,7 +11,7 @@ from waiver.errors import InputError
 from waiver.gate.options import GateOptions
 from waiver.gate.skip import Skip, replays_were_skipped
 from waiver.model import CollapsedId
-from waiver.read.junit.replay import Tally
+from waiver.read.junit.replay_reports import Tally
 from waiver.read.junit.replay_set import (
     PROPERTY_REPORT,
     ReplaySet,
@@ -22,7 +22,7 @@ from waiver.read.junit.testid import TestIdRule
 from waiver.read.policy.settings import Settings
 from waiver.runners import NODE_RUNNERS
 from waiver.runners.base import Runner
-from waiver.write.report_sections import ReplayFacts
+from waiver.write.report.report_sections import ReplayFacts
 
 
 def read_assertion_replays(

@@ -20,14 +20,14 @@ from waiver.gate.options import GateOptions
 from waiver.github.rest import ApiFailed
 from waiver.github.reviews import fetch_reviews
 from waiver.model import Admission, Rows, UnknownReason
-from waiver.read.approvals import Unusable, read_approvals, review_data
+from waiver.read.evidence.review_data import Unusable, read_approvals, review_data
 from waiver.read.lock.drift import Fixtures
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, lock_digest, parse_lock
 from waiver.read.policy.settings import Settings
-from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
+from waiver.read.stores.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.protected import Committed, ProtectedFiles
-from waiver.write.report_sections import admission_json
-from waiver.write.report_types import ApprovalsJson
+from waiver.write.report.report_sections import admission_json
+from waiver.write.report.report_types import ApprovalsJson
 
 FROM_API = "github"
 

@@ -1,9 +1,9 @@
 """A gate run's artifacts, listed from the REST API (every page), sorted by exact name into
-what the report workflow downloads by id (`waiver.decide.provenance.sort_artifacts`)."""
+what the report workflow downloads by id (`waiver.decide.provenance_rules.sort_artifacts`)."""
 
 from __future__ import annotations
 
-from waiver.decide.provenance import Artifact, GateShape, SortedArtifacts, sort_artifacts
+from waiver.decide.provenance_rules import Artifact, GateShape, SortedArtifacts, sort_artifacts
 from waiver.github.rest import Api, ApiFailed
 
 

@@ -6,7 +6,7 @@ Only the default branch's runs make the history. A pull request's run executes t
 workflow file and could upload any waiver.json it likes, so a run is recorded only when
 GitHub says a push to the default branch, or its schedule, started it, from the gate's
 caller file, calling waiver's gate workflow at the commit the writer runs and nothing
-else (`waiver.decide.provenance`). The history it
+else (`waiver.decide.provenance_rules`). The history it
 continues must be its own: an artifact of that name from any other run (a pull request's
 upload) is passed over.
 """
@@ -17,10 +17,10 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.decide.provenance import called_workflow_problems
+from waiver.decide.provenance_rules import called_workflow_problems
 from waiver.github.rest import Api, ApiFailed
 from waiver.github.runs import referenced_workflows, triggering_run, workflow_path
-from waiver.write.provenance_file import JudgedRunJson
+from waiver.write.files.provenance_file import JudgedRunJson
 
 RECORDED_EVENTS = frozenset({"push", "schedule"})
 HISTORY_ARTIFACT = "waiver-history"

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from waiver.github.comment import MARKER
+from waiver.github.comment_body import MARKER
 from waiver.github.rest import Api, ApiFailed, Opener, connect, read_event, urlopen
 
 # The account GitHub Actions' own token posts as.

@@ -6,7 +6,7 @@ the run was about, as the API has it now (`waiver.github.pulls`), and one whose 
 on since is no pull request to judge; for a merge group's run it is the pull request the
 queue's branch names, with the group's base commit as its base. The API comes from `$GITHUB_API_URL`, the token from
 `$GITHUB_TOKEN`; all from the environment mapping passed in (`waiver.github.rest`). The
-result is the document `waiver.read.approvals` reads.
+result is the document `waiver.read.evidence.review_data` reads.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from waiver.github.pulls import (
     run_pull,
 )
 from waiver.github.rest import Api, ApiFailed, HttpStatus, Opener, connect, read_event, urlopen
-from waiver.read.approvals import Unusable, parse_reviews
-from waiver.write.approvals_file import ApprovalsFileJson
+from waiver.read.evidence.review_data import Unusable, parse_reviews
+from waiver.write.files.approvals_file import ApprovalsFileJson
 
 # The commits list stops at 250: past that, some author or committer cannot be seen.
 MAX_COMMITS = 250
@@ -71,7 +71,7 @@ def _latest_approvers(reviews: list[object]) -> list[str]:
 
 
 def fetch_reviews(env: Mapping[str, str], opener: Opener = urlopen) -> ApprovalsFileJson:
-    """The document `waiver.read.approvals` reads, fetched from the API."""
+    """The document `waiver.read.evidence.review_data` reads, fetched from the API."""
     api, repository = connect(env, opener)
     pull, run_head = _pull_request(api, repository, env)
     base = f"/repos/{repository}/pulls/{pull['number']}"

@@ -25,7 +25,7 @@ A run that a review started replays nothing: the newest `pull_request` run of th
 for the pull request's head is judged, and only once it has completed. What is kept of the
 run is what says which file made it; whether that file is the base's own gate workflow,
 and whether it called waiver's at the pinned commit, the gate judges
-(`waiver.gate.provenance`), which has the commits.
+(`waiver.gate.provenance_check`), which has the commits.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any
 
 from waiver.github.pulls import MERGE_GROUP, base_branch, fetch_pull, pulls_of_commit
 from waiver.github.rest import FULL_SHA, Api, ApiFailed
-from waiver.write.provenance_file import CalledJson, JudgedRunJson
+from waiver.write.files.provenance_file import CalledJson, JudgedRunJson
 
 REVIEW_EVENT = "pull_request_review"
 PULL_REQUEST_EVENT = "pull_request"

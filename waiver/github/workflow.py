@@ -19,13 +19,13 @@ from typing import TextIO
 
 from waiver.errors import InputError
 from waiver.model import TestClass
-from waiver.read.files import open_beneath
-from waiver.write.escape import visible_text
-from waiver.write.report import split_rows
-from waiver.write.report_types import ReportJson, RowJson, report_of
-from waiver.write.summary import render_summary
-from waiver.write.summary_facts import listed_order
-from waiver.write.why import class_label, expected_replays, row_blocks
+from waiver.read.untrusted.files import open_beneath
+from waiver.write.report.report import split_rows
+from waiver.write.report.report_types import ReportJson, RowJson, report_of
+from waiver.write.summary.summary import render_summary
+from waiver.write.summary.summary_facts import listed_order
+from waiver.write.words.escape import visible_text
+from waiver.write.words.why import class_label, expected_replays, row_blocks
 
 MAX_PER_KIND = 10  # the runner shows at most 10 error and 10 warning annotations per step
 MAX_LOGGED_ROWS = 100

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from waiver.errors import InputError
-from waiver.read.junit.replay import Limits, read_single
+from waiver.read.junit.replay_reports import Limits, read_single
 from waiver.read.junit.testid import TestIdRule
 
 # pytest's exit code when it collected nothing.

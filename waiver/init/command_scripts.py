@@ -23,9 +23,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from waiver.init.layout import literal_glob
-from waiver.read.bounded import read_json
-from waiver.read.files import read_small
 from waiver.read.lock.lock_file import PACKAGE_JSON, SCRIPTS, scripts_around
+from waiver.read.untrusted.bounded import read_json
+from waiver.read.untrusted.files import read_small
 
 # The words that end one simple command of a shell line.
 SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "(", ")"})

@@ -21,9 +21,9 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from waiver.errors import InputError
-from waiver.read.bounded import read_toml_file
 from waiver.read.harness.collected import is_data_file
 from waiver.read.trusted.ignored import ignored_folders
+from waiver.read.untrusted.bounded import read_toml_file
 
 # The files pytest reads its configuration from, in the order it looks for them, with the
 # section that holds it (None: the whole file is pytest's).

@@ -29,9 +29,9 @@ from waiver.init.layout import (
     pytest_config,
 )
 from waiver.init.layout import TEST_FOLDERS as PYTEST_FOLDERS
-from waiver.read.bounded import read_json
 from waiver.read.lock.lock_file import PACKAGE_JSON
 from waiver.read.trusted.ignored import ignored_folders
+from waiver.read.untrusted.bounded import read_json
 from waiver.runners import NODE_RUNNERS
 from waiver.runners.js_reach import TEST_FOLDERS
 from waiver.runners.node_harness import CODE_SUFFIXES, SHARED_CONFIGS

@@ -34,7 +34,7 @@ from waiver.init.problems import Problems
 from waiver.init.workspaces import workspace_note
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.trusted.ignored import ignored_folders
-from waiver.write.setup_files import (
+from waiver.write.files.setup_files import (
     POLICY,
     REGISTRY,
     Setup,

@@ -27,7 +27,7 @@ from waiver.init.suite_commands import (
 from waiver.init.tool_envs import ToolEnvs, read_tool_envs
 from waiver.runners.base import Runner
 from waiver.runners.pytest import PYTEST
-from waiver.write.setup_files import (
+from waiver.write.files.setup_files import (
     POLICY,
     Setup,
     render_policy,

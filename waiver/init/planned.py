@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from waiver.init.collection import Ran
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
-from waiver.read.registry import format_registry
+from waiver.read.stores.registry import format_registry
 from waiver.runners import policy_harness
-from waiver.write.lock_reasons import reason_lines
-from waiver.write.setup_files import (
+from waiver.write.files.setup_files import (
     HISTORY_WORKFLOW,
     LOCK,
     POLICY,
@@ -26,6 +25,7 @@ from waiver.write.setup_files import (
     render_report_workflow,
     render_workflow,
 )
+from waiver.write.words.lock_reasons import reason_lines
 
 FAILED_SHOWN = 5  # failing tests init names; the rest are counted
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from waiver.errors import InputError, InputErrors, UsageError
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from waiver.errors import InputError
-from waiver.read.bounded import read_toml_file
+from waiver.read.untrusted.bounded import read_toml_file
 
 PYPROJECT = "pyproject.toml"
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from waiver.read.bounded import read_toml_file
+from waiver.read.untrusted.bounded import read_toml_file
 
 # The reusable workflow's default `python-version` (.github/workflows/waiver-gate.yml).
 WORKFLOW_DEFAULT = (3, 12)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waiver.errors import InputError
-from waiver.read.bounded import read_toml
+from waiver.read.untrusted.bounded import read_toml
 
 TOX_ENVS = ("test", "tests")
 NOX_SESSIONS = frozenset(TOX_ENVS)

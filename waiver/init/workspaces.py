@@ -15,7 +15,7 @@ import os
 from fnmatch import fnmatchcase
 
 from waiver.init.node_layout import MAX_INIT_READ_BYTES, RUNNER_CONFIGS, read_package
-from waiver.read.bounded import load_bounded_yaml
+from waiver.read.untrusted.bounded import load_bounded_yaml
 from waiver.runners import NODE_RUNNERS
 from waiver.runners.syntax import keyed_strings, parse
 

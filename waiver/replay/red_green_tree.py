@@ -18,7 +18,7 @@ from waiver.read.definitions.reach import TEST_FOLDERS, is_test_code
 from waiver.read.harness.named import Harness
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FILE, FOLDER, FileTree
-from waiver.write.restore import write_beneath
+from waiver.write.tree.restore import write_beneath
 
 MAX_FILE_BYTES = 64 << 20
 # Where npm, pnpm and yarn install a package's dependencies, beside its package.json.

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from waiver.errors import InputError, UsageError
-from waiver.read.files import open_regular, read_chunks
-from waiver.read.junit.replay import Limits
+from waiver.read.junit.replay_reports import Limits
 from waiver.read.junit.stream import FAIL, PASS, SKIP, read_junit
-from waiver.write.escape import log_line
+from waiver.read.untrusted.files import open_regular, read_chunks
+from waiver.write.words.escape import log_line
 
 JUNIT_PLACEHOLDER = "{junit}"
 TICK_SECONDS = 0.25

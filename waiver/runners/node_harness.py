@@ -51,12 +51,12 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
-from waiver.read.bounded import load_bounded_yaml, read_json
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import Pair, Why, glob_names
-from waiver.read.jsonc import read_jsonc
 from waiver.read.lock.lock_file import PACKAGE_JSON, TSCONFIG_TABLES
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
+from waiver.read.untrusted.bounded import load_bounded_yaml, read_json
+from waiver.read.untrusted.jsonc import read_jsonc
 from waiver.runners.js_tests import TEST_FOLDERS
 from waiver.runners.syntax import keyed_strings, loads, parse
 

@@ -26,11 +26,11 @@ from fnmatch import fnmatchcase
 from tree_sitter import Node
 
 from waiver.errors import InputError
-from waiver.read.bounded import load_bounded_yaml, read_json
 from waiver.read.harness.listing import Listing, folder_of, name_of, walk
 from waiver.read.harness.test_tree import TestTree, in_folders, test_folders
 from waiver.read.lock.lock_file import PACKAGE_JSON
 from waiver.read.trusted.trees import FileTree, check_name
+from waiver.read.untrusted.bounded import load_bounded_yaml, read_json
 from waiver.runners.js_tests import TEST_FOLDERS
 from waiver.runners.node_harness import CODE_SUFFIXES, INSTALL_FOLDER, YAML_SUFFIXES
 from waiver.runners.syntax import literal, parse, parse_json, text

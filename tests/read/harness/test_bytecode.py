@@ -20,7 +20,7 @@ import pytest
 from helpers.change_support import commit_base, commit_change, fix_slugify, replay_and_gate
 from helpers.support import classes, gate_args, git, load_report, replay_example, run_pytest
 from waiver.cli import main
-from waiver.write.terminal import render_terminal
+from waiver.write.words.terminal import render_terminal
 
 # Every test replays a commit with real pytest.
 pytestmark = pytest.mark.slow

@@ -35,7 +35,7 @@ from helpers.support import (
 from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.lock.lock_file import LockEntry, format_lock, parse_lock, table_digest
-from waiver.write.summary import render_summary
+from waiver.write.summary.summary import render_summary
 
 COMMITTED = [
     "fixtures", "tests", "fixture.lock", "known-tests.txt", "slugify.py", "pytest.ini",

@@ -24,8 +24,8 @@ from helpers.change_support import (
     replay_and_gate,
 )
 from helpers.support import EMPTY, ROUND_TRIP, classes, git
-from waiver.write.summary import render_summary
-from waiver.write.terminal import render_terminal
+from waiver.write.summary.summary import render_summary
+from waiver.write.words.terminal import render_terminal
 
 # Every test commits a base and a change and replays it with real pytest.
 pytestmark = pytest.mark.slow

@@ -17,7 +17,7 @@ import pytest
 
 from helpers.change_support import approved, commit_change, commit_locked, replay_and_gate
 from helpers.support import git, write_tree
-from waiver.write.summary import render_summary
+from waiver.write.summary.summary import render_summary
 
 # Every test commits a base and a change and replays it with real pytest.
 pytestmark = pytest.mark.slow

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from helpers.junit_support import case, suite
 from waiver.errors import InputError
-from waiver.read.junit.replay import Limits
+from waiver.read.junit.replay_reports import Limits
 from waiver.read.junit.replay_set import ReplaySet, read_replays
 from waiver.read.junit.testid import TestIdRule
 

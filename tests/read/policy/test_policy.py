@@ -21,7 +21,7 @@ from helpers.support import REPO, git, rows, run_gate
 from waiver.cli import main
 from waiver.decide.policy import Policy, policy_key
 from waiver.read.policy.settings import Flags, effective
-from waiver.write.report import policy_json
+from waiver.write.report.report import policy_json
 
 AUTH = "tests/auth/test_login.py::test_token"
 PARSE = "tests/parse/test_parse.py::test_round_trip"

@@ -19,7 +19,7 @@ from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.lock.lock_file import lock_digest, parse_lock
 from waiver.read.trusted.git import GitRevision
-from waiver.write.summary import render_summary
+from waiver.write.summary.summary import render_summary
 
 COMMITTED = ["fixtures", "tests", "fixture.lock", "known-tests.txt", "slugify.py", "pytest.ini"]
 

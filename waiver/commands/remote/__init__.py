@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.github.rest import ApiFailed
-from waiver.write.escape import log_line
+from waiver.write.words.escape import log_line
 
 
 def post(call: Callable[[], str], label: str) -> int:

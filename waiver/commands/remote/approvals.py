@@ -19,9 +19,9 @@ from waiver.errors import EXIT_CLEAR, InputError
 from waiver.github.rest import FULL_SHA, ApiFailed
 from waiver.github.reviews import fetch_reviews
 from waiver.github.workflow import write_outputs
-from waiver.write.approvals_file import ApprovalsFileJson, render_approvals
-from waiver.write.atomic import write_atomic
-from waiver.write.escape import log_line
+from waiver.write.files.approvals_file import ApprovalsFileJson, render_approvals
+from waiver.write.files.atomic import write_atomic
+from waiver.write.words.escape import log_line
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,11 +13,11 @@ import os
 from dataclasses import dataclass
 
 from waiver.commands.remote import post
-from waiver.github.comment import render_comment
+from waiver.github.comment_body import render_comment
 from waiver.github.pulls import post_comment
 from waiver.github.rest import run_url
-from waiver.read.waiver_json import read_report
-from waiver.write.report_types import report_of
+from waiver.read.stores.waiver_json import read_report
+from waiver.write.report.report_types import report_of
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ the run is written into the file (the gate then blocks and says why) and is no f
 this step. On a runner it sets the step output `run-id`, the run whose artifacts the job
 downloads (empty when none could be named), and the ids of the artifacts to download by
 kind (`properties-artifacts`, `replay-artifacts`, `base-artifacts`, `red-green-artifacts`,
-comma-separated): each artifact is taken by its exact name (`waiver.decide.provenance`),
+comma-separated): each artifact is taken by its exact name (`waiver.decide.provenance_rules`),
 and any name the reusable workflow does not upload is written down for the gate to block
 on. A run that is not the newest for its head (an older run, an older attempt, or for a
 review a newest run still under way) sets `superseded` to why, and nothing is posted for it.
@@ -27,7 +27,7 @@ import os
 import sys
 
 from waiver.decide.cost import CHANGE_TESTS, job_kind, verdict_cost
-from waiver.decide.provenance import GateShape
+from waiver.decide.provenance_rules import GateShape
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.github.artifacts import gate_artifacts
 from waiver.github.history_runs import default_branch_run, latest_history_run
@@ -36,16 +36,16 @@ from waiver.github.pulls import branches_of
 from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, Api, ApiFailed, connect, read_event
 from waiver.github.runs import Superseded, gate_run, job_workflow
 from waiver.github.workflow import write_outputs
-from waiver.write.atomic import write_atomic
-from waiver.write.escape import log_line
-from waiver.write.provenance_file import (
+from waiver.write.files.atomic import write_atomic
+from waiver.write.files.provenance_file import (
     ArtifactsJson,
     JudgedRunJson,
     ProvenanceFileJson,
     artifacts_json,
     render_provenance,
 )
-from waiver.write.report_sections import cost_json
+from waiver.write.report.report_sections import cost_json
+from waiver.write.words.escape import log_line
 
 
 def _history_run(document: ProvenanceFileJson, writer: object) -> str:

@@ -16,13 +16,13 @@ import os
 
 from waiver.commands.remote import post
 from waiver.errors import EXIT_CLEAR, InputError
+from waiver.github.commit_status import post_check_run, post_status, status_of
 from waiver.github.rest import ApiFailed, connect, run_url
 from waiver.github.runs import superseding
-from waiver.github.status import post_check_run, post_status, status_of
-from waiver.read.provenance import read_provenance
-from waiver.read.waiver_json import read_report
-from waiver.write.escape import log_line
-from waiver.write.report_types import ReportJson, report_of
+from waiver.read.evidence.provenance_data import read_provenance
+from waiver.read.stores.waiver_json import read_report
+from waiver.write.report.report_types import ReportJson, report_of
+from waiver.write.words.escape import log_line
 
 
 def _report(path: str | None) -> ReportJson | None:

@@ -77,7 +77,7 @@ def reached_modules(
     return modules & _affected(tree, frozenset(changed), tops)
 
 
-# The registry is compared in parts (`waiver.gate.edited`), each asking of the same two
+# The registry is compared in parts (`waiver.gate.edited_tests`), each asking of the same two
 # trees: what a change reaches is worked out once for each.
 @functools.lru_cache(maxsize=4)
 def _affected(tree: FileTree, changed: frozenset[str], tops: frozenset[str]) -> frozenset[str]:

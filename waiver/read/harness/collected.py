@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
-from waiver.read.bounded import read_toml
 from waiver.read.harness.listing import Listing, name_of
 from waiver.read.harness.plugin_options import split_options
 from waiver.read.harness.resolve import TEST_MODULES
 from waiver.read.trusted.trees import FileTree
+from waiver.read.untrusted.bounded import read_toml
 
 CONFTEST = "conftest.py"
 MAX_CONFIG_BYTES = 1 << 20

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
-from waiver.read.bounded import read_json, read_toml
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
+from waiver.read.untrusted.bounded import read_json, read_toml
 
 MAX_DECLARATION_BYTES = 16 << 20
 INSTALLS = "changes what the replays install"

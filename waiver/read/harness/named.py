@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
-from waiver.read.files import split_relative
 from waiver.read.policy.globs import unanchored
 from waiver.read.trusted.trees import FileTree
+from waiver.read.untrusted.files import split_relative
 
 CONFIG_FILES = frozenset(
     {"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"}

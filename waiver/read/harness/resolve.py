@@ -30,7 +30,6 @@ from fnmatch import fnmatchcase
 from posixpath import normpath
 
 from waiver.errors import InputError, InputErrors
-from waiver.read.bounded import MAX_TOML_BYTES, read_toml
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import CONFIG_FILES, PYPROJECT, Harness, Pair, Why
 from waiver.read.harness.plugin_names import PluginList, module_plugins, star_exports
@@ -55,6 +54,7 @@ from waiver.read.harness.shadows import (
 )
 from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES, PYTEST_TABLE
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
+from waiver.read.untrusted.bounded import MAX_TOML_BYTES, read_toml
 
 CONFTEST = "conftest.py"
 MAX_MODULE_BYTES = 16 << 20

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from waiver.errors import InputError
 from waiver.read.junit.producer import guess_producer
-from waiver.read.junit.replay import Limits, read_single
+from waiver.read.junit.replay_reports import Limits, read_single
 from waiver.read.junit.stream import FAIL, PASS
 from waiver.read.junit.testid import TestIdRule
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pyexpat import ExpatError
 
-from waiver.read.files import CHUNK, open_regular
 from waiver.read.junit.stream import RefusedReport, expat_input, hardened_parser
+from waiver.read.untrusted.files import CHUNK, open_regular
 
 
 @dataclass

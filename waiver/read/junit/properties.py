@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from waiver.errors import InputError, UsageError
 from waiver.read.harness.named import property_modules
-from waiver.read.junit.replay import Limits, read_single
+from waiver.read.junit.replay_reports import Limits, read_single
 from waiver.read.junit.replay_set import RUN_NAME, ReplaySet
 from waiver.read.junit.stream import FAIL, PASS
 from waiver.read.junit.testid import TestIdRule

@@ -16,7 +16,7 @@ from operator import attrgetter
 
 from waiver.errors import InputError
 from waiver.read.forked import replay_workers
-from waiver.read.junit.replay import Limits, ReplayCases, ReplayError, ReplayReader, Tally
+from waiver.read.junit.replay_reports import Limits, ReplayCases, ReplayError, ReplayReader, Tally
 from waiver.read.junit.schedule import fresh_read, fresh_result, read_in, worker_pool
 from waiver.read.junit.stream import FAIL, PASS
 from waiver.read.junit.testid import TestIdRule

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from waiver.read.forked import Forked
-from waiver.read.junit.replay import ReplayCases, ReplayError, ReplayReader
+from waiver.read.junit.replay_reports import ReplayCases, ReplayError, ReplayReader
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from xml.parsers import expat
 
 from waiver.errors import InputError
-from waiver.read.files import open_regular, read_chunks
 from waiver.read.junit.stream import RefusedReport, expat_input, hardened_parser
+from waiver.read.untrusted.files import open_regular, read_chunks
 
 STATISTICS = "hypothesis-statistics-"
 GENERATED = re.compile(

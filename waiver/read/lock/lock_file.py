@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Literal
 
 from waiver.errors import InputError
-from waiver.read.bounded import MAX_TOML_BYTES, read_json, read_toml
-from waiver.read.files import open_beneath, read_chunks, split_relative
-from waiver.read.jsonc import read_jsonc
 from waiver.read.policy.globs import path_glob
 from waiver.read.trusted.trees import check_name, scan_error
+from waiver.read.untrusted.bounded import MAX_TOML_BYTES, read_json, read_toml
+from waiver.read.untrusted.files import open_beneath, read_chunks, split_relative
+from waiver.read.untrusted.jsonc import read_jsonc
 
 LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
 # A table line: `sha256sum -c` skips lines that start with `#`, so a lock holding them

@@ -11,7 +11,7 @@ off must be a relative path that stays inside the repository: a glob of `/`, `./
 from __future__ import annotations
 
 from waiver.errors import InputError
-from waiver.read.files import split_relative
+from waiver.read.untrusted.files import split_relative
 
 ANCHORS = ("./", "/")
 

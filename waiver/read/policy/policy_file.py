@@ -15,12 +15,12 @@ from typing import Any, cast
 
 from waiver.decide.policy import NO_REGISTRY, Key, Policy, policy_key
 from waiver.errors import InputError
-from waiver.read.files import split_relative
 from waiver.read.policy.globs import check_glob
 from waiver.read.policy.schema_problems import problem_lines, validator
 from waiver.read.policy.settings import DEFAULT_POLICY, Flags, PolicyFile, Settings, effective
 from waiver.read.policy.strict_yaml import load_yaml
 from waiver.read.trusted.protected import ProtectedFiles
+from waiver.read.untrusted.files import split_relative
 
 MAX_CONFIG_BYTES = 1 << 20
 

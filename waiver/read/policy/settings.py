@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from waiver.decide.policy import NO_REGISTRY, Policy, policy_key
-from waiver.read.junit.replay import Limits
+from waiver.read.junit.replay_reports import Limits
 from waiver.read.policy.globs import check_glob
 
 DEFAULT_POLICY = Policy()

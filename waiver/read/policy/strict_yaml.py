@@ -16,7 +16,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 from waiver.errors import InputError
-from waiver.read.bounded import BoundedLoader
+from waiver.read.untrusted.bounded import BoundedLoader
 
 MAX_INTEGER_CHARS = 20
 YAML_TAG = "tag:yaml.org,2002:"

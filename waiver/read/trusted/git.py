@@ -24,9 +24,9 @@ from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.repo import Repo
 
 from waiver.errors import InputError
-from waiver.read.files import split_relative
 from waiver.read.trusted.protected import Committed, WorkingTreeChange
 from waiver.read.trusted.trees import FOLDER, CommitTree
+from waiver.read.untrusted.files import split_relative
 
 REGULAR_FILE = 0o100644
 EXECUTABLE_FILE = 0o100755

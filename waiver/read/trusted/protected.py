@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from waiver.read.files import read_small
 from waiver.read.trusted.trees import FileTree
+from waiver.read.untrusted.files import read_small
 
 # How the working tree differs from a protected file's trusted bytes.
 WorkingTreeChange = Literal["modified", "deleted", "not a regular file"]

@@ -20,7 +20,7 @@ from dulwich.objects import Blob, Commit, ObjectID, Tree
 
 from waiver.decide.renewals import StoreVersion
 from waiver.errors import InputError
-from waiver.read.freezes import MAX_STORE_BYTES, parse_freezes
+from waiver.read.stores.freeze_store import MAX_STORE_BYTES, parse_freezes
 from waiver.read.trusted.git import FOLDER_MODE, MODES, REGULAR_FILE, UNREADABLE, GitRevision
 
 # The entry a commit holds at the store's path: its mode, object and the path it names,

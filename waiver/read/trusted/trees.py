@@ -18,7 +18,7 @@ from dulwich.objects import Blob, ObjectID, Tree
 from dulwich.repo import Repo
 
 from waiver.errors import InputError
-from waiver.read.files import open_beneath, read_chunks
+from waiver.read.untrusted.files import open_beneath, read_chunks
 
 FILE, FOLDER, LINK, OTHER = "file", "folder", "link", "other"
 GIT_KINDS = {0o100644: FILE, 0o100755: FILE, 0o040000: FOLDER, 0o120000: LINK}

@@ -1,0 +1,2 @@
+"""The default branch's history: the file `waiver history record` writes, and `waiver history
+show`'s renderings of it."""
