@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from helpers.support import REPO, lint_workflow
-from waiver.decide.provenance import GateShape, expected_names
+from waiver.decide.provenance_rules import GateShape, expected_names
 
 PAGE = REPO / "docs" / "replays.md"
 GUARD = "|| [ $? -eq 1 ]"
