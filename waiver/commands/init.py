@@ -24,7 +24,7 @@ from waiver.init.plan import InitOptions, plan, resolve_layout
 from waiver.init.planned import Planned
 from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
-from waiver.runners import RUNNERS
+from waiver.runners.all_runners import RUNNERS
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 from waiver.write.setup_files import (

@@ -37,9 +37,9 @@ from waiver.read.red_green_ids import checked_ids, read_tests_file, tests_from_r
 from waiver.read.red_green_replays import Seen, read_replay, read_replayed, tally
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
+from waiver.replay.command_run import CommandRunner, Progress, Run
 from waiver.replay.red_green_tree import lay_out
-from waiver.replay.runner import Progress, Run, Runner
-from waiver.runners import policy_harness, runner_named
+from waiver.runners.all_runners import policy_harness, runner_named
 from waiver.runners.base import Runner as TestRunner
 from waiver.runners.pytest import PYTEST
 from waiver.write.escape import log_line
@@ -196,7 +196,7 @@ def _replay(
 ) -> list[Seen | str]:
     folder = tempfile.mkdtemp(prefix="waiver-red-green-")
     modules = frozenset(test_id.partition("::")[0] for test_id in tests)
-    runner = Runner(out, options.timeout, Progress(stream))
+    runner = CommandRunner(out, options.timeout, Progress(stream))
     here = os.getcwd()
     replays: list[Seen | str] = []
     try:
@@ -218,7 +218,7 @@ def _replay(
 
 def _by_name(
     options: RedGreenOptions,
-    runner: Runner,
+    runner: CommandRunner,
     test_runner: TestRunner,
     number: int,
     tests: Sequence[str],
@@ -244,7 +244,7 @@ def _by_name(
 
 def _one_replay(
     options: RedGreenOptions,
-    runner: Runner,
+    runner: CommandRunner,
     number: int,
     tests: Sequence[str],
     folder: str,

@@ -17,7 +17,7 @@ from waiver.init.node_layout import BUN_LOCKFILES, NodeLayout, install_step
 from waiver.init.plan import InitOptions
 from waiver.init.problems import Problems
 from waiver.init.test_script import read_test_script
-from waiver.runners import NODE_RUNNERS
+from waiver.runners.all_runners import NODE_RUNNERS
 from waiver.runners.node import JEST_JUNIT
 
 INSTALLS = "node_modules"

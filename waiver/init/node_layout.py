@@ -32,17 +32,13 @@ from waiver.init.layout import TEST_FOLDERS as PYTEST_FOLDERS
 from waiver.read.bounded import read_json
 from waiver.read.lock.lock_file import PACKAGE_JSON
 from waiver.read.trusted.ignored import ignored_folders
-from waiver.runners import NODE_RUNNERS
-from waiver.runners.js_reach import TEST_FOLDERS
-from waiver.runners.node_harness import CODE_SUFFIXES, SHARED_CONFIGS
-from waiver.runners.syntax import loads, parse
+from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners.node.js_reach import TEST_FOLDERS
+from waiver.runners.node.node_harness import CODE_SUFFIXES, SHARED_CONFIGS
+from waiver.runners.node.syntax import loads, parse
 
 # The configuration files that name a runner, at the root.
-RUNNER_CONFIGS = {
-    "jest": ("jest.config.*",),
-    "vitest": ("vitest.config.*", "vitest.workspace.*"),
-    "mocha": (".mocharc", ".mocharc.*"),
-}
+RUNNER_CONFIGS = {name: runner.harness_files.names_runner for name, runner in NODE_RUNNERS.items()}
 JS_FIXTURE_FOLDERS = FIXTURE_FOLDERS | {"__fixtures__", "__snapshots__", "__data__"}
 # A test module by its name (`calc.test.js`, `calc.spec.ts`), and one named as a property.
 TEST_NAME = re.compile(r"[.](test|spec)[.][^.]+$")

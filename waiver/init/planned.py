@@ -12,7 +12,7 @@ from waiver.init.collection import Ran
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.registry import format_registry
-from waiver.runners import policy_harness
+from waiver.runners.all_runners import policy_harness
 from waiver.write.lock_reasons import reason_lines
 from waiver.write.setup_files import (
     HISTORY_WORKFLOW,

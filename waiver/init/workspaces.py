@@ -16,8 +16,8 @@ from fnmatch import fnmatchcase
 
 from waiver.init.node_layout import MAX_INIT_READ_BYTES, RUNNER_CONFIGS, read_package
 from waiver.read.bounded import load_bounded_yaml
-from waiver.runners import NODE_RUNNERS
-from waiver.runners.syntax import keyed_strings, parse
+from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners.node.syntax import keyed_strings, parse
 
 PNPM_WORKSPACE = "pnpm-workspace.yaml"
 PROJECT_KEYS = frozenset({"projects", "workspace"})

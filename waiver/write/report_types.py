@@ -24,6 +24,7 @@ from waiver.read.lock.committed import ChangeKind
 from waiver.read.lock.drift import Part
 from waiver.read.lock.lock_file import DriftKind
 from waiver.read.trusted.protected import WorkingTreeChange
+from waiver.runners import RunnerName
 
 # The values of the model's enums, which the schema's enums list: typed as the strings
 # they are, so that the writer can fill them from an enum member and a reader can
@@ -64,7 +65,7 @@ class PolicyJson(TypedDict):
     package_scripts: Sequence[str]
     unlocked_data: Sequence[str]
     property_suite: Literal["folder", "selected"]
-    runner: Literal["pytest", "jest", "vitest", "mocha"]
+    runner: RunnerName
     approvers: Sequence[str] | None
     registry: str | None
     freezes: str | None

@@ -52,7 +52,7 @@ PYTHON_WHOLE = (
     "pdm.toml", "pylock.toml", "pylock.*.toml",
 )  # fmt: skip
 # package.json: what npm, yarn, pnpm and bun install, and the scripts an install runs.
-PACKAGE_KEYS = (
+INSTALL_PACKAGE_KEYS = (
     "dependencies", "devDependencies", "optionalDependencies", "peerDependencies",
     "bundleDependencies", "bundledDependencies", "overrides", "resolutions", "pnpm",
     "workspaces", "packageManager",
@@ -210,7 +210,7 @@ def _requirements(before: bytes | None, after: bytes | None, path: str) -> Itera
 
 def _package_json(before: bytes | None, after: bytes | None, path: str) -> Iterator[ReachIn]:
     old, new, text = _parsed(before, after, path, read_json)
-    for key in PACKAGE_KEYS:
+    for key in INSTALL_PACKAGE_KEYS:
         if _canonical(_value(old, key)) != _canonical(_value(new, key)):
             yield ReachIn(path, _line_with(text, f'"{key}"'), f"{INSTALLS} ({key})")
     for script in INSTALL_SCRIPTS:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from tree_sitter import Node
 
-from waiver.runners.syntax import literal, text, walk
+from waiver.runners.node.syntax import literal, text, walk
 
 TESTS = frozenset({"it", "test", "specify", "xit", "xtest", "fit", "bench"})
 SUITES = frozenset({"describe", "context", "suite", "xdescribe", "fdescribe", "xcontext"})

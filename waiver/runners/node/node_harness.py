@@ -57,8 +57,8 @@ from waiver.read.harness.named import Pair, Why, glob_names
 from waiver.read.jsonc import read_jsonc
 from waiver.read.lock.lock_file import PACKAGE_JSON, TSCONFIG_TABLES
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
-from waiver.runners.js_tests import TEST_FOLDERS
-from waiver.runners.syntax import keyed_strings, loads, parse
+from waiver.runners.node.js_tests import TEST_FOLDERS
+from waiver.runners.node.syntax import keyed_strings, loads, parse
 
 INSTALL_FOLDER = "node_modules"
 MOCKS_FOLDER = "__mocks__"
@@ -124,6 +124,9 @@ class NodeRunnerFiles:
 
     runner: str
     configs: tuple[str, ...]  # file-name globs, in any folder
+    # The configuration files at a project's root that name this runner its runner, for
+    # `waiver init` (a `vite.config.*` configures vitest's build as much as its tests).
+    names_runner: tuple[str, ...]
     package_keys: tuple[str, ...]
     mocks: bool  # whether `__mocks__` folders apply without configuration
 

@@ -183,7 +183,7 @@ def _run_line(run: Run) -> str:
     return f"{run.label}: {run.counts} (exit {run.exit_code}, {took})"
 
 
-class Runner:
+class CommandRunner:
     """Runs commands one at a time with a scratch folder for their reports."""
 
     def __init__(self, out: str, timeout: float | None, progress: Progress) -> None:

@@ -13,7 +13,7 @@ from waiver.read.harness.reach_in import new_names
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import DiskTree
 from waiver.runners.jest import JEST
-from waiver.runners.js_reach import is_source, reading
+from waiver.runners.node.js_reach import is_source, reading
 from waiver.runners.pytest import PYTEST
 
 REACHING = """\

@@ -19,7 +19,7 @@ import re
 
 from tree_sitter import Node
 
-from waiver.runners.syntax import literal, text
+from waiver.runners.node.syntax import literal, text
 
 TABLE_METHODS = frozenset({"each", "for"})
 PRINTF = re.compile(r"%[sdifjoOp#$%]")

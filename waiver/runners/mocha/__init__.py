@@ -18,14 +18,15 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
-from waiver.runners.node_harness import NodeRunnerFiles
-from waiver.runners.node_test_tree import SpecKeys
+from waiver.runners.node.js_tests import EMPTY_TITLE
+from waiver.runners.node.node_harness import NodeRunnerFiles
+from waiver.runners.node.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     "mocha",
     configs=(".mocharc", ".mocharc.*", "mocha.opts"),
+    names_runner=(".mocharc", ".mocharc.*"),
     package_keys=("mocha", "babel"),
     mocks=False,
 )

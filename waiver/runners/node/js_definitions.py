@@ -33,8 +33,8 @@ from waiver.read.harness.listing import folder_of, join
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-from waiver.runners.js_each import each_rows, row_title
-from waiver.runners.js_tests import (
+from waiver.runners.node.js_each import each_rows, row_title
+from waiver.runners.node.js_tests import (
     EMPTY_TITLE,
     binding_dump,
     binding_parts,
@@ -50,8 +50,8 @@ from waiver.runners.js_tests import (
     test_code,
     title,
 )
-from waiver.runners.node_harness import CODE_SUFFIXES, EXTENSIONS
-from waiver.runners.syntax import literal, parse, walk
+from waiver.runners.node.node_harness import CODE_SUFFIXES, EXTENSIONS
+from waiver.runners.node.syntax import literal, parse, walk
 
 FILE_CHANGED = "its file changed"
 MODULE_KEY = "the module "
@@ -63,7 +63,7 @@ MODULE_CODE = "module code of "
 @dataclass
 class Definition:
     """One test call, the statement that holds it, and the suites around it; for a row of
-    a `test.each` table, the row (`waiver.runners.js_each`), whose title is exact."""
+    a `test.each` table, the row (`waiver.runners.node.js_each`), whose title is exact."""
 
     call: Node
     statement: Node

@@ -1,5 +1,5 @@
 """What jest, vitest and mocha share behind the runner interface: a harness that is resolved
-from their configuration (`waiver.runners.node_harness`), and ids read from a report's
+from their configuration (`waiver.runners.node.node_harness`), and ids read from a report's
 `file` attribute, which their JUnit reporters write where they are told to.
 
 An id is `<file path>::<describe path> <title>`: the file as a path relative to the
@@ -26,13 +26,13 @@ from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-from waiver.runners.js_definitions import edited_scripts, script_ids
-from waiver.runners.js_diff import script_diffs
-from waiver.runners.js_findings import script_findings
-from waiver.runners.js_reach import new_script_reach_ins
-from waiver.runners.js_tests import EMPTY_TITLE
-from waiver.runners.node_harness import NodeRunnerFiles, node_harness
-from waiver.runners.node_test_tree import SpecKeys, node_test_tree
+from waiver.runners.node.js_definitions import edited_scripts, script_ids
+from waiver.runners.node.js_diff import script_diffs
+from waiver.runners.node.js_findings import script_findings
+from waiver.runners.node.js_reach import new_script_reach_ins
+from waiver.runners.node.js_tests import EMPTY_TITLE
+from waiver.runners.node.node_harness import NodeRunnerFiles, node_harness
+from waiver.runners.node.node_test_tree import SpecKeys, node_test_tree
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
 # ("" when it cannot be placed) and whether the testcase carried it itself: its id, or None
@@ -177,7 +177,7 @@ class NodeRunner:
 
     def edited(self, committed: Committed, test_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Tests of JavaScript and TypeScript files by their syntax tree, per test
-        (`waiver.runners.js_definitions`); any other id as pytest's rule has it."""
+        (`waiver.runners.node.js_definitions`); any other id as pytest's rule has it."""
         ids = list(test_ids)
         scripts = list(script_ids(ids))
         listed = set(scripts)
@@ -191,7 +191,7 @@ class NodeRunner:
         self, committed: Committed, edited: Mapping[str, Sequence[str]]
     ) -> dict[str, tuple[EditFinding, ...]]:
         """Python tests' kinds of edit as pytest's, and JavaScript and TypeScript tests'
-        tautologies and assertions that never run (`waiver.runners.js_findings`)."""
+        tautologies and assertions that never run (`waiver.runners.node.js_findings`)."""
         return {
             **edit_findings(committed, edited),
             **script_findings(committed, edited, self.title_separator),
@@ -201,7 +201,7 @@ class NodeRunner:
         self, committed: Committed, edited: Mapping[str, Sequence[str]]
     ) -> dict[str, tuple[str, ...]]:
         """Python tests' diffs as pytest's, and JavaScript and TypeScript tests' from their
-        source (`waiver.runners.js_diff`)."""
+        source (`waiver.runners.node.js_diff`)."""
         return {
             **definition_diffs(committed, edited),
             **script_diffs(committed, edited, self.title_separator),
@@ -209,7 +209,7 @@ class NodeRunner:
 
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         """Python sources' reach-ins as pytest's, the JavaScript and TypeScript sources'
-        (`waiver.runners.js_reach`), and the edits of what npm installs
+        (`waiver.runners.node.js_reach`), and the edits of what npm installs
         (`waiver.read.harness.installs`)."""
         found = [
             *new_reach_ins(committed),

@@ -11,14 +11,15 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
-from waiver.runners.node_harness import NodeRunnerFiles
-from waiver.runners.node_test_tree import SpecKeys
+from waiver.runners.node.js_tests import EMPTY_TITLE
+from waiver.runners.node.node_harness import NodeRunnerFiles
+from waiver.runners.node.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     "vitest",
     configs=("vitest.config.*", "vitest.workspace.*", "vite.config.*"),
+    names_runner=("vitest.config.*", "vitest.workspace.*"),
     package_keys=("babel",),
     mocks=True,
 )

@@ -34,8 +34,8 @@ from waiver.errors import InputError
 from waiver.read.harness.reach_in import ReachIn, Reading, new_names
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-from waiver.runners.node_harness import CODE_SUFFIXES
-from waiver.runners.syntax import literal, loads, parse, text, walk
+from waiver.runners.node.node_harness import CODE_SUFFIXES
+from waiver.runners.node.syntax import literal, loads, parse, text, walk
 
 MAX_SOURCE_BYTES = 16 << 20
 # The runners, their assertion libraries and their reporters, by package name.

@@ -1,5 +1,5 @@
 """What a reviewer reads of an edited JavaScript or TypeScript test: a short diff of each part
-the comparison (`waiver.runners.js_definitions`) named as changed, the trusted revision's
+the comparison (`waiver.runners.node.js_definitions`) named as changed, the trusted revision's
 against the change's, in the lines and caps of Python's (`waiver.read.definitions.diff`).
 
 There is no unparser to write a part back from its syntax tree, so each side is the part's
@@ -22,7 +22,7 @@ from waiver.read.definitions.diff import SUFFIXES, capped, diff_lines
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
-from waiver.runners.js_definitions import (
+from waiver.runners.node.js_definitions import (
     BODY,
     DESCRIBE,
     FILE_CHANGED,
@@ -31,9 +31,9 @@ from waiver.runners.js_definitions import (
     Module,
     script_ids,
 )
-from waiver.runners.js_tests import display, holds_tests, statement_of
-from waiver.runners.node_harness import CODE_SUFFIXES
-from waiver.runners.syntax import walk
+from waiver.runners.node.js_tests import display, holds_tests, statement_of
+from waiver.runners.node.node_harness import CODE_SUFFIXES
+from waiver.runners.node.syntax import walk
 
 # What stands before a node on its first line, kept as indentation: tabs stay tabs, so that
 # the node's lines dedent together.

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from waiver.runners.js_each import each_rows, row_title
-from waiver.runners.syntax import parse, walk
+from waiver.runners.node.js_each import each_rows, row_title
+from waiver.runners.node.syntax import parse, walk
 
 
 def titles(source: str, runner: str) -> list[str | None]:

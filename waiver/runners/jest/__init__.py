@@ -13,14 +13,15 @@ import re
 import shlex
 from collections.abc import Sequence
 
-from waiver.runners.js_tests import EMPTY_TITLE
 from waiver.runners.node import Invocation, LeftOut, NodeRunner, words
-from waiver.runners.node_harness import NodeRunnerFiles
-from waiver.runners.node_test_tree import SpecKeys
+from waiver.runners.node.js_tests import EMPTY_TITLE
+from waiver.runners.node.node_harness import NodeRunnerFiles
+from waiver.runners.node.node_test_tree import SpecKeys
 
 FILES = NodeRunnerFiles(
     "jest",
     configs=("jest.config.*",),
+    names_runner=("jest.config.*",),
     package_keys=("jest", "babel", "jest-junit"),
     mocks=True,
 )

@@ -1,6 +1,6 @@
 """Assertions of an edited JavaScript or TypeScript test that hold whatever the code under
 test does, named as Python's are (`waiver.read.definitions.tautologies`), from the test's
-own call and callback (`waiver.runners.js_definitions`):
+own call and callback (`waiver.runners.node.js_definitions`):
 
 - `tautology`: `expect(x).toBe(x)` (a value compared with itself, by any equality matcher
   of jest, vitest or chai, or `assert.equal(x, x)`); an `expect` of literals alone
@@ -22,9 +22,9 @@ from tree_sitter import Node
 
 from waiver.read.definitions.edit_kinds import EditFinding
 from waiver.read.trusted.protected import Committed
-from waiver.runners.js_definitions import on_both, script_ids
-from waiver.runners.js_tests import dump
-from waiver.runners.syntax import literal, text
+from waiver.runners.node.js_definitions import on_both, script_ids
+from waiver.runners.node.js_tests import dump
+from waiver.runners.node.syntax import literal, text
 
 EQUALITY = frozenset(
     {"toBe", "toEqual", "toStrictEqual", "toMatchObject", "equal", "equals", "eq", "eql"}

@@ -6,7 +6,7 @@ vitest's `*.test.ts`, mocha's `test/*.js`) or one its configuration names: jest'
 configuration file of the runner and the runner's key of every `package.json`, as literal
 strings, never by running the configuration. Colocated spec files (`src/calc.test.ts`) are
 test code; the `src/calc.ts` beside them is code. Configuration and setup files are the
-runner's harness (`waiver.runners.node_harness`), restored with it.
+runner's harness (`waiver.runners.node.node_harness`), restored with it.
 
 Globs are read as the runners' matchers read them (micromatch, picomatch, minimatch): `**`,
 `*`, `?`, classes, braces and extglobs (`?(*.)+(spec|test)`), each relative to its
@@ -31,10 +31,10 @@ from waiver.read.harness.listing import Listing, folder_of, name_of, walk
 from waiver.read.harness.test_tree import TestTree, in_folders, test_folders
 from waiver.read.lock.lock_file import PACKAGE_JSON
 from waiver.read.trusted.trees import FileTree, check_name
-from waiver.runners.js_tests import TEST_FOLDERS
-from waiver.runners.node_harness import CODE_SUFFIXES, INSTALL_FOLDER, YAML_SUFFIXES
-from waiver.runners.syntax import literal, parse, parse_json, text
-from waiver.runners.syntax import walk as walk_nodes
+from waiver.runners.node.js_tests import TEST_FOLDERS
+from waiver.runners.node.node_harness import CODE_SUFFIXES, INSTALL_FOLDER, YAML_SUFFIXES
+from waiver.runners.node.syntax import literal, parse, parse_json, text
+from waiver.runners.node.syntax import walk as walk_nodes
 
 MAX_CONFIG_BYTES = 1 << 20
 # A spec file by its name, whatever the configuration: what every runner's docs name one.

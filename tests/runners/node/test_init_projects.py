@@ -26,7 +26,7 @@ from helpers.node_support import IGNORED, link_install, registry, write_files
 from helpers.support import classes, git
 from waiver.cli import main
 from waiver.init.node_commands import REPORTER_INSTALL, REPORTER_MODULE
-from waiver.runners import NODE_RUNNERS
+from waiver.runners.all_runners import NODE_RUNNERS
 from waiver.runners.node import Invocation
 
 pytestmark = pytest.mark.slow

@@ -1,0 +1,34 @@
+"""Every runner, by its name (`waiver.runners.RUNNER_NAMES`): what the commands and the gate
+look a runner up in, and the harness of the one a policy names."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from waiver.decide.policy import Policy
+from waiver.read.harness.named import Harness
+from waiver.read.lock.lock_file import script_tables
+from waiver.runners.base import Runner
+from waiver.runners.jest import JEST
+from waiver.runners.mocha import MOCHA
+from waiver.runners.node import NodeRunner
+from waiver.runners.pytest import PYTEST
+from waiver.runners.vitest import VITEST
+
+RUNNERS: dict[str, Runner] = {runner.name: runner for runner in (PYTEST, JEST, VITEST, MOCHA)}
+# The JavaScript runners, whose commands `waiver init` writes from their packages.
+NODE_RUNNERS: dict[str, NodeRunner] = {
+    name: runner for name, runner in RUNNERS.items() if isinstance(runner, NodeRunner)
+}
+
+
+def runner_named(name: str) -> Runner:
+    """The runner the policy names; the policy schema allows no other name."""
+    return RUNNERS[name]
+
+
+def policy_harness(policy: Policy, modules: frozenset[str]) -> Harness:
+    """The harness of the runner the policy names, with its `harness:` globs, the
+    property-suite `modules`, and the package scripts the test command runs by name."""
+    harness = runner_named(policy.runner).harness(policy.harness, modules)
+    return replace(harness, tables=script_tables(policy.package_scripts))
