@@ -53,7 +53,7 @@ class Runner(Protocol):
         self, committed: Committed, edited: Mapping[str, Sequence[str]]
     ) -> dict[str, tuple[EditFinding, ...]]:
         """The named kinds of each edit in `edited` (as `edited` found them), by test id:
-        loosened assertions, added marks, tautologies (`waiver.read.definitions.findings`)."""
+        loosened assertions, added marks, tautologies (`waiver.runners.pytest.findings`)."""
 
     def diffs(
         self, committed: Committed, edited: Mapping[str, Sequence[str]]

@@ -9,9 +9,9 @@ from pathlib import Path
 from helpers.commit_support import committed_change
 from helpers.markdown_support import render_like_github
 from helpers.support import report_document
-from waiver.read.definitions.diff import MAX_DIFF_LINE, MAX_DIFF_LINES
 from waiver.runners.jest import JEST
 from waiver.runners.node import NodeRunner
+from waiver.runners.pytest.diff import MAX_DIFF_LINE, MAX_DIFF_LINES
 from waiver.runners.vitest import VITEST
 from waiver.write.report_types import report_of
 from waiver.write.summary import render_summary

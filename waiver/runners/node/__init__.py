@@ -15,17 +15,14 @@ import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edit_kinds import EditFinding
-from waiver.read.definitions.edited import edited_tests
-from waiver.read.definitions.findings import edit_findings
-from waiver.read.harness.installs import node_install_edits
 from waiver.read.harness.named import Harness, Pair, Why
-from waiver.read.harness.reach_in import ReachIn, new_reach_ins
+from waiver.read.harness.reach_in import ReachIn
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import CaseId, TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
+from waiver.runners.installs import node_install_edits
 from waiver.runners.node.js_definitions import edited_scripts, script_ids
 from waiver.runners.node.js_diff import script_diffs
 from waiver.runners.node.js_findings import script_findings
@@ -33,6 +30,10 @@ from waiver.runners.node.js_reach import new_script_reach_ins
 from waiver.runners.node.js_tests import EMPTY_TITLE
 from waiver.runners.node.node_harness import NodeRunnerFiles, node_harness
 from waiver.runners.node.node_test_tree import SpecKeys, node_test_tree
+from waiver.runners.pytest.diff import definition_diffs
+from waiver.runners.pytest.edited import edited_tests
+from waiver.runners.pytest.findings import edit_findings
+from waiver.runners.pytest.python_reach import new_reach_ins
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
 # ("" when it cannot be placed) and whether the testcase carried it itself: its id, or None
@@ -210,7 +211,7 @@ class NodeRunner:
     def reach_ins(self, committed: Committed) -> list[ReachIn]:
         """Python sources' reach-ins as pytest's, the JavaScript and TypeScript sources'
         (`waiver.runners.node.js_reach`), and the edits of what npm installs
-        (`waiver.read.harness.installs`)."""
+        (`waiver.runners.installs`)."""
         found = [
             *new_reach_ins(committed),
             *new_script_reach_ins(committed),

@@ -1,6 +1,6 @@
 """What a reviewer reads of an edited JavaScript or TypeScript test: a short diff of each part
 the comparison (`waiver.runners.node.js_definitions`) named as changed, the trusted revision's
-against the change's, in the lines and caps of Python's (`waiver.read.definitions.diff`).
+against the change's, in the lines and caps of Python's (`waiver.runners.pytest.diff`).
 
 There is no unparser to write a part back from its syntax tree, so each side is the part's
 source as written: dedented, without trailing whitespace or blank lines, and a describe
@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from waiver.read.definitions.diff import SUFFIXES, capped, diff_lines
 from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -34,6 +33,7 @@ from waiver.runners.node.js_definitions import (
 from waiver.runners.node.js_tests import display, holds_tests, statement_of
 from waiver.runners.node.node_harness import CODE_SUFFIXES
 from waiver.runners.node.syntax import walk
+from waiver.runners.pytest.diff import SUFFIXES, capped, diff_lines
 
 # What stands before a node on its first line, kept as indentation: tabs stay tabs, so that
 # the node's lines dedent together.

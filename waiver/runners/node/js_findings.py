@@ -1,5 +1,5 @@
 """Assertions of an edited JavaScript or TypeScript test that hold whatever the code under
-test does, named as Python's are (`waiver.read.definitions.tautologies`), from the test's
+test does, named as Python's are (`waiver.runners.pytest.tautologies`), from the test's
 own call and callback (`waiver.runners.node.js_definitions`):
 
 - `tautology`: `expect(x).toBe(x)` (a value compared with itself, by any equality matcher

@@ -4,9 +4,9 @@ Its harness is built into `waiver.read.harness` (conftests, configuration files,
 modules, shadowing modules: [the harness](../../docs/harness.md)), its test tree is what its
 configuration collects and the test folders that hold it (`waiver.read.harness.test_tree`),
 its ids are the rule of `waiver.read.junit.testid`, its edited tests are compared by
-Python's syntax tree (`waiver.read.definitions.edited`), its kinds named
-(`waiver.read.definitions.findings`) and shown as a diff
-(`waiver.read.definitions.diff`), and `waiver init` writes its commands
+Python's syntax tree (`waiver.runners.pytest.edited`), its kinds named
+(`waiver.runners.pytest.findings`) and shown as a diff
+(`waiver.runners.pytest.diff`), and `waiver init` writes its commands
 (`waiver.init.suite_commands`).
 """
 
@@ -14,17 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from waiver.read.definitions.diff import definition_diffs
 from waiver.read.definitions.edit_kinds import EditFinding
-from waiver.read.definitions.edited import edited_tests
-from waiver.read.definitions.findings import edit_findings
-from waiver.read.harness.installs import python_install_edits
 from waiver.read.harness.named import Harness, Pair, Why
-from waiver.read.harness.reach_in import ReachIn, new_reach_ins
-from waiver.read.harness.test_tree import TestTree, pytest_test_tree
+from waiver.read.harness.reach_in import ReachIn
+from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
+from waiver.runners.installs import python_install_edits
+from waiver.runners.pytest.diff import definition_diffs
+from waiver.runners.pytest.edited import edited_tests
+from waiver.runners.pytest.findings import edit_findings
+from waiver.runners.pytest.pytest_tree import pytest_test_tree
+from waiver.runners.pytest.python_reach import new_reach_ins
 
 # The ids go to pytest as arguments, one a line of the file (`-r`: an empty file runs
 # nothing rather than the whole suite); `--rootdir=.` reads them from the repository root.

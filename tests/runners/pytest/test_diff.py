@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.commit_support import committed_change
-from waiver.read.definitions.diff import MAX_DIFF_LINE, MAX_DIFF_LINES, definition_diffs
-from waiver.read.definitions.edited import edited_tests
+from waiver.runners.pytest.diff import MAX_DIFF_LINE, MAX_DIFF_LINES, definition_diffs
+from waiver.runners.pytest.edited import edited_tests
 
 MODULE = "tests/test_calc.py"
 BASE = """\

@@ -16,9 +16,9 @@ import copy
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 
-from waiver.read.definitions.edited import BINDING_KEY, bound_name
-from waiver.read.definitions.sources import PARAMETERS, Parsed, Sources, class_parts
 from waiver.read.trusted.protected import Committed
+from waiver.runners.pytest.edited import BINDING_KEY, bound_name
+from waiver.runners.pytest.sources import PARAMETERS, Parsed, Sources, class_parts
 
 MAX_DIFF_LINES = 40  # lines of one test's diff, over all its parts
 MAX_DIFF_LINE = 200  # characters of one line

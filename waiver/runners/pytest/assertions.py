@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from waiver.read.definitions.edit_kinds import EditFinding, dotted, own_nodes, short_text
-from waiver.read.definitions.scope import dump
+from waiver.runners.pytest.scope import dump
 
 # `approx`'s own tolerance when none is given.
 APPROX_DEFAULTS = {"rel": 1e-6, "abs": 1e-12}

@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable, Hashable, Iterable
 
 from waiver.errors import InputError
-from waiver.read.definitions.reach import Texts, is_test_code
-from waiver.read.definitions.scope import Definition, ModuleScope, dump, read_scope, used_names
 from waiver.read.trusted.trees import FileTree
+from waiver.runners.pytest.reach import Texts, is_test_code
+from waiver.runners.pytest.scope import Definition, ModuleScope, dump, read_scope, used_names
 
 PARAMETERS = re.compile(r"\[.*\Z", re.DOTALL)
 Prints = dict[str, str]

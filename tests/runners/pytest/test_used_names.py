@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import waiver
-from waiver.read.definitions.scope import WALRUS, used_names
+from waiver.runners.pytest.scope import WALRUS, used_names
 
 STATEMENTS = textwrap.dedent(
     """

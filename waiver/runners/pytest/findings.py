@@ -19,7 +19,7 @@ Each finding compares the test's own function on the trusted revision with the c
 - `mocked`: a new `patch`, `monkeypatch.setattr`, `Mock` or the like: the code under test
   may no longer run;
 - `tautology` and `assertion_cannot_fail`: an assertion that holds by its own form, or
-  that never runs (`waiver.read.definitions.tautologies`).
+  that never runs (`waiver.runners.pytest.tautologies`).
 
 An edit of another kind (a helper it calls, its class, a fixture) is just `edited`. Names
 and layout play no part where they can be told apart: a renamed local or a reformatted
@@ -33,12 +33,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from waiver.read.definitions.assertions import assertion_findings, assertions
 from waiver.read.definitions.edit_kinds import EditFinding, dotted, own_nodes, short_text
-from waiver.read.definitions.scope import Definition, ModuleScope, dump
-from waiver.read.definitions.sources import PARAMETERS, Parsed, Sources
-from waiver.read.definitions.tautologies import tautology_findings
 from waiver.read.trusted.protected import Committed
+from waiver.runners.pytest.assertions import assertion_findings, assertions
+from waiver.runners.pytest.scope import Definition, ModuleScope, dump
+from waiver.runners.pytest.sources import PARAMETERS, Parsed, Sources
+from waiver.runners.pytest.tautologies import tautology_findings
 
 WATCHED_MARKS = frozenset({"skip", "skipif", "xfail", "timeout"})
 SKIP_CALLS = frozenset({"pytest.skip", "pytest.xfail", "skip", "xfail"})

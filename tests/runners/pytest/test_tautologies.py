@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from waiver.read.definitions.findings import name_edits
-from waiver.read.definitions.tautologies import truth
+from waiver.runners.pytest.findings import name_edits
+from waiver.runners.pytest.tautologies import truth
 
 BEFORE = """\
 def test_add(self):

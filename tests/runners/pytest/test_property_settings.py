@@ -8,10 +8,10 @@ import pytest
 from dulwich.repo import Repo
 
 from helpers.support import git, write_tree
-from waiver.read.harness.property_settings import python_changes, settings_changes, text_changes
 from waiver.read.harness.reach_in import ReachIn, reach_in_blocker
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import CommitTree
+from waiver.runners.pytest.property_settings import python_changes, settings_changes, text_changes
 
 PROFILE = "from hypothesis import settings\n"
 

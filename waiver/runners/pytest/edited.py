@@ -19,9 +19,10 @@ import ast
 import re
 from collections.abc import Hashable, Iterable, Sequence
 
-from waiver.read.definitions.reach import reached_modules
-from waiver.read.definitions.scope import ModuleScope
-from waiver.read.definitions.sources import (
+from waiver.read.trusted.protected import Committed
+from waiver.runners.pytest.reach import reached_modules
+from waiver.runners.pytest.scope import ModuleScope
+from waiver.runners.pytest.sources import (
     PARAMETERS,
     Parsed,
     Prints,
@@ -29,7 +30,6 @@ from waiver.read.definitions.sources import (
     class_parts,
     followable,
 )
-from waiver.read.trusted.protected import Committed
 
 
 def _class_prints(sources: Sources, path: str, classes: Sequence[ast.ClassDef]) -> Prints:

@@ -20,9 +20,9 @@ import ast
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-from waiver.read.definitions.assertions import UNITTEST
 from waiver.read.definitions.edit_kinds import EditFinding, dotted, short_text
-from waiver.read.definitions.scope import dump
+from waiver.runners.pytest.assertions import UNITTEST
+from waiver.runners.pytest.scope import dump
 
 # The unittest assertions that hold when both arguments are the same value.
 REFLEXIVE = frozenset(

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from helpers.commit_support import committed_change
-from waiver.read.definitions import edited as edited_module
-from waiver.read.definitions.edited import edited_tests
-from waiver.read.definitions.reach import module_stem, reached_modules
-from waiver.read.definitions.scope import read_scope
 from waiver.read.trusted.protected import Committed
+from waiver.runners.pytest import edited as edited_module
+from waiver.runners.pytest.edited import edited_tests
+from waiver.runners.pytest.reach import module_stem, reached_modules
+from waiver.runners.pytest.scope import read_scope
 
 BASE = {
     "calc.py": "def add(a, b):\n    return a + b\n",

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from helpers.commit_support import committed_change
-from waiver.read.harness.installs import INSTALLS, node_install_edits, python_install_edits
 from waiver.read.harness.reach_in import ReachIn
+from waiver.runners.installs import INSTALLS, node_install_edits, python_install_edits
 from waiver.runners.jest import JEST
 from waiver.runners.pytest import PYTEST
 

@@ -11,10 +11,10 @@ import pytest
 
 from helpers.commit_support import committed_change
 from waiver.read.definitions.edit_kinds import EditFinding
-from waiver.read.definitions.edited import edited_tests
-from waiver.read.definitions.findings import around, edit_findings, name_edits
-from waiver.read.definitions.scope import read_scope
 from waiver.read.trusted.protected import Committed
+from waiver.runners.pytest.edited import edited_tests
+from waiver.runners.pytest.findings import around, edit_findings, name_edits
+from waiver.runners.pytest.scope import read_scope
 
 BEFORE = """\
 @pytest.mark.parametrize("n", [1, 2, 3])
