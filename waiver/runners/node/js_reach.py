@@ -3,7 +3,7 @@
 jest, vitest and mocha run the code under test in their own process, as pytest does, so a
 source module can grade the run from inside it. Each line that a non-test module of the
 change's commit adds or edits (compared by its tokens, so layout and comments are no edit,
-as for Python: `waiver.read.harness.reach_in`) is a reach-in, named with its file and line,
+as for Python: `waiver.runners.pytest.python_reach`) is a reach-in, named with its file and line,
 that blocks the run until a reviewer has read it, when it:
 
 - names the runner: loads a runner, its assertion library or its reporter
