@@ -24,7 +24,7 @@ from waiver.commands.red_green import (
 from waiver.errors import UsageError
 from waiver.read.harness.named import Harness
 from waiver.replay.red_green_tree import laid_files
-from waiver.runners.all_runners import runner_named
+from waiver.runners import runner_named
 
 
 def red_green(work: Path, base: str, *tests: str, count: int = 2) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import pytest
 
 from helpers.support import git, load_report
 from waiver.cli import main
-from waiver.runners.all_runners import runner_named
+from waiver.runners import runner_named
 
 # The versions the tests install: jest 29 with jest-junit, mocha 10 (its `xunit` reporter
 # writes each test's file from 10.4 on) with mocha-junit-reporter, whose reports the gate

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from waiver.read.red_green_replays import read_replay
-from waiver.runners.all_runners import runner_named
+from waiver.runners import runner_named
 
 REPORTS = {
     # pytest: a collection error is a case without a classname, named by the module.

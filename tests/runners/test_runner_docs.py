@@ -4,8 +4,8 @@ docs/harness.md the names each runner family's reach-in scan looks for."""
 from __future__ import annotations
 
 from helpers.support import REPO
-from waiver.runners import RUNNER_NAMES
-from waiver.runners.all_runners import runner_named
+from waiver.decide.policy import RUNNER_NAMES
+from waiver.runners import runner_named
 from waiver.runners.node import js_reach
 from waiver.runners.pytest import python_reach
 

@@ -86,11 +86,12 @@ class Stub:
 
 STUB = Stub()
 '''
-# Step 2: its name beside the others, and its runner in the registry.
+# Step 2: its name beside the others (`waiver/decide/policy.py`); step 3: its runner in the
+# registry (`waiver/runners/__init__.py`).
 NAMES = ('"vitest", "mocha"]', '"vitest", "mocha", "stub"]')
-IMPORT = ("from waiver.runners.vitest import VITEST\n", "from waiver.runners.vitest import VITEST\nfrom waiver.runners.stub import STUB\n")  # fmt: skip
+IMPORT = ("from waiver.runners.vitest import VITEST\n", "from waiver.runners.stub import STUB\nfrom waiver.runners.vitest import VITEST\n")  # fmt: skip
 REGISTERED = ("(PYTEST, JEST, VITEST, MOCHA)", "(PYTEST, JEST, VITEST, MOCHA, STUB)")
-# Step 4: its row in the documentation's table of red-green commands.
+# Step 5: its row in the documentation's table of red-green commands.
 ROW = (
     "| mocha | `node_modules/.bin/mocha --reporter xunit --reporter-option "
     'output="$WAIVER_JUNIT" --grep "$WAIVER_TEST_PATTERN" "$WAIVER_TEST_FILE"` |\n'
@@ -134,12 +135,12 @@ def test_a_runner_added_by_the_recipe_is_taken_by_every_place_that_lists_the_run
     runners = tmp_path / "waiver" / "runners"
     (runners / "stub").mkdir()
     (runners / "stub" / "__init__.py").write_text(STUB_PACKAGE)
-    edit(runners / "__init__.py", *NAMES)
-    edit(runners / "all_runners.py", *IMPORT)
-    edit(runners / "all_runners.py", *REGISTERED)
+    edit(tmp_path / "waiver" / "decide" / "policy.py", *NAMES)
+    edit(runners / "__init__.py", *IMPORT)
+    edit(runners / "__init__.py", *REGISTERED)
     edit(tmp_path / "docs" / "runners.md", ROW, ROW + STUB_ROW)
 
-    written = run_tests(tmp_path, regenerate=True)  # step 3: the schemas written anew
+    written = run_tests(tmp_path, regenerate=True)  # step 4: the schemas written anew
     checked = run_tests(tmp_path, regenerate=False)
 
     assert written.returncode == 0, written.stdout[-3000:]

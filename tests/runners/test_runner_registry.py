@@ -11,11 +11,10 @@ from typing import get_args, get_type_hints
 import pytest
 
 from helpers.support import write_tree
-from waiver.decide.policy import Policy, policy_key
+from waiver.decide.policy import DEFAULT_RUNNER, RUNNER_NAMES, Policy, policy_key
 from waiver.read.lock.lock_file import RUNNER_PACKAGE_KEYS
 from waiver.read.trusted.trees import DiskTree
-from waiver.runners import DEFAULT_RUNNER, RUNNER_NAMES
-from waiver.runners.all_runners import NODE_RUNNERS, RUNNERS, runner_named
+from waiver.runners import NODE_RUNNERS, RUNNERS, runner_named
 from waiver.write.report_types import PolicyJson
 
 

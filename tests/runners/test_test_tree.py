@@ -11,7 +11,7 @@ from helpers.support import write_tree
 from waiver.errors import InputError
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.trusted.trees import DiskTree
-from waiver.runners.all_runners import NODE_RUNNERS, RUNNERS
+from waiver.runners import NODE_RUNNERS, RUNNERS
 
 
 def tree_of(tmp_path: Path, runner: str, files: dict[str, str | bytes]) -> TestTree:

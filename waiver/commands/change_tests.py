@@ -25,7 +25,7 @@ from waiver.commands.support import base_settings, full_commit, new_folder, seco
 from waiver.errors import EXIT_CLEAR, UsageError
 from waiver.gate.change_plan import change_plan
 from waiver.replay.command_run import CommandRunner, Progress
-from waiver.runners.all_runners import runner_named
+from waiver.runners import runner_named
 from waiver.runners.pytest import PYTEST
 from waiver.write.escape import log_line
 

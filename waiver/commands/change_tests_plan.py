@@ -21,7 +21,7 @@ from waiver.commands.support import base_settings, full_commit, new_folder
 from waiver.errors import EXIT_CLEAR
 from waiver.gate.change_plan import change_plan
 from waiver.replay.red_green_tree import lay_out
-from waiver.runners.all_runners import policy_harness, runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner
 from waiver.write.escape import log_line
 

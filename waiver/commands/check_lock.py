@@ -22,7 +22,7 @@ from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import FromWorkingTree, ProtectedFiles
-from waiver.runners.all_runners import policy_harness
+from waiver.runners import policy_harness
 from waiver.write.drift import render_lock_check
 from waiver.write.escape import log_line
 from waiver.write.terminal import WORKING_TREE

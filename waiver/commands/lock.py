@@ -9,7 +9,7 @@ from waiver.errors import EXIT_CLEAR
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.trusted.protected import FromWorkingTree
-from waiver.runners.all_runners import policy_harness
+from waiver.runners import policy_harness
 from waiver.write.atomic import write_atomic
 from waiver.write.escape import log_line
 from waiver.write.lock_reasons import reason_lines

@@ -39,7 +39,7 @@ from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
 from waiver.replay.command_run import CommandRunner, Progress, Run
 from waiver.replay.red_green_tree import lay_out
-from waiver.runners.all_runners import policy_harness, runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner as TestRunner
 from waiver.runners.pytest import PYTEST
 from waiver.write.escape import log_line

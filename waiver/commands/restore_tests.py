@@ -10,7 +10,7 @@ from waiver.errors import EXIT_CLEAR
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.git import GitRevision
-from waiver.runners.all_runners import policy_harness, runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.write.restore import TrustedHarness
 from waiver.write.test_tree import TrustedTests, describe_tests, plan_of, restore_tests
 

@@ -8,11 +8,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field
 from typing import Any, Literal, TypeVar, get_args
 
-from waiver.runners import DEFAULT_RUNNER, RUNNER_NAMES, RunnerName
-
 # `registry: none` in the policy file: no known-tests registry, on purpose.
 NO_REGISTRY = "none"
 FreezeField = Literal["owner", "reason", "tracking"]
+# The test runners the policy can name, each a package of `waiver.runners` that
+# `waiver.runners.RUNNERS` holds under this name (docs/development.md, "A test runner").
+RunnerName = Literal["pytest", "jest", "vitest", "mocha"]
+RUNNER_NAMES: tuple[RunnerName, ...] = get_args(RunnerName)
+DEFAULT_RUNNER: RunnerName = "pytest"
 T = TypeVar("T")
 
 

@@ -28,7 +28,7 @@ from waiver.read.policy.settings import Settings
 from waiver.read.registry import MAX_REGISTRY_BYTES, registry_blocks
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
-from waiver.runners.all_runners import runner_named
+from waiver.runners import runner_named
 from waiver.runners.base import Runner
 
 MAX_TEST_FILE_BYTES = 64 << 20

@@ -48,7 +48,7 @@ from waiver.read.provenance import read_provenance
 from waiver.read.registry import MAX_REGISTRY_BYTES, Registry, match_registry
 from waiver.read.trusted.git import check_untracked
 from waiver.read.trusted.protected import ProtectedFiles
-from waiver.runners.all_runners import policy_harness, runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.write.report import Context, Json, error_report_json, report_json
 from waiver.write.report_files import check_output_paths, remove_report, write_report
 from waiver.write.report_sections import (

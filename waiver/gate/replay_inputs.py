@@ -20,7 +20,7 @@ from waiver.read.junit.replay_set import (
 )
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.policy.settings import Settings
-from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners import NODE_RUNNERS
 from waiver.runners.base import Runner
 from waiver.write.report_sections import ReplayFacts
 

@@ -1,18 +1,37 @@
-"""The test runners the gate protects, by name: the one list of them.
-
-Each runner is a package of its own, `waiver.runners.<name>`, holding all that runner
-knows behind one interface (`waiver.runners.base.Runner`); `waiver.runners.all_runners`
-holds the runners themselves. The names are written here alone: the policy file's
-`runner:` key (`waiver.decide.policy`), the report's `policy.runner`
-(`waiver.write.report_types`) and the tests take them from `RunnerName`. This module
-imports nothing of waiver's, so that every layer may read the names (docs/development.md,
-"A test runner").
-"""
+"""The test runners the gate protects, one package each behind one interface
+(`waiver.runners.base.Runner`): pytest, jest, vitest and mocha, with what the JavaScript
+runners share in `waiver.runners.node`. The policy file names the runner (`runner:`,
+default pytest, among `waiver.decide.policy.RUNNER_NAMES`); `RUNNERS` holds each under that
+name, and the harness of the one a policy names."""
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from dataclasses import replace
 
-RunnerName = Literal["pytest", "jest", "vitest", "mocha"]
-RUNNER_NAMES: tuple[RunnerName, ...] = get_args(RunnerName)
-DEFAULT_RUNNER: RunnerName = "pytest"
+from waiver.decide.policy import Policy
+from waiver.read.harness.named import Harness
+from waiver.read.lock.lock_file import script_tables
+from waiver.runners.base import Runner
+from waiver.runners.jest import JEST
+from waiver.runners.mocha import MOCHA
+from waiver.runners.node import NodeRunner
+from waiver.runners.pytest import PYTEST
+from waiver.runners.vitest import VITEST
+
+RUNNERS: dict[str, Runner] = {runner.name: runner for runner in (PYTEST, JEST, VITEST, MOCHA)}
+# The JavaScript runners, whose commands `waiver init` writes from their packages.
+NODE_RUNNERS: dict[str, NodeRunner] = {
+    name: runner for name, runner in RUNNERS.items() if isinstance(runner, NodeRunner)
+}
+
+
+def runner_named(name: str) -> Runner:
+    """The runner the policy names; the policy schema allows no other name."""
+    return RUNNERS[name]
+
+
+def policy_harness(policy: Policy, modules: frozenset[str]) -> Harness:
+    """The harness of the runner the policy names, with its `harness:` globs, the
+    property-suite `modules`, and the package scripts the test command runs by name."""
+    harness = runner_named(policy.runner).harness(policy.harness, modules)
+    return replace(harness, tables=script_tables(policy.package_scripts))

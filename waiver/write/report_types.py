@@ -19,12 +19,12 @@ a stored freeze record) stay mappings: the renderers look them up by enum member
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NotRequired, TypedDict, cast
 
+from waiver.decide.policy import RunnerName
 from waiver.read.definitions.edit_kinds import EditKind
 from waiver.read.lock.committed import ChangeKind
 from waiver.read.lock.drift import Part
 from waiver.read.lock.lock_file import DriftKind
 from waiver.read.trusted.protected import WorkingTreeChange
-from waiver.runners import RunnerName
 
 # The values of the model's enums, which the schema's enums list: typed as the strings
 # they are, so that the writer can fill them from an enum member and a reader can

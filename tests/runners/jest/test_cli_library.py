@@ -31,7 +31,7 @@ from helpers.library_support import (
 )
 from helpers.node_support import registry
 from helpers.support import classes
-from waiver.init.node_commands import REPORTER_INSTALL
+from waiver.runners.node.node_commands import REPORTER_INSTALL
 
 pytestmark = pytest.mark.slow
 

@@ -25,9 +25,9 @@ from helpers.js_projects import JEST, MOCHA, VITEST, JsProject
 from helpers.node_support import IGNORED, link_install, registry, write_files
 from helpers.support import classes, git
 from waiver.cli import main
-from waiver.init.node_commands import REPORTER_INSTALL, REPORTER_MODULE
-from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners import NODE_RUNNERS
 from waiver.runners.node import Invocation
+from waiver.runners.node.node_commands import REPORTER_INSTALL, REPORTER_MODULE
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ import pytest
 from helpers.js_projects import PROJECTS, JsProject
 from helpers.node_support import Project, replace_file, write_files
 from waiver.cli import main
-from waiver.runners.all_runners import runner_named
+from waiver.runners import runner_named
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from waiver.read.harness.named import property_modules, suite_modules
 from waiver.read.harness.resolve import harness_pairs
 from waiver.read.lock.lock_file import parse_lock, table_digest_of
 from waiver.read.trusted.trees import DiskTree
-from waiver.runners.all_runners import policy_harness, runner_named
+from waiver.runners import policy_harness, runner_named
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
 from waiver.runners.vitest import VITEST

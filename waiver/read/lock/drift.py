@@ -43,7 +43,7 @@ from waiver.read.trusted.protected import ProtectedFiles
 # Which locked part a path belongs to, as the report names it.
 Part = Literal["fixtures", "harness", "test_data"]
 # The harness of the runner a policy names, with the property-suite modules: the runners
-# answer it (`waiver.runners.all_runners.policy_harness`), and the readers here take it as given.
+# answer it (`waiver.runners.policy_harness`), and the readers here take it as given.
 HarnessOf = Callable[[Policy, frozenset[str]], Harness]
 
 

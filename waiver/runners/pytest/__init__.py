@@ -7,7 +7,7 @@ its ids are the rule of `waiver.read.junit.testid`, its edited tests are compare
 Python's syntax tree (`waiver.runners.pytest.edited`), its kinds named
 (`waiver.runners.pytest.findings`) and shown as a diff
 (`waiver.runners.pytest.diff`), and `waiver init` writes its commands
-(`waiver.init.suite_commands`).
+(`waiver.runners.pytest.suite_commands`).
 """
 
 from __future__ import annotations

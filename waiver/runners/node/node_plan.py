@@ -18,22 +18,23 @@ from functools import partial
 from waiver.init.collection import Ran
 from waiver.init.command_scripts import RunByName, run_by_name
 from waiver.init.layout import Layout, default_branch, literal_glob, without_links
-from waiver.init.node_commands import (
+from waiver.init.plan import InitOptions, given_folders, policy_text
+from waiver.init.planned import Planned, lock_plan, registry_plan, workflow_plans
+from waiver.init.problems import Problems
+from waiver.read.policy.policy_file import parse_policy
+from waiver.read.trusted.ignored import ignored_folders
+from waiver.runners import policy_harness
+from waiver.runners.node.node_commands import (
     INSTALLS,
     REPORTER_FOLDER,
     NodeCommands,
     missing_runner,
     node_commands,
 )
-from waiver.init.node_layout import NodeLayout, find_node_layout, read_package
-from waiver.init.node_run import install, node_version, run_suites
-from waiver.init.node_versions import project_node
-from waiver.init.plan import InitOptions, given_folders, policy_text
-from waiver.init.planned import Planned, lock_plan, registry_plan, workflow_plans
-from waiver.init.problems import Problems
-from waiver.init.workspaces import workspace_note
-from waiver.read.policy.policy_file import parse_policy
-from waiver.read.trusted.ignored import ignored_folders
+from waiver.runners.node.node_layout import NodeLayout, find_node_layout, read_package
+from waiver.runners.node.node_run import install, node_version, run_suites
+from waiver.runners.node.node_versions import project_node
+from waiver.runners.node.workspaces import workspace_note
 from waiver.write.setup_files import (
     POLICY,
     REGISTRY,
@@ -205,6 +206,7 @@ def _planned_lock(layout: NodeLayout, setup: Setup, policy: str) -> Planned:
         fixtures.fixture_folders,
         fixtures.data_files,
         f"{layout.runner}'s configuration and what it names, the property suite",
+        policy_harness,
         fixtures.linked,
     )
 

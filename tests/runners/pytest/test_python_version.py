@@ -11,8 +11,8 @@ import pytest
 
 from helpers.init_support import init
 from helpers.support import write_tree
-from waiver.init.collection import fresh_venv
-from waiver.init.python_version import WorkflowPython, proof_python, workflow_python
+from waiver.runners.pytest.pytest_run import fresh_venv
+from waiver.runners.pytest.python_version import WorkflowPython, proof_python, workflow_python
 
 RUNNING = sys.version_info[:2]
 PYPROJECT = '[project]\nname = "lib"\nversion = "0"\nrequires-python = "{}"\n'

@@ -20,7 +20,7 @@ from waiver.errors import InputError
 from waiver.init.collection import OUTPUT_TAIL, PROVE_SECONDS, Ran, read_ran
 from waiver.init.layout import inside
 from waiver.init.problems import Problems
-from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners import NODE_RUNNERS
 
 NODE_VERSION_SECONDS = 60
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from waiver.init.layout import Layout, find_layout
+from waiver.init.layout import Layout
+from waiver.runners.pytest.pytest_layout import find_layout
 
 PROPERTY = "from hypothesis import given\n"
 

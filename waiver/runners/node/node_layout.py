@@ -26,16 +26,16 @@ from waiver.init.layout import (
     SKIPPED,
     Layout,
     inside,
-    pytest_config,
 )
 from waiver.init.layout import TEST_FOLDERS as PYTEST_FOLDERS
 from waiver.read.bounded import read_json
 from waiver.read.lock.lock_file import PACKAGE_JSON
 from waiver.read.trusted.ignored import ignored_folders
-from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners import NODE_RUNNERS
 from waiver.runners.node.js_reach import TEST_FOLDERS
 from waiver.runners.node.node_harness import CODE_SUFFIXES, SHARED_CONFIGS
 from waiver.runners.node.syntax import loads, parse
+from waiver.runners.pytest.pytest_layout import pytest_config
 
 # The configuration files that name a runner, at the root.
 RUNNER_CONFIGS = {name: runner.harness_files.names_runner for name, runner in NODE_RUNNERS.items()}

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from fnmatch import fnmatchcase
 
-from waiver.init.node_layout import MAX_INIT_READ_BYTES, RUNNER_CONFIGS, read_package
 from waiver.read.bounded import load_bounded_yaml
-from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners import NODE_RUNNERS
+from waiver.runners.node.node_layout import MAX_INIT_READ_BYTES, RUNNER_CONFIGS, read_package
 from waiver.runners.node.syntax import keyed_strings, parse
 
 PNPM_WORKSPACE = "pnpm-workspace.yaml"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers.support import write_tree
-from waiver.init.node_versions import NodeVersion, project_node
+from waiver.runners.node.node_versions import NodeVersion, project_node
 
 
 @pytest.mark.parametrize(

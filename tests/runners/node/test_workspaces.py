@@ -11,7 +11,7 @@ import pytest
 
 from helpers.init_support import init
 from helpers.support import write_tree
-from waiver.init.workspaces import root_projects, workspace_note, workspace_packages
+from waiver.runners.node.workspaces import root_projects, workspace_note, workspace_packages
 
 
 def package(**keys: object) -> str:

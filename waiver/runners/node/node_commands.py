@@ -1,6 +1,6 @@
 """The commands `waiver init` writes for a JavaScript project: the install step, and the
 runner's property, test and red-green commands, each starting the project's local binary as
-its own test script does (`waiver.init.test_script`), never a download.
+its own test script does (`waiver.runners.node.test_script`), never a download.
 
 jest reports through jest-junit. A project that does not depend on it gets it from the
 install step, into a folder of its own under `node_modules` (`node_modules/.waiver`, which
@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
-from waiver.init.node_layout import BUN_LOCKFILES, NodeLayout, install_step
 from waiver.init.plan import InitOptions
 from waiver.init.problems import Problems
-from waiver.init.test_script import read_test_script
-from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners import NODE_RUNNERS
 from waiver.runners.node import JEST_JUNIT
+from waiver.runners.node.node_layout import BUN_LOCKFILES, NodeLayout, install_step
+from waiver.runners.node.test_script import read_test_script
 
 INSTALLS = "node_modules"
 # jest-junit for a project that does not depend on it: the version the gate's ids are

@@ -13,7 +13,7 @@ from helpers.init_support import init
 from helpers.support import write_tree
 from waiver.cli import main
 from waiver.errors import UsageError
-from waiver.init.node_layout import (
+from waiver.runners.node.node_layout import (
     PNPM_INSTALL,
     YARN_BERRY_INSTALL,
     YARN_INSTALL,

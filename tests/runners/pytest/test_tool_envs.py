@@ -10,7 +10,7 @@ import pytest
 
 from helpers.init_support import FILES, init
 from helpers.support import write_tree
-from waiver.init.tool_envs import INSTEAD, read_tool_envs
+from waiver.runners.pytest.tool_envs import INSTEAD, read_tool_envs
 
 LAYOUT = {
     "pyproject.toml": '[project]\nname = "lib"\nversion = "0"\n\n'

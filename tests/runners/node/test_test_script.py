@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from waiver.init.test_script import read_test_script
-from waiver.runners.all_runners import NODE_RUNNERS
+from waiver.runners import NODE_RUNNERS
 from waiver.runners.node import Invocation
+from waiver.runners.node.test_script import read_test_script
 
 
 @pytest.mark.parametrize(

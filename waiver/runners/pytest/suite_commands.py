@@ -9,8 +9,8 @@ from fnmatch import fnmatchcase
 
 from waiver.errors import UsageError
 from waiver.init.layout import Layout, inside
-from waiver.init.pyproject import PYPROJECT, read_install_tables
-from waiver.init.tool_envs import ToolEnvs, install_words
+from waiver.runners.pytest.pyproject import PYPROJECT, read_install_tables
+from waiver.runners.pytest.tool_envs import ToolEnvs, install_words
 from waiver.write.setup_files import REGISTRY
 
 # The names a project gives its test dependencies, as an extra or a dependency group.
