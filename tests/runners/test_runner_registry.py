@@ -1,6 +1,7 @@
-"""Every runner the registry names answers the runner interface, and every place that lists
-the runners takes the list from the registry (`waiver.runners`): the policy's `runner:` key,
-the report's `policy.runner`, the lock's `package.json` keys and init's runner files."""
+"""Every runner the registry holds (`waiver.runners.RUNNERS`) answers the runner interface
+under the name the policy gives it (`waiver.decide.policy.RunnerName`), and every place that
+lists the runners takes the list from there: the policy's `runner:` key and its schema, the
+report's `policy.runner`, and the lock's `package.json` keys."""
 
 from __future__ import annotations
 

@@ -1,13 +1,14 @@
-"""pytest behind the runner interface: the gate's own functions, unchanged.
+"""pytest behind the runner interface, and all else waiver knows of pytest alone.
 
-Its harness is built into `waiver.read.harness` (conftests, configuration files, plugin
-modules, shadowing modules: [the harness](../../docs/harness.md)), its test tree is what its
-configuration collects and the test folders that hold it (`waiver.read.harness.test_tree`),
-its ids are the rule of `waiver.read.junit.testid`, its edited tests are compared by
-Python's syntax tree (`waiver.runners.pytest.edited`), its kinds named
-(`waiver.runners.pytest.findings`) and shown as a diff
-(`waiver.runners.pytest.diff`), and `waiver init` writes its commands
-(`waiver.runners.pytest.suite_commands`).
+Its harness is the one `waiver.read.harness` resolves and every runner's lock holds
+(conftests, configuration files, plugin modules, shadowing modules: [the
+harness](../../../docs/harness.md)); its test tree is what its configuration collects and
+the test folders that hold it (`waiver.runners.pytest.pytest_tree`); its ids are the rule of
+`waiver.read.junit.testid`; its edited tests are compared by Python's syntax tree
+(`waiver.runners.pytest.edited`), their kinds named (`waiver.runners.pytest.findings`) and
+shown as a diff (`waiver.runners.pytest.diff`); what code under test does to reach into it
+is `waiver.runners.pytest.python_reach`; and `waiver init` finds its layout and writes its
+commands (`waiver.runners.pytest.pytest_plan`).
 """
 
 from __future__ import annotations
