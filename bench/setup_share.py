@@ -123,8 +123,8 @@ def project(root: Path) -> None:
 
 def after_step(root: Path) -> str:
     """The install step `waiver init` writes now, read from the project's files."""
-    from waiver.init.suite_commands import install_step
-    from waiver.init.tool_envs import read_tool_envs
+    from waiver.runners.pytest.setup.suite_commands import install_step
+    from waiver.runners.pytest.setup.tool_envs import read_tool_envs
 
     here = os.getcwd()
     os.chdir(root)

@@ -4,6 +4,7 @@ module's name is unique across tests/, which has no `__init__.py`."""
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from pathlib import Path
 
@@ -12,16 +13,24 @@ PACKAGE = ROOT / "waiver"
 TESTS = ROOT / "tests"
 # Suites organised by kind of input, what they share, and what they compare with.
 SUITES = {"hostile", "corpus", "container", "helpers", "golden"}
-# replay/ is tested through `waiver replay` (tests/commands/replays/test_replay.py) while
-# its modules move into the runners' packages.
+# replay/ is tested through `waiver replay` (tests/commands/replays/test_replay.py).
 UNTESTED_HERE = {"replay"}
+
+
+def holds_code(path: Path) -> bool:
+    """A module, or a package's `__init__.py` with more in it than its docstring (a runner's
+    package can be its `__init__.py` alone)."""
+    if path.name != "__init__.py":
+        return True
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    return len(body) > 1 or (bool(body) and not isinstance(body[0], ast.Expr))
 
 
 def module_folders() -> set[str]:
     return {
         path.parent.relative_to(PACKAGE).as_posix()
         for path in PACKAGE.rglob("*.py")
-        if path.name != "__init__.py" and path.parent != PACKAGE
+        if path.parent != PACKAGE and holds_code(path)
     }
 
 

@@ -17,8 +17,7 @@ from waiver.gate.edited_tests import edited_ahead, edited_facts
 from waiver.read.forked import Claims, fork
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import DiskTree
-from waiver.runners import PYTEST
-from waiver.runners.pytest import Pytest
+from waiver.runners.pytest import PYTEST, Pytest
 
 REGISTRY = b"a.txt::one\nb.txt::two\nc.txt::three\n"
 

@@ -28,8 +28,8 @@ from helpers.init_support import (
 )
 from helpers.support import REPO, git, write_tree
 from waiver.cli import main
-from waiver.init.layout import find_layout
-from waiver.init.suite_commands import registry_refresh
+from waiver.runners.pytest.setup.pytest_layout import find_layout
+from waiver.runners.pytest.setup.suite_commands import registry_refresh
 
 LIBRARY = """\
 def add(a, b):

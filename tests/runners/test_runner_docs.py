@@ -4,8 +4,10 @@ docs/harness.md the names each runner family's reach-in scan looks for."""
 from __future__ import annotations
 
 from helpers.support import REPO
-from waiver.read.harness import reach_in as python_reach
-from waiver.runners import js_reach, runner_named
+from waiver.decide.policy import RUNNER_NAMES
+from waiver.runners import runner_named
+from waiver.runners.node import js_reach
+from waiver.runners.pytest import python_reach
 
 HEADER = "| runner | red-green command |\n|---|---|\n"
 
@@ -17,10 +19,7 @@ def test_the_docs_show_each_runner_s_red_green_command_as_written() -> None:
     for row in table.splitlines():
         runner, command = row.strip("|").split(" | ", 1)
         shown[runner.strip()] = command.strip().strip("`")
-    assert shown == {
-        name: runner_named(name).red_green_command()
-        for name in ("pytest", "jest", "vitest", "mocha")
-    }
+    assert shown == {name: runner_named(name).red_green_command() for name in RUNNER_NAMES}
 
 
 def section(title: str) -> str:

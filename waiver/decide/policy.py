@@ -11,6 +11,11 @@ from typing import Any, Literal, TypeVar, get_args
 # `registry: none` in the policy file: no known-tests registry, on purpose.
 NO_REGISTRY = "none"
 FreezeField = Literal["owner", "reason", "tracking"]
+# The test runners the policy can name, each a package of `waiver.runners` that
+# `waiver.runners.RUNNERS` holds under this name (docs/development.md, "A test runner").
+RunnerName = Literal["pytest", "jest", "vitest", "mocha"]
+RUNNER_NAMES: tuple[RunnerName, ...] = get_args(RunnerName)
+DEFAULT_RUNNER: RunnerName = "pytest"
 T = TypeVar("T")
 
 
@@ -63,6 +68,12 @@ def _bindings(items: list[dict[str, list[str]]]) -> tuple[Binding, ...]:
 
 def _list(of: Mapping[str, object], **more: object) -> Mapping[str, object]:
     return {"type": "array", "items": of, **more}
+
+
+def _runner_words() -> str:
+    """The runner names in a sentence, the default first: `pytest (default), jest or mocha`."""
+    others = [name for name in RUNNER_NAMES if name != DEFAULT_RUNNER]
+    return f"{DEFAULT_RUNNER} (default), {', '.join(others[:-1])} or {others[-1]}"
 
 
 PATTERN = {"$ref": "#/$defs/pattern"}
@@ -181,13 +192,14 @@ class Policy:
         "unknown_test (edited), like any registered test.",
         {"enum": ["folder", "selected"]},
     )
-    # The test runner the replays run (`waiver.runners`).
-    runner: Literal["pytest", "jest", "vitest", "mocha"] = _key(
-        "pytest",
-        "The test runner the replays run: pytest (default), jest, vitest or mocha. It decides "
-        "which files are the test harness, how a report's testcase becomes a test id, and how "
-        "a test's definition is compared.",
-        {"enum": ["pytest", "jest", "vitest", "mocha"]},
+    # The test runner the replays run (`waiver.runners`). A string, whatever ruff makes of
+    # the alias of its Literal.
+    runner: RunnerName = _key(  # noqa: RUF009
+        DEFAULT_RUNNER,
+        f"The test runner the replays run: {_runner_words()}. It decides which files are the "
+        "test harness, how a report's testcase becomes a test id, and how a test's definition "
+        "is compared.",
+        {"enum": list(RUNNER_NAMES)},
     )
     # What an approval needs to admit a new or edited test: `red_green` (`waiver.gate.red_green_evidence`).
     review_requires: tuple[Literal["red_green"], ...] = _key(

@@ -80,9 +80,9 @@ class Classified:
     replays_skipped: Skip | None = None  # why no replay was read, when none was needed
     # Registered tests the change edited, with what changed; only with a trusted revision.
     edited: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # The named kinds of each edit (`waiver.read.definitions.findings`).
+    # The named kinds of each edit (`waiver.runners.pytest.findings`).
     findings: dict[str, tuple[EditFinding, ...]] = field(default_factory=dict)
-    # The diff of each edited Python test's definition (`waiver.read.definitions.diff`).
+    # The diff of each edited Python test's definition (`waiver.runners.pytest.diff`).
     diffs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # The change's own tests, when they ran apart (`waiver.gate.change_test_replays`).
     change: ChangeTests | None = None

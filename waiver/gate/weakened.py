@@ -1,5 +1,5 @@
 """Whether the property suite may have run weakened: a settings change in the change's
-commit (`waiver.read.harness.property_settings`), or properties whose own statistics show
+commit (`waiver.runners.pytest.property_settings`), or properties whose own statistics show
 they generated too few cases (`waiver.read.junit.statistics`).
 
 Either blocks the run, and no approval admits it: a property suite that cannot fail
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from waiver.read.harness.property_settings import settings_changes
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.junit.properties import PropertyRun
 from waiver.read.junit.statistics import FewCases, properties_with_few_cases
 from waiver.read.trusted.protected import Committed
+from waiver.runners.pytest.property_settings import settings_changes
 
 SHOWN = 10  # places named in the blocker's text; all of them are in the report
 

@@ -9,10 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from waiver.init.collection import Ran
-from waiver.read.lock.drift import lock_text
+from waiver.read.lock.drift import HarnessOf, lock_text
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.stores.registry import format_registry
-from waiver.runners import policy_harness
 from waiver.write.files.setup_files import (
     HISTORY_WORKFLOW,
     LOCK,
@@ -100,12 +99,14 @@ def lock_plan(
     fixture_folders: Sequence[str],
     data_files: Sequence[str],
     harness: str,
+    harness_of: HarnessOf,
     linked: Sequence[str] = (),
 ) -> Planned:
-    """The lock of the fixtures and of the harness the policy's runner names, with the
-    property suites' folders, whatever the runner; `harness` says in words what it holds."""
+    """The lock of the fixtures and of the harness the policy's runner names (`harness_of`,
+    `waiver.runners.policy_harness`), with the property suites' folders, whatever
+    the runner; `harness` says in words what it holds."""
     policy_file = parse_policy(policy.encode(), POLICY)
-    lock = lock_text(".", setup.fixtures, (), suites, policy_file, policy_harness)
+    lock = lock_text(".", setup.fixtures, (), suites, policy_file, harness_of)
     refresh = " ".join(
         [
             f"waiver lock --fixtures {shlex.quote(setup.fixtures)} --config {POLICY}",

@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from waiver.read.definitions.reach import TEST_FOLDERS, is_test_code
 from waiver.read.harness.named import Harness
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FILE, FOLDER, FileTree
+from waiver.runners.pytest.reach import TEST_FOLDERS, is_test_code
 from waiver.write.tree.restore import write_beneath
 
 MAX_FILE_BYTES = 64 << 20

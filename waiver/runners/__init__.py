@@ -1,6 +1,8 @@
-"""The test runners the gate protects, one module each behind one interface
-(`waiver.runners.base.Runner`): pytest, jest, vitest and mocha. The policy file names the
-runner (`runner:`, default pytest)."""
+"""The test runners the gate protects, one package each behind one interface
+(`waiver.runners.base.Runner`): pytest, jest, vitest and mocha, with what the JavaScript
+runners share in `waiver.runners.node`. The policy file names the runner (`runner:`,
+default pytest, among `waiver.decide.policy.RUNNER_NAMES`); `RUNNERS` holds each under that
+name, and the harness of the one a policy names."""
 
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ from waiver.runners.pytest import PYTEST
 from waiver.runners.vitest import VITEST
 
 RUNNERS: dict[str, Runner] = {runner.name: runner for runner in (PYTEST, JEST, VITEST, MOCHA)}
-DEFAULT_RUNNER = PYTEST.name
-# The JavaScript runners, whose commands `waiver init` writes from their modules.
-NODE_RUNNERS: dict[str, NodeRunner] = {runner.name: runner for runner in (JEST, VITEST, MOCHA)}
+# The JavaScript runners, whose commands `waiver init` writes from their packages.
+NODE_RUNNERS: dict[str, NodeRunner] = {
+    name: runner for name, runner in RUNNERS.items() if isinstance(runner, NodeRunner)
+}
 
 
 def runner_named(name: str) -> Runner:

@@ -3,7 +3,7 @@
 The gate reads JUnit from any producer, but what protects a verdict is the runner's: which
 files are its harness, which are its test tree, how a report's testcase becomes a test id and which file that id
 names, how a test's definition is compared between two commits, and what `waiver init`
-writes to run it. Each runner answers these in a module of its own (`waiver.runners`).
+writes to run it. Each runner answers these in a package of its own (`waiver.runners`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Runner(Protocol):
         self, committed: Committed, edited: Mapping[str, Sequence[str]]
     ) -> dict[str, tuple[EditFinding, ...]]:
         """The named kinds of each edit in `edited` (as `edited` found them), by test id:
-        loosened assertions, added marks, tautologies (`waiver.read.definitions.findings`)."""
+        loosened assertions, added marks, tautologies (`waiver.runners.pytest.findings`)."""
 
     def diffs(
         self, committed: Committed, edited: Mapping[str, Sequence[str]]

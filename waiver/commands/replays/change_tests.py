@@ -24,7 +24,7 @@ from waiver.commands.replays.red_green import with_tests, write_ids
 from waiver.commands.support import base_settings, full_commit, new_folder, seconds, whole_number
 from waiver.errors import EXIT_CLEAR, UsageError
 from waiver.gate.change_plan import change_plan
-from waiver.replay.runner import Progress, Runner
+from waiver.replay.command_run import CommandRunner, Progress
 from waiver.runners import runner_named
 from waiver.runners.pytest import PYTEST
 from waiver.write.words.escape import log_line
@@ -54,7 +54,7 @@ def run_change_tests(options: ChangeTestsOptions, stream: TextIO | None = None) 
     runner = runner_named(settings.policy.runner)
     files = change_plan(revision, settings, options.root).files
     out = os.path.abspath(options.out)
-    replays = Runner(out, options.timeout, Progress(stream))
+    replays = CommandRunner(out, options.timeout, Progress(stream))
     env = dict(os.environ)
     try:
         for number in range(1, options.count + 1):

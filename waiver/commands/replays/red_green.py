@@ -40,8 +40,8 @@ from waiver.read.harness.named import Harness
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.protected import Committed
+from waiver.replay.command_run import CommandRunner, Progress, Run
 from waiver.replay.red_green_tree import lay_out, link_installs
-from waiver.replay.runner import Progress, Run, Runner
 from waiver.runners import policy_harness, runner_named
 from waiver.runners.base import Runner as TestRunner
 from waiver.runners.pytest import PYTEST
@@ -199,7 +199,7 @@ def _replay(
 ) -> list[Seen | str]:
     folder = tempfile.mkdtemp(prefix="waiver-red-green-")
     modules = frozenset(test_id.partition("::")[0] for test_id in tests)
-    runner = Runner(out, options.timeout, Progress(stream))
+    runner = CommandRunner(out, options.timeout, Progress(stream))
     here = os.getcwd()
     replays: list[Seen | str] = []
     try:
@@ -243,7 +243,7 @@ def _linked(
 
 def _by_name(
     options: RedGreenOptions,
-    runner: Runner,
+    runner: CommandRunner,
     test_runner: TestRunner,
     number: int,
     tests: Sequence[str],
@@ -269,7 +269,7 @@ def _by_name(
 
 def _one_replay(
     options: RedGreenOptions,
-    runner: Runner,
+    runner: CommandRunner,
     number: int,
     tests: Sequence[str],
     folder: str,

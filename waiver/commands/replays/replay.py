@@ -28,7 +28,14 @@ from waiver.commands.support import seconds, whole_number
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR, InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.read.lock.drift import LockPaths
-from waiver.replay.runner import LiveProgress, Progress, Run, Runner, Stopped, stop_on_signals
+from waiver.replay.command_run import (
+    CommandRunner,
+    LiveProgress,
+    Progress,
+    Run,
+    Stopped,
+    stop_on_signals,
+)
 from waiver.write.tree.tree_layout import TrustedTests, describe_tests, keep, plan_of, restore_tests
 from waiver.write.words.escape import log_line
 
@@ -110,7 +117,7 @@ def _drift_stop(check: LockCheck | None, stream: TextIO) -> str | None:
 
 
 def _run_all(
-    runner: Runner,
+    runner: CommandRunner,
     options: ReplayOptions,
     properties: list[str] | None,
     env: dict[str, str],
@@ -160,7 +167,9 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
             raise
         print(describe_tests(options.tests_from, restored, plan), file=stream)
     live = stream.isatty() and not os.environ.get("CI")
-    runner = Runner(options.out, options.timeout, (LiveProgress if live else Progress)(stream))
+    runner = CommandRunner(
+        options.out, options.timeout, (LiveProgress if live else Progress)(stream)
+    )
     env = dict(os.environ)
     env.pop("WAIVER_REPLAY", None)
     stops = [] if drift is None else [drift]

@@ -6,11 +6,12 @@ import argparse
 import os
 from dataclasses import dataclass
 
+from waiver.decide.policy import DEFAULT_RUNNER
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.read.junit.replay_reports import Limits, read_single
 from waiver.read.junit.replay_set import PROPERTY_REPORT, read_replays, report_and_log
 from waiver.read.stores.registry import format_registry
-from waiver.runners import DEFAULT_RUNNER, RUNNERS, runner_named
+from waiver.runners import RUNNERS, runner_named
 from waiver.write.files.atomic import write_atomic
 from waiver.write.words.escape import log_line
 

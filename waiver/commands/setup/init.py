@@ -1,10 +1,10 @@
 """`waiver init`: set a repository up for the gate, from its root.
 
 It finds the runner (pytest, or the jest, vitest or mocha that `package.json` names:
-waiver.init.node_layout), the layout (waiver.init.layout), and writes the fixture lock (with the same code
+waiver.runners.node.setup.node_layout), the layout (waiver.init.layout), and writes the fixture lock (with the same code
 as `waiver lock`), the known-tests registry (from one real run of the suite), a commented policy
 file, a workflow calling waiver's reusable gate workflow and one posting its verdict on the
-pull request, pinned by commit (waiver.init.plan; for a JavaScript runner waiver.init.node_plan). It never overwrites a file without
+pull request, pinned by commit (waiver.init.plan; for a JavaScript runner waiver.runners.node.setup.node_plan). It never overwrites a file without
 --force, but completes a policy file there is (waiver.init.merge); and without a property
 suite it writes nothing: a gate whose property step cannot fail protects nothing, and init
 will not invent one.
@@ -18,13 +18,14 @@ import sys
 from dataclasses import replace
 
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, UsageError
-from waiver.init.node_layout import choose_runner
-from waiver.init.node_plan import plan_node, resolve_node_layout
-from waiver.init.plan import InitOptions, plan, resolve_layout
+from waiver.init.plan import InitOptions
 from waiver.init.planned import Planned
 from waiver.init.problems import Problems
 from waiver.init.source import waiver_source
 from waiver.runners import RUNNERS
+from waiver.runners.node.setup.node_layout import choose_runner
+from waiver.runners.node.setup.node_plan import plan_node, resolve_node_layout
+from waiver.runners.pytest.setup.pytest_plan import plan, resolve_layout
 from waiver.write.files.atomic import write_atomic
 from waiver.write.files.setup_files import (
     HISTORY_WORKFLOW,

@@ -4,7 +4,7 @@ The lock hashes sources. A `__pycache__/name.cpython-XY.pyc` built with an unche
 (PEP 552) is loaded in place of `name.py` without being compared with it, and a sourceless
 `name.pyc` is importable on its own. So any bytecode the change's commit adds or edits is
 drift of the harness, whatever its name stands for, and the replays run with a cache
-folder outside the tree (`waiver.replay.runner`), so that the tree's bytecode is never read.
+folder outside the tree (`waiver.replay.command_run`), so that the tree's bytecode is never read.
 Bytecode the replays themselves leave in the work tree is not the commit's and counts for
 nothing: only the two commits are compared here.
 """

@@ -42,10 +42,12 @@ ENTRY_POINTS_TABLES = (
     "tool.poetry.plugins.pytest11",
     "tool.flit.entrypoints.pytest11",
 )
-# The keys of a `package.json` that configure a JavaScript test runner or what it loads
-# (`waiver.runners`), each locked on its own like a table: `# [jest] <sha256>  package.json`.
+# The keys of a `package.json` that configure a JavaScript test runner or what it loads,
+# each locked on its own like a table: `# [jest] <sha256>  package.json`. Every runner's
+# package names its own (`NodeRunnerFiles.package_keys`); a lock is read below the runners,
+# so the union is written here, and tests/runners/test_runner_registry.py holds it to them.
 PACKAGE_JSON = "package.json"
-PACKAGE_KEYS = ("jest", "mocha", "babel", "jest-junit")
+RUNNER_PACKAGE_KEYS = ("jest", "mocha", "babel", "jest-junit")
 # What of a TypeScript configuration (`tsconfig.json`, JSON with comments) decides where a
 # module is loaded from, each locked on its own like a table: `include`, `files` and
 # `exclude` only name the sources, and the other compiler options how they compile.
@@ -57,7 +59,9 @@ TSCONFIG_TABLES = (
     "compilerOptions.plugins",
     "compilerOptions.rootDirs",
 )
-LOCKED_TABLES = frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES, *PACKAGE_KEYS, *TSCONFIG_TABLES})
+LOCKED_TABLES = frozenset(
+    {PYTEST_TABLE, *ENTRY_POINTS_TABLES, *RUNNER_PACKAGE_KEYS, *TSCONFIG_TABLES}
+)
 # A package script the test command runs by name (the policy's `package_scripts`), locked
 # with its `pre` and `post` scripts: `# [scripts.test] <sha256>  package.json`.
 SCRIPTS = "scripts"
@@ -241,7 +245,7 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
     so that an edit elsewhere in the file (a dependency bump) leaves it as it was, while
     any value pytest would see, however it is spelled, changes it.
     """
-    if path.rpartition("/")[2] == PACKAGE_JSON and table in PACKAGE_KEYS:
+    if path.rpartition("/")[2] == PACKAGE_JSON and table in RUNNER_PACKAGE_KEYS:
         return _key_digest(read_json(data, path), table)
     if path.rpartition("/")[2] == PACKAGE_JSON and SCRIPT_TABLE.fullmatch(table):
         scripts = read_json(data, path)

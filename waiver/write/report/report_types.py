@@ -19,6 +19,7 @@ a stored freeze record) stay mappings: the renderers look them up by enum member
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NotRequired, TypedDict, cast
 
+from waiver.decide.policy import RunnerName
 from waiver.read.definitions.edit_kinds import EditKind
 from waiver.read.lock.committed import ChangeKind
 from waiver.read.lock.drift import Part
@@ -64,7 +65,7 @@ class PolicyJson(TypedDict):
     package_scripts: Sequence[str]
     unlocked_data: Sequence[str]
     property_suite: Literal["folder", "selected"]
-    runner: Literal["pytest", "jest", "vitest", "mocha"]
+    runner: RunnerName
     approvers: Sequence[str] | None
     registry: str | None
     freezes: str | None
