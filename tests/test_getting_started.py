@@ -113,6 +113,14 @@ def test_the_init_walkthrough_runs_as_written(tmp_path: Path) -> None:
         row["test_id"]: row["class"] for row in report["rows"] if row["class"] != "stable_pass"
     } == {FLAKY: "unstable_assertion"}
     assert report["fixtures"]["drift"] == []
+    # Without base evidence, init's `introduced_instability: block` fails closed.
+    alone = "waiver gate" + gate.split("waiver gate", 1)[1].replace(
+        " \\\n  --base-reports reports", ""
+    )
+    assert "--base-reports" not in alone
+    blocked = _run(work, alone.replace("--out waiver.json", "--out alone.json"))
+    assert blocked.returncode == 1, blocked.stdout + blocked.stderr
+    assert f"unstable_assertion (base unknown)  2/5 ✘✔✘✔✘       {FLAKY}" in blocked.stdout
 
     done = _run(work, accept)
     assert done.returncode == 0, done.stderr
