@@ -126,31 +126,3 @@ def print_verdict(out: str, document: dict[str, Any], table: str | None = None) 
     if not on_github(os.environ):  # on a runner, the annotations and the log list the rows
         print(render_terminal(document) if table is None else table, end="")
     return EXIT_BLOCKED if blocked else EXIT_CLEAR
-
-
-def add_policy_flags(parser: argparse.ArgumentParser) -> None:
-    # No defaults here: a flag that was not given must not override the policy file.
-    parser.add_argument(
-        "--min-replays",
-        type=whole_number(),
-        metavar="N",
-        help="replay outcomes each test needs; fewer is unknown_test (default 5)",
-    )
-    parser.add_argument(
-        "--freeze-hours",
-        type=whole_number(),
-        metavar="H",
-        help="lifetime of a fresh freeze proposal in hours (default 24)",
-    )
-    parser.add_argument(
-        "--now",
-        type=moment,
-        metavar="TIME",
-        help="evaluate at this time (ISO 8601 with zone) instead of now",
-    )
-    parser.add_argument(
-        "--summary",
-        metavar="FILE",
-        help="write the Markdown summary here, replacing the file "
-        "(the runner's job-summary file is appended to instead)",
-    )

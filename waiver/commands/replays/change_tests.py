@@ -19,9 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from waiver.commands.flags import (
+    add_command_flags,
+    add_replay_flags,
+    add_root_flag,
+    command_of,
+    options_of,
+)
 from waiver.commands.replays.change_tests_plan import EVERY_NAME
 from waiver.commands.replays.red_green import with_tests, write_ids
-from waiver.commands.support import base_settings, full_commit, new_folder, seconds, whole_number
+from waiver.commands.support import base_settings, full_commit, new_folder
 from waiver.errors import EXIT_CLEAR, UsageError
 from waiver.gate.change_plan import change_plan
 from waiver.replay.command_run import CommandRunner, Progress
@@ -79,17 +86,7 @@ def run_change_tests(options: ChangeTestsOptions, stream: TextIO | None = None) 
 
 
 def run(args: argparse.Namespace) -> int:
-    command: list[str] = args.command
-    options = ChangeTestsOptions(
-        base=args.base,
-        count=args.count,
-        out=args.out,
-        command=command[1:] if command[:1] == ["--"] else command,
-        root=args.root,
-        timeout=args.timeout,
-        config=args.config,
-        known_tests=args.known_tests,
-    )
+    options = options_of(ChangeTestsOptions, args, command=command_of(args.command))
     return run_change_tests(options)
 
 
@@ -104,15 +101,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "DIR/run-<r>/file-<j>.xml, which `waiver gate --change-tests DIR` reads.",
     )
     parser.add_argument("--base", required=True, metavar="COMMIT", help="the base's full commit id")
-    parser.add_argument("-n", dest="count", type=whole_number(), required=True, metavar="N")
-    parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
+    add_replay_flags(parser)
     parser.add_argument(
         "--known-tests", metavar="FILE", help="the registry (default: the policy's)"
     )
     parser.add_argument(
         "--config", metavar="FILE", help="the policy file, read from the base: its runner"
     )
-    parser.add_argument("--root", default=".", help="the repository folder (default: .)")
-    parser.add_argument("--timeout", type=seconds(), metavar="SECONDS", help="per run")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    add_root_flag(parser)
+    add_command_flags(parser, "per run")
     parser.set_defaults(handler=run)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from waiver.commands.flags import add_root_flag
 from waiver.commands.replays.red_green import (
     by_file,
     name_pattern,
@@ -147,5 +148,5 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="also write DIR/tree, where this shard's red-green tests are replayed on the "
         "base's code",
     )
-    parser.add_argument("--root", default=".", help="the repository folder (default: .)")
+    add_root_flag(parser)
     parser.set_defaults(handler=run)

@@ -30,7 +30,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from waiver.commands.support import full_commit, new_folder, seconds, whole_number
+from waiver.commands.flags import (
+    add_command_flags,
+    add_replay_flags,
+    add_root_flag,
+    command_of,
+    options_of,
+)
+from waiver.commands.support import full_commit, new_folder
 from waiver.decide.policy import Policy
 from waiver.errors import EXIT_CLEAR, InputError, UsageError
 from waiver.read.evidence.red_green_file import FORMAT, OUTCOMES_FILE
@@ -322,23 +329,17 @@ def _write(path: str, document: dict[str, object]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    command: list[str] = args.command
     tests = checked_ids(list(args.test), "--test")
     if args.tests is not None:
         tests += read_tests_file(args.tests)
     if args.from_report is not None:
         tests += tests_from_report(args.from_report)
-    options = RedGreenOptions(
-        base=args.base,
-        count=args.count,
-        out=args.out,
+    options = options_of(
+        RedGreenOptions,
+        args,
         tests=tuple(tests),
-        command=command[1:] if command[:1] == ["--"] else command,
-        root=args.root,
-        timeout=args.timeout,
+        command=command_of(args.command),
         shard=parse_shard(args.shard),
-        replayed=args.replayed,
-        config=args.config,
     )
     return run_red_green(options)
 
@@ -353,8 +354,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "{junit} naming each report; DIR/red-green.json says what each test did.",
     )
     parser.add_argument("--base", required=True, metavar="COMMIT", help="the base's full commit id")
-    parser.add_argument("-n", dest="count", type=whole_number(), required=True, metavar="N")
-    parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
+    add_replay_flags(parser)
     parser.add_argument("--test", action="append", default=[], metavar="ID", help="a test id")
     parser.add_argument("--tests", metavar="FILE", help="test ids, one a line")
     parser.add_argument(
@@ -381,7 +381,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "that selects tests by name (jest, vitest, mocha) is run once per test file, given "
         "$WAIVER_TEST_FILE and $WAIVER_TEST_PATTERN instead of the ids",
     )
-    parser.add_argument("--root", default=".", help="the repository folder (default: .)")
-    parser.add_argument("--timeout", type=seconds(), metavar="SECONDS", help="per replay")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    add_root_flag(parser)
+    add_command_flags(parser, "per replay")
     parser.set_defaults(handler=run)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from waiver.commands.flags import add_command_flags, add_replay_flags, command_of, options_of
 from waiver.commands.replays.restore_tests import TestsSource, add_tests_source, trusted_tests
 from waiver.commands.setup.check_lock import (
     LockCheck,
@@ -24,7 +25,6 @@ from waiver.commands.setup.check_lock import (
     check_lock,
     print_lock_check,
 )
-from waiver.commands.support import seconds, whole_number
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR, InputError, UsageError
 from waiver.read.junit.replay_set import PROPERTY_REPORT
 from waiver.read.lock.drift import LockPaths
@@ -206,13 +206,10 @@ def run_replays(options: ReplayOptions, stream: TextIO | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    command: list[str] = args.command
-    options = ReplayOptions(
-        count=args.count,
-        out=args.out,
-        command=command[1:] if command[:1] == ["--"] else command,
-        timeout=args.timeout,
-        properties_first=args.properties_first,
+    options = options_of(
+        ReplayOptions,
+        args,
+        command=command_of(args.command),
         tests_from=None
         if args.tests_from is None
         else trusted_tests(TestsSource(args.lock, args.config, args.root), args.tests_from),
@@ -235,9 +232,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="{junit} in the command, and WAIVER_JUNIT in its environment, name the "
         "report path of each run; WAIVER_REPLAY is the replay's number.",
     )
-    parser.add_argument("-n", dest="count", type=whole_number(), required=True, metavar="N")
-    parser.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder")
-    parser.add_argument("--timeout", type=seconds(), metavar="SECONDS", help="per replay")
+    add_replay_flags(parser)
     parser.add_argument(
         "--properties-first",
         metavar="COMMAND",
@@ -257,5 +252,5 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "gate does; on drift no replay runs",
     )
     add_drift_flags(parser)
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    add_command_flags(parser, "per replay")
     parser.set_defaults(handler=run)

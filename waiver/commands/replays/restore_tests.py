@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from waiver.commands.flags import add_config_flag, add_root_flag
 from waiver.errors import EXIT_CLEAR
 from waiver.read.policy.policy_file import read_policy
 from waiver.read.policy.settings import Flags, effective
@@ -49,12 +50,8 @@ def add_tests_source(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lock", default="fixture.lock", metavar="FILE", help="the lock (default %(default)s)"
     )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="the policy file, for its runner and its harness and fixture globs",
-    )
-    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+    add_config_flag(parser, "its runner and its harness and fixture globs")
+    add_root_flag(parser)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

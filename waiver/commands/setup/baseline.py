@@ -6,6 +6,7 @@ import argparse
 import os
 from dataclasses import dataclass
 
+from waiver.commands.flags import add_root_flag, options_of
 from waiver.decide.policy import DEFAULT_RUNNER
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.read.junit.replay_reports import Limits, read_single
@@ -26,13 +27,7 @@ class BaselineOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = BaselineOptions(
-        reports=args.reports,
-        out=args.out,
-        root=args.root,
-        properties=args.properties,
-        runner=args.runner,
-    )
+    options = options_of(BaselineOptions, args)
     rule = runner_named(options.runner).test_ids(options.root)
     # The property report and its log, as `waiver replay --properties-first` leaves them.
     others = report_and_log(options.reports, os.path.join(options.reports, PROPERTY_REPORT))
@@ -56,7 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser("baseline", help="write the known-tests registry")
     parser.add_argument("--reports", required=True, metavar="DIR")
     parser.add_argument("--out", required=True, metavar="FILE")
-    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+    add_root_flag(parser)
     parser.add_argument(
         "--properties", metavar="PATH", help="also list the property cases this report ran"
     )

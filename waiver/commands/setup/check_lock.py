@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
+from waiver.commands.flags import add_config_flag, add_pattern_flag, add_root_flag
 from waiver.errors import EXIT_BLOCKED, EXIT_CLEAR
 from waiver.read.harness.named import property_modules
 from waiver.read.junit.replay_reports import read_single
@@ -78,13 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
 def add_drift_flags(parser: argparse.ArgumentParser) -> None:
     """The lock check's flags besides --lock, --fixtures, --config and --root."""
-    parser.add_argument(
-        "--pattern",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="only fixtures matching this glob are locked (repeatable; default: every file)",
-    )
+    add_pattern_flag(parser)
     parser.add_argument(
         "--trusted-ref",
         metavar="COMMIT",
@@ -106,16 +101,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--fixtures", required=True, metavar="DIR", help="the fixture folder the lock protects"
     )
     add_drift_flags(parser)
-    parser.add_argument(
-        "--config", metavar="FILE", help="the policy file: its fixtures, bindings and harness globs"
-    )
+    add_config_flag(parser, "its fixtures, bindings and harness globs")
     parser.add_argument(
         "--properties",
         metavar="FILE",
         help="the property suite's JUnit file: the modules it names are locked with the "
         "harness, as the gate locks them",
     )
-    parser.add_argument(
-        "--root", default=".", metavar="DIR", help="repository root (default: the current folder)"
-    )
+    add_root_flag(parser)
     parser.set_defaults(handler=run)

@@ -17,6 +17,7 @@ import os
 import sys
 from dataclasses import replace
 
+from waiver.commands.flags import options_of
 from waiver.errors import EXIT_CLEAR, EXIT_INPUT, UsageError
 from waiver.init.plan import InitOptions
 from waiver.init.planned import Planned
@@ -27,14 +28,7 @@ from waiver.runners.node.setup.node_layout import choose_runner
 from waiver.runners.node.setup.node_plan import plan_node, resolve_node_layout
 from waiver.runners.pytest.setup.pytest_plan import plan, resolve_layout
 from waiver.write.files.atomic import write_atomic
-from waiver.write.files.setup_files import (
-    HISTORY_WORKFLOW,
-    LOCK,
-    POLICY,
-    REGISTRY,
-    REPORT_WORKFLOW,
-    WORKFLOW,
-)
+from waiver.write.files.setup_files import INIT_FILES, POLICY
 from waiver.write.words.escape import log_line
 
 
@@ -53,28 +47,17 @@ def _client_id(value: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = InitOptions(
-        fixtures=tuple(args.fixtures),
+    options = options_of(
+        InitOptions,
+        args,
         property_suites=tuple(args.property_suite),
-        property_select=args.property_select,
-        test_command=args.test_command,
-        property_command=args.property_command,
-        waiver_repository=args.waiver_repository,
-        waiver_ref=args.waiver_ref,
-        force=args.force,
-        dry_run=args.dry_run,
-        harness=tuple(args.harness),
         verify=not args.no_verify,
-        runner=args.runner,
-        app_client_id=args.app_client_id,
-        setup_command=args.setup_command,
     )
-    targets = [LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW, HISTORY_WORKFLOW]
-    existing = [path for path in targets if os.path.lexists(path)]
+    existing = [path for path in INIT_FILES if os.path.lexists(path)]
     if existing and not options.force and not options.dry_run:
-        if len(existing) == len(targets):
+        if len(existing) == len(INIT_FILES):
             print(
-                f"waiver: {', '.join(targets)} exist already; nothing changed (--force rewrites them)"
+                f"waiver: {', '.join(INIT_FILES)} exist already; nothing changed (--force rewrites them)"
             )
             return EXIT_CLEAR
         if existing != [POLICY]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from waiver.commands.flags import add_config_flag, add_root_flag
 from waiver.errors import EXIT_CLEAR
 from waiver.read.lock.drift import lock_text
 from waiver.read.policy.policy_file import read_policy
@@ -76,9 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "property suite (repeatable)"
         ),
     )
-    parser.add_argument(
-        "--config", metavar="FILE", help="the policy file: its fixtures and harness globs"
-    )
+    add_config_flag(parser, "its fixtures and harness globs")
     parser.add_argument("--out", default="fixture.lock", metavar="FILE")
-    parser.add_argument("--root", default=".", metavar="DIR", help="repository root")
+    add_root_flag(parser)
     parser.set_defaults(handler=run)

@@ -17,8 +17,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from waiver.commands.flags import add_config_flag, add_now_flag, options_of
 from waiver.commands.stores.freeze_history import TRUSTED_REF_HELP, renewal_counts, run_history
-from waiver.commands.support import moment, now_of
+from waiver.commands.support import now_of
 from waiver.decide.decision import check_policy
 from waiver.decide.freeze_store_rules import (
     acceptance_refusal,
@@ -244,17 +245,7 @@ def _say(lines: list[str]) -> int:
 
 
 def run_accept(args: argparse.Namespace) -> int:
-    options = FreezeAcceptOptions(
-        store=args.store,
-        config=args.config,
-        now=args.now,
-        report=args.report,
-        test_ids=tuple(args.test_ids),
-        trusted_ref=args.trusted_ref,
-        owner=args.owner,
-        reason=args.reason,
-        tracking=args.tracking,
-    )
+    options = options_of(FreezeAcceptOptions, args)
     policy = judging_policy(options.config)
     now = now_of(options.now)
     given = {"owner": options.owner, "reason": options.reason, "tracking": options.tracking}
@@ -322,16 +313,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action.add_argument(
             "--store", required=True, metavar="FILE", help="the freeze store (freezes.json)"
         )
-        action.add_argument(
-            "--config",
-            metavar="FILE",
-            help="the policy file, for max_freeze_hours (default 168), introduced_instability "
-            "and max_renewals",
+        add_config_flag(
+            action, "max_freeze_hours (default 168), introduced_instability and max_renewals"
         )
-        action.add_argument(
-            "--now",
-            type=moment,
-            metavar="TIME",
-            help="judge expiry at this time (ISO 8601 with zone)",
-        )
+        add_now_flag(action, "judge expiry at this time")
         action.set_defaults(handler=handler)

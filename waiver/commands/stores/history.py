@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from waiver.commands.support import commit_argument, moment, now_of
+from waiver.commands.flags import add_config_flag, add_now_flag, options_of
+from waiver.commands.support import commit_argument, now_of
 from waiver.decide.decision import check_policy
 from waiver.decide.history_fold import History, fold
 from waiver.decide.history_rates import ranked
@@ -135,24 +136,11 @@ def show(options: ShowOptions) -> int:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    return record(
-        RecordOptions(
-            history=args.history,
-            report=args.report,
-            out=args.out,
-            config=args.config,
-            now=now_of(args.now),
-            head=args.head,
-        )
-    )
+    return record(options_of(RecordOptions, args, now=now_of(args.now)))
 
 
 def run_show(args: argparse.Namespace) -> int:
-    return show(
-        ShowOptions(
-            history=args.history, json=args.json, markdown=args.markdown, config=args.config
-        )
-    )
+    return show(options_of(ShowOptions, args))
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -173,9 +161,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     recorder.add_argument(
         "--out", required=True, metavar="FILE", help="where the history is written (atomically)"
     )
-    recorder.add_argument(
-        "--config", metavar="FILE", help="the policy file (waiver.yml): its window and thresholds"
-    )
+    add_config_flag(recorder, "its window and thresholds")
     recorder.add_argument(
         "--head",
         type=commit_argument,
@@ -183,12 +169,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="the commit the run replayed (a push's head): a pull request on that commit then "
         "takes the run's rows as its base replays",
     )
-    recorder.add_argument(
-        "--now",
-        type=moment,
-        metavar="TIME",
-        help="cut the window of days at this time (ISO 8601 with zone) instead of now",
-    )
+    add_now_flag(recorder, "cut the window of days at this time")
     recorder.set_defaults(handler=run_record)
     shower = actions.add_parser("show", help="print what the history says of each test")
     shower.add_argument("--history", required=True, metavar="FILE", help="the history file")
@@ -196,7 +177,5 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     shower.add_argument(
         "--markdown", metavar="FILE", help="write the Markdown for a job summary here"
     )
-    shower.add_argument(
-        "--config", metavar="FILE", help="the policy file (waiver.yml): its thresholds"
-    )
+    add_config_flag(shower, "its thresholds")
     shower.set_defaults(handler=run_show)

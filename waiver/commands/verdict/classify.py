@@ -7,7 +7,8 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 
-from waiver.commands.support import add_policy_flags, now_of, print_verdict
+from waiver.commands.flags import add_policy_flags, options_of
+from waiver.commands.support import now_of, print_verdict
 from waiver.decide.decision import check_policy, decide
 from waiver.github.workflow import is_step_summary
 from waiver.read.evidence.cases import MAX_CASES_BYTES, parse_cases
@@ -27,13 +28,7 @@ class ClassifyOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = ClassifyOptions(
-        cases=args.cases,
-        out=args.out,
-        flags=Flags(min_replays=args.min_replays, freeze_hours=args.freeze_hours),
-        summary=args.summary,
-        now=args.now,
-    )
+    options = options_of(ClassifyOptions, args, flags=options_of(Flags, args))
     remove_report(options.out)
     check_output_paths(options.out, options.summary)
     settings = effective(None, options.flags, ".")

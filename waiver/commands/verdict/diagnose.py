@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from waiver.commands.flags import options_of
 from waiver.commands.support import seconds, whole_number
 from waiver.errors import EXIT_CLEAR
 from waiver.write.words.escape import log_line
@@ -17,15 +18,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here: the HTTP client and the report schema cost every other command 0.1 s.
     from waiver.diagnose.run import DiagnoseOptions, run_diagnose
 
-    options = DiagnoseOptions(
-        report=args.report,
-        endpoint=args.endpoint,
-        model=args.model,
-        out=args.out,
-        max_rows=args.max_rows,
-        timeout=args.timeout,
-        summary=args.summary,
-    )
+    options = options_of(DiagnoseOptions, args)
     notes = run_diagnose(options, os.environ)
     kept = sum(note["status"] == "accepted" for note in notes)
     print(

@@ -7,7 +7,14 @@ import argparse
 import os
 import sys
 
-from waiver.commands.support import add_policy_flags, now_of, print_verdict, whole_number
+from waiver.commands.flags import (
+    add_config_flag,
+    add_pattern_flag,
+    add_policy_flags,
+    add_root_flag,
+    options_of,
+)
+from waiver.commands.support import now_of, print_verdict, whole_number
 from waiver.gate.options import GateOptions
 from waiver.gate.pipeline import collector_paused, run_gate
 from waiver.github.workflow import is_step_summary, on_github, publish
@@ -25,33 +32,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    options = GateOptions(
-        reports=args.reports,
-        properties=args.properties,
-        fixtures=args.fixtures,
-        lock=args.lock,
-        out=args.out,
-        root=args.root,
-        flags=Flags(
-            min_replays=args.min_replays,
-            freeze_hours=args.freeze_hours,
-            registry=args.known_tests,
-            freezes=args.freezes,
-            fixtures=tuple(args.pattern) or None,
-            max_report_bytes=args.max_report_bytes,
+    options = options_of(
+        GateOptions,
+        args,
+        flags=options_of(
+            Flags, args, registry=args.known_tests, fixtures=tuple(args.pattern) or None
         ),
-        config=args.config,
-        summary=args.summary,
         summary_appends=is_step_summary(os.environ, args.summary),
-        replays=args.replays,
-        shards=args.shards,
-        base_reports=args.base_reports,
-        base_replays=args.base_replays,
-        approvals=args.approvals,
-        provenance=args.provenance,
-        history=args.history,
-        red_green=tuple(args.red_green),
-        change_tests=args.change_tests,
         environment=os.environ,
         terminal=not on_github(os.environ),
     )
@@ -114,18 +101,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--freezes", metavar="FILE", help="the freeze store: accepted freeze records (JSON list)"
     )
-    parser.add_argument(
-        "--root", default=".", metavar="DIR", help="repository root (default: the current folder)"
-    )
-    parser.add_argument(
-        "--pattern",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="only fixtures matching this glob are locked (repeatable; default: every file)",
-    )
+    add_root_flag(parser)
+    add_pattern_flag(parser)
     _add_replay_arguments(parser)
-    parser.add_argument("--config", metavar="FILE", help="the policy file (waiver.yml)")
+    add_config_flag(parser, "what the flags do not set")
     parser.add_argument(
         "--history",
         metavar="FILE",

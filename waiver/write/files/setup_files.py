@@ -18,6 +18,8 @@ POLICY = "waiver.yml"
 WORKFLOW = ".github/workflows/waiver.yml"
 REPORT_WORKFLOW = ".github/workflows/waiver-report.yml"
 HISTORY_WORKFLOW = ".github/workflows/waiver-history.yml"
+# Every file `waiver init` writes, in the order it names them.
+INIT_FILES = (LOCK, REGISTRY, POLICY, WORKFLOW, REPORT_WORKFLOW, HISTORY_WORKFLOW)
 REPLAYS = 5
 
 
