@@ -207,11 +207,12 @@ def test_the_documented_workflow_passes_actionlint(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("persona", ["regular", "auditor"])
-@pytest.mark.parametrize("path", [REPO / "action.yml", *WORKFLOWS], ids=lambda p: p.name)
-def test_zizmor_finds_nothing(path: Path, persona: str) -> None:
+def test_zizmor_finds_nothing(persona: str) -> None:
     # Under the auditor persona too; the two findings it would make are each suppressed
     # inline with the reason beside them (a local `uses:` of the action under test).
-    completed = tool("zizmor", "--offline", f"--persona={persona}", "--format", "plain", str(path))
+    # One run audits every file and names the file of each finding.
+    paths = [str(path) for path in (REPO / "action.yml", *WORKFLOWS)]
+    completed = tool("zizmor", "--offline", f"--persona={persona}", "--format", "plain", *paths)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "No findings to report." in completed.stdout
 

@@ -10,16 +10,17 @@ from typing import Any
 import pytest
 
 from helpers.support import (
+    BROKEN_PROPERTY,
     EMPTY,
     EMPTY_FAILURE,
     KNOWN,
     ROUND_TRIP,
     ROUND_TRIP_FAILURE,
+    break_a_property,
     classes,
     gate_args,
     replay_example,
     run_gate,
-    run_pytest,
 )
 from waiver.cli import main
 
@@ -78,19 +79,17 @@ def test_missing_and_unlocked_fixtures_are_drift(example: Path) -> None:
     ]
 
 
-def test_a_failing_property_violates_every_row_and_the_store_is_not_read(example: Path) -> None:
-    (example / "tests" / "properties" / "test_broken.py").write_text(
-        "def test_slug_is_never_empty():\n    assert False\n"
-    )
-    run_pytest(example, "tests/properties", "--junitxml=properties.xml")
+def test_a_failing_property_violates_every_row_and_the_store_is_not_read(
+    example: Path, failed_properties: Path
+) -> None:
+    break_a_property(example)
+    shutil.copyfile(failed_properties, example / "properties.xml")
     store = example / "freezes.json"
     store.write_text('[{"a": 1, "a": 2}')  # corrupt: would be exit 2 if it were read
     code, report = run_gate(example, "--freezes", str(store))
     assert code == 1
     assert set(classes(report).values()) == {"property_violation"}
-    assert report["properties"]["failed"] == [
-        "tests/properties/test_broken.py::test_slug_is_never_empty"
-    ]
+    assert report["properties"]["failed"] == [BROKEN_PROPERTY]
     assert all(row["freeze"] is None for row in report["rows"])
 
 

@@ -15,11 +15,11 @@ from helpers.support import (
     EMPTY,
     KNOWN,
     ROUND_TRIP,
+    break_a_property,
     classes,
     gate_args,
     load_report,
     run_gate,
-    run_pytest,
 )
 from waiver.cli import main
 
@@ -138,11 +138,11 @@ def test_after_drift_missing_base_replays_are_skipped_too(example: Path) -> None
     assert report["replays"] == SKIPPED_DRIFT
 
 
-def test_a_failed_property_skips_the_replays_and_says_so(example: Path) -> None:
-    (example / "tests" / "properties" / "test_broken.py").write_text(
-        "def test_slug_is_never_empty():\n    assert False\n"
-    )
-    run_pytest(example, "tests/properties", "--junitxml=properties.xml")
+def test_a_failed_property_skips_the_replays_and_says_so(
+    example: Path, failed_properties: Path
+) -> None:
+    break_a_property(example)
+    shutil.copyfile(failed_properties, example / "properties.xml")
     drift(example)  # the failed property outranks it
     shutil.rmtree(example / "reports")
     code, report = run_gate(example)

@@ -91,7 +91,9 @@ class ChatHandler(http.server.BaseHTTPRequestHandler):
 def running_chat_server() -> Iterator[ChatServer]:
     """A server on an ephemeral port for the duration of the block, stopped after."""
     server = ChatServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop's next poll: at the default half second
+    # that wait, not the test, was most of the wall time of every test using it.
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield server

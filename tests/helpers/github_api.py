@@ -282,7 +282,9 @@ def github_api(answers: Answers) -> Iterator[str]:
     """The stand-in's base URL, serving `answers` while the block runs."""
     handler = type("Handler", (_Handler,), {"answers": answers})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop's next poll: at the default half second
+    # that wait, not the test, was most of the wall time of every test using it.
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

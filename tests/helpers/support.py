@@ -97,6 +97,16 @@ def run_pytest(cwd: Path, *args: str, env: dict[str, str] | None = None) -> int:
     return completed.returncode
 
 
+BROKEN_PROPERTY = "tests/properties/test_broken.py::test_slug_is_never_empty"
+
+
+def break_a_property(work: Path) -> None:
+    """Add to the example under `work` a property that always fails: `BROKEN_PROPERTY`."""
+    (work / "tests" / "properties" / "test_broken.py").write_text(
+        "def test_slug_is_never_empty():\n    assert False\n"
+    )
+
+
 def replay_example(work: Path, replays: int = 5) -> None:
     """Properties once, then the assertion suite `replays` times, as real pytest runs."""
     run_pytest(work, "tests/properties", "--junitxml=properties.xml")

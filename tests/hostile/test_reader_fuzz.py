@@ -90,6 +90,7 @@ def test_read_whole_or_as_shards_gives_the_same_outcomes(
     assert outcomes(read_files([whole])) == outcomes(read_files(shards))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

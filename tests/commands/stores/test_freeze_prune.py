@@ -3,6 +3,7 @@ stable for its window are named, never removed, on a history recorded from real 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,12 @@ from waiver.cli import main
 POLICY = "min_history_sample: 4\nhistory_runs: 4\n"
 
 
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Both tests frozen from a run in which they flipped; then five runs on main in which
-    the fixed one fails the first and the flaky one flips in the fourth."""
-    root = build_suite(tmp_path)
+    the fixed one fails the first and the flaky one flips in the fourth. Built once and
+    read only: a test changes its own copy (`suite`)."""
+    root = build_suite(tmp_path_factory.mktemp("recorded"))
     (root / "waiver.yml").write_text(POLICY)
     proposed = gate_run(root, at(1), {FIXED: "x....", FLAKY: "x...."})
     store = str(root / "freezes.json")
@@ -31,6 +33,12 @@ def suite(tmp_path: Path) -> Path:
                      "--out", history, "--config", str(root / "waiver.yml"),
                      "--now", at(run)]) == 0  # fmt: skip
     return root
+
+
+@pytest.fixture
+def suite(recorded: Path, tmp_path: Path) -> Path:
+    """A private copy of the recorded suite that a test may change."""
+    return Path(shutil.copytree(recorded, tmp_path / "suite"))
 
 
 def prune(root: Path, history: Path) -> int:

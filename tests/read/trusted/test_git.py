@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -55,14 +56,25 @@ def make_change(work: Path) -> None:
     (work / "freezes.json").write_text(json.dumps([freeze_for(ROUND_TRIP, digest)]))
 
 
+@pytest.fixture(scope="module")
+def committed(
+    replayed_example: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str, str]:
+    """The example as a git repository: (work tree at head, base commit, head commit).
+    Built once and read only: a test changes its own copy (`repository`)."""
+    work = Path(shutil.copytree(replayed_example, tmp_path_factory.mktemp("committed") / "demo"))
+    git(work, "init", "--quiet")
+    base = commit_all(work, "base")
+    make_change(work)
+    head = commit_all(work, "change")
+    return work, base, head
+
+
 @pytest.fixture
-def repository(example: Path) -> tuple[Path, str, str]:
-    """The example as a git repository: (work tree at head, base commit, head commit)."""
-    git(example, "init", "--quiet")
-    base = commit_all(example, "base")
-    make_change(example)
-    head = commit_all(example, "change")
-    return example, base, head
+def repository(committed: tuple[Path, str, str], tmp_path: Path) -> tuple[Path, str, str]:
+    """A private copy of the committed repository that a test may change."""
+    work, base, head = committed
+    return Path(shutil.copytree(work, tmp_path / "demo", symlinks=True)), base, head
 
 
 def gate_with_freezes(work: Path, *extra: str) -> tuple[int, dict[str, Any]]:
