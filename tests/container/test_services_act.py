@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -35,8 +37,10 @@ from helpers.support import REPO, classes, git, write_tree
 from helpers.workflow_support import (
     SERVICES_INPUT_WORKFLOW,
     WAIVER_REPOSITORY,
+    WorkflowRun,
     act,
     commit_all,
+    edit,
     services_example,
     stand_ins,
     waiver_repository,
@@ -166,12 +170,6 @@ EMPTY_QUEUE = "tests/test_queues.py::test_an_empty_queue_gives_nothing"
 KNOWN = (COUNTS, FIFO, EMPTY_QUEUE)
 
 
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
-
-
 def honest_change(project: Path) -> None:
     """A new function, and the key of a queue in one place: no test's outcome moves."""
     edit(project / "tally" / "__init__.py", 'f"queue:{queue}"', "_key(queue)")
@@ -235,19 +233,6 @@ def repositories(local_registry: str, tmp_path_factory: pytest.TempPathFactory) 
     return Repositories(folder, waiver_commit, commit_all(project, "base"))
 
 
-@dataclass
-class Run:
-    returncode: int
-    log: str
-    artifacts: Path
-
-    def report(self) -> dict[str, Any]:
-        document: dict[str, Any] = json.loads(
-            (self.artifacts / "waiver" / "waiver.json").read_text()
-        )
-        return document
-
-
 def the_example(waiver_commit: str, redis_image: str) -> str:
     """The page's workflow with its placeholders filled, its test jobs on the runner
     image (`TEST_JOBS`) and its replays one at a time: act runs every job on this machine,
@@ -267,9 +252,44 @@ def the_example(waiver_commit: str, redis_image: str) -> str:
     return text
 
 
+# What act makes for a job in a container, named after the workflow, and how to remove it.
+ACT_OBJECTS = (
+    (["ps", "--all"], ["rm", "--force"]),
+    (["network", "ls"], ["network", "rm"]),
+    (["volume", "ls"], ["volume", "rm", "--force"]),
+)
+
+
+def leftovers() -> list[set[str]]:
+    """The ids of the containers, networks and volumes act made for the workflow `waiver`."""
+    return [
+        set(docker(*listing, "--quiet", "--filter", "name=^act-waiver-").split())
+        for listing, _ in ACT_OBJECTS
+    ]
+
+
+@contextmanager
+def removing_leftovers(before: list[set[str]]) -> Iterator[None]:
+    """act leaves a failed job's containers behind; one Redis left on port 6379 would fail
+    every run after it. Removes what the run made (by id, against `before`) and left."""
+    try:
+        yield
+    finally:
+        for (_, removal), earlier, now in zip(ACT_OBJECTS, before, leftovers(), strict=True):
+            if now - earlier:
+                docker(*removal, *sorted(now - earlier))
+
+
+def docker(*arguments: str) -> str:
+    completed = subprocess.run(
+        [DOCKER, *arguments], capture_output=True, text=True, timeout=120, check=True
+    )
+    return completed.stdout
+
+
 def run_example(
     repositories: Repositories, images: Images, name: str, change: Callable[[Path], None]
-) -> Run:
+) -> WorkflowRun:
     """The change as one commit on the base, a pull request gated by the page's workflow."""
     run = repositories.folder / name
     git_folder = run / "git"
@@ -296,7 +316,9 @@ def run_example(
     artifacts.mkdir()
     # The workflow names waiver's action as a user's does; act takes it from here.
     action = f"{WAIVER_REPOSITORY}@{repositories.waiver_commit}"
-    with github_api(Answers(head=head)) as api:
+    before = leftovers()
+    started = time.monotonic()
+    with github_api(Answers(head=head)) as api, removing_leftovers(before):
         returncode, log = act(
             ["pull_request", "--eventpath", str(event), "--bind", "--concurrent-jobs", "1",
              "--pull=false", "--no-skip-checkout", *stand_ins(run / "stand-ins"),
@@ -308,20 +330,20 @@ def run_example(
              "-P", f"{TEST_JOBS}={images.runner}"],
             work, run / "home",
         )  # fmt: skip
-    return Run(returncode, log, artifacts)
+    return WorkflowRun(returncode, log, time.monotonic() - started, {}, artifacts)
 
 
 @pytest.fixture(scope="module")
-def honest(repositories: Repositories, images: Images) -> Run:
+def honest(repositories: Repositories, images: Images) -> WorkflowRun:
     return run_example(repositories, images, "honest", honest_change)
 
 
 @pytest.fixture(scope="module")
-def bug(repositories: Repositories, images: Images) -> Run:
+def bug(repositories: Repositories, images: Images) -> WorkflowRun:
     return run_example(repositories, images, "bug", newest_first)
 
 
-def test_an_honest_change_is_clean(honest: Run) -> None:
+def test_an_honest_change_is_clean(honest: WorkflowRun) -> None:
     assert honest.returncode == 0, honest.log[-6000:]
     report = honest.report()
     assert report["verdict"] == "clean", report
@@ -329,7 +351,14 @@ def test_an_honest_change_is_clean(honest: Run) -> None:
     assert report["replays"] == {"count": 5, "read": 5, "errors": []}
 
 
-def test_a_real_bug_is_blocked_by_its_test_alone(bug: Run) -> None:
+def test_each_replay_had_a_redis_of_its_own(honest: WorkflowRun, images: Images) -> None:
+    # The property job's Redis and one for each replay; a page counted from one in each.
+    assert honest.log.count(f"docker run image={images.redis} ") == 1 + 5
+    row = next(r for r in honest.report()["rows"] if r["test_id"] == COUNTS)
+    assert (row["replay_pass"], row["replay_total"]) == (5, 5)
+
+
+def test_a_real_bug_is_blocked_by_its_test_alone(bug: WorkflowRun) -> None:
     assert bug.returncode != 0, bug.log[-6000:]
     report = bug.report()
     assert report["blocked"] is True

@@ -434,6 +434,13 @@ def services_example() -> str:
     return found[1]
 
 
+def edit(path: Path, old: str, new: str) -> None:
+    """The first `old` in the file at `path` replaced by `new`; `old` must be there."""
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
 def commit_all(repository: Path, message: str) -> str:
     git(repository, "add", "--all")
     git(repository, "commit", "--quiet", "-m", message)
