@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -291,6 +292,8 @@ def run_example(
     repositories: Repositories, images: Images, name: str, change: Callable[[Path], None]
 ) -> WorkflowRun:
     """The change as one commit on the base, a pull request gated by the page's workflow."""
+    with socket.socket() as probe:  # each job's Redis is published on this machine's port
+        assert probe.connect_ex(("127.0.0.1", 6379)) != 0, "port 6379 is taken here"
     run = repositories.folder / name
     git_folder = run / "git"
     (git_folder / "waiver").mkdir(parents=True)
