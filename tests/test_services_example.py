@@ -12,20 +12,18 @@ from typing import Any
 import pytest
 import yaml
 
-from helpers.support import REPO, lint_workflow
+from helpers.support import lint_workflow
+from helpers.workflow_support import SERVICES_INPUT_WORKFLOW, services_example
 from waiver.decide.provenance_rules import GateShape, expected_names
 
-PAGE = REPO / "docs" / "replays.md"
 GUARD = "|| [ $? -eq 1 ]"
 LAYOUT = 'bash "$RUNNER_TEMP/waiver/action/run-in-image.sh" restore-tests --from "$BASE"'
 
 
 def example() -> tuple[str, dict[str, Any]]:
-    section = PAGE.read_text().split("\n### Suites that need services\n", 1)[1]
-    found = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert found is not None
-    document: dict[str, Any] = yaml.safe_load(found[1])
-    return found[1], document
+    text = services_example()
+    document: dict[str, Any] = yaml.safe_load(text)
+    return text, document
 
 
 def steps(job: str) -> list[dict[str, Any]]:
@@ -96,3 +94,8 @@ def test_the_uploads_have_exactly_the_names_the_report_workflow_expects() -> Non
 
 def test_it_passes_actionlint_and_zizmor(tmp_path: Path) -> None:
     lint_workflow(example()[0], tmp_path)
+
+
+def test_a_called_workflow_may_take_its_services_from_an_input(tmp_path: Path) -> None:
+    # What the page says of the syntax; act's refusal is in test_services_act.py.
+    lint_workflow(SERVICES_INPUT_WORKFLOW, tmp_path)

@@ -9,16 +9,14 @@ input, so no Docker Hub is needed; the released-image path pulls from a Debian
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from helpers.act_support import ActRun, install_action, pull_request_event, uploaded
 from helpers.act_support import run_act as act
-from helpers.docker_support import BASE, DOCKER, build_image
+from helpers.docker_support import BASE, build_image, push_to
 from helpers.support import (
     EMPTY,
     KNOWN,
@@ -127,21 +125,6 @@ def test_an_input_error_gives_exit_code_2_and_names_the_file(
     assert report["blocked"] is True and report["trusted_revision"] == base
     assert report["error"] == {"source": "no-such.xml", "problem": "file not found"}
     assert "::error title=waiver::input or usage error" in run.log
-
-
-def push_to(registry: str, image: str) -> str:
-    """Push `image` to the local registry; its digest reference, with no tag left behind."""
-    tagged = f"{registry}/waiver:act-test"
-    subprocess.run([DOCKER, "tag", image, tagged], check=True)
-    subprocess.run([DOCKER, "push", "--quiet", tagged], check=True, capture_output=True)
-    digests = subprocess.run(
-        [DOCKER, "image", "inspect", "--format", "{{json .RepoDigests}}", tagged],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    (reference,) = [d for d in json.loads(digests) if d.startswith(f"{registry}/waiver@")]
-    # Untagged again, so the action finds no local copy of the reference and must pull it.
-    subprocess.run([DOCKER, "rmi", tagged], check=True, capture_output=True)
-    return str(reference)
 
 
 def test_a_recorded_digest_is_pulled_from_the_registry_and_nothing_is_built(

@@ -28,6 +28,7 @@ from helpers.workflow_support import (
     WorkflowRun,
     commit_all,
     demo_inputs,
+    edit,
     run_workflow,
     seed_dependency_cache,
 )
@@ -62,12 +63,6 @@ def scenario(
     commit_all(demo, name)
     waiver = repositories.waiver_commit if with_source else None
     return run_workflow(demo, repositories.base_commit, demo_inputs(waiver, **inputs))
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
 
 
 def add_a_comment(demo: Path) -> None:

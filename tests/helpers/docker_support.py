@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -35,3 +36,18 @@ def build_image(context: Path, iidfile: Path, base: str = BASE) -> str:
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-5000:] + build.stderr[-5000:]
     return iidfile.read_text().strip()
+
+
+def push_to(registry: str, image: str) -> str:
+    """Push `image` to the local registry; its digest reference, with no tag left behind."""
+    tagged = f"{registry}/waiver:act-test"
+    subprocess.run([DOCKER, "tag", image, tagged], check=True)
+    subprocess.run([DOCKER, "push", "--quiet", tagged], check=True, capture_output=True)
+    digests = subprocess.run(
+        [DOCKER, "image", "inspect", "--format", "{{json .RepoDigests}}", tagged],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    (reference,) = [d for d in json.loads(digests) if d.startswith(f"{registry}/waiver@")]
+    # Untagged again, so the action finds no local copy of the reference and must pull it.
+    subprocess.run([DOCKER, "rmi", tagged], check=True, capture_output=True)
+    return str(reference)

@@ -27,12 +27,17 @@ its Dockerfile), as `waiver/waiver`; the example is `demo/demo`. act names no
 job.workflow_repository or job.workflow_sha, like GitHub Enterprise Server versions
 without them, so the caller names waiver with the workflow's waiver-repository and
 waiver-ref inputs. The gate image is built on the local Debian base (`base-image`).
+
+The services example of docs/replays.md (`services_example`), which
+tests/container/test_services_act.py runs with the same stand-ins, and the called
+workflow that takes its services from an input (`SERVICES_INPUT_WORKFLOW`) are here too.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +58,7 @@ WAIVER_FILES = ("action.yml", "action", "Dockerfile", ".dockerignore", "requirem
                 "entrypoint.py")  # fmt: skip
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
              "slugify.py", "pytest.ini")  # fmt: skip
+SERVICES_PAGE = REPO / "docs" / "replays.md"
 WAIVER_REPOSITORY = "waiver/waiver"
 DEMO_REPOSITORY = "demo/demo"
 
@@ -397,6 +403,42 @@ def seed_dependency_cache(demo: Path) -> None:
     entry = demo.parents[2] / "caches" / SEEDED_CACHE / "home" / ".cache" / "pip"
     entry.mkdir(parents=True)
     (entry / "seeded").write_text("a package the default branch downloaded\n")
+
+
+# A called workflow whose job takes its services from an input, as GitHub's syntax allows
+# (docs/replays.md, "Suites that need services").
+SERVICES_INPUT_WORKFLOW = """\
+name: services from an input
+on:
+  workflow_call:
+    inputs:
+      services:
+        description: The test job's services, a JSON map.
+        type: string
+        default: "{}"
+permissions: {}
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    services: ${{ fromJSON(inputs.services) }}
+    steps:
+      - run: "true"
+"""
+
+
+def services_example() -> str:
+    """The workflow of docs/replays.md's "Suites that need services", as a user copies it."""
+    section = SERVICES_PAGE.read_text().split("\n### Suites that need services\n", 1)[1]
+    found = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert found is not None
+    return found[1]
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """The first `old` in the file at `path` replaced by `new`; `old` must be there."""
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
 
 
 def commit_all(repository: Path, message: str) -> str:
