@@ -18,7 +18,8 @@ from helpers.support import REPO
 
 # Step 1: the runner's package, `waiver/runners/stub/__init__.py`.
 STUB_PACKAGE = '''"""stub: the smallest runner, for the recipe's test: ids by the gate's own rule, no
-harness but the policy's globs, no test tree, and no edited tests."""
+harness but pytest's, which every runner's lock holds, and the policy's globs, no test
+tree, and no edited tests."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import TestIdRule
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
 
 
 def _none(path: str) -> bool:
@@ -43,7 +45,7 @@ class Stub:
         return "stub"
 
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
-        return Harness(tuple(patterns), modules)
+        return Harness(PYTEST_FINDER, tuple(patterns), modules)
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return {}

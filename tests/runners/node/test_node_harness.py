@@ -12,8 +12,7 @@ import pytest
 
 from waiver.decide.policy import Policy
 from waiver.errors import InputError
-from waiver.read.harness.named import property_modules, suite_modules
-from waiver.read.harness.resolve import harness_pairs
+from waiver.read.harness.named import harness_pairs, property_modules, suite_modules
 from waiver.read.lock.lock_file import parse_lock, table_digest_of
 from waiver.read.trusted.trees import DiskTree
 from waiver.runners import policy_harness, runner_named

@@ -17,10 +17,14 @@ from typing import Literal
 
 from waiver.errors import InputError
 from waiver.read.harness.bytecode import committed_bytecode
-from waiver.read.harness.collected import collection, is_data_file, suite_folders
-from waiver.read.harness.listing import name_of, walk
-from waiver.read.harness.named import Harness, glob_names
-from waiver.read.harness.resolve import MAX_MODULE_BYTES, harness_pairs
+from waiver.read.harness.listing import name_of
+from waiver.read.harness.named import (
+    MAX_MODULE_BYTES,
+    Harness,
+    HarnessFinder,
+    glob_names,
+    harness_pairs,
+)
 from waiver.read.lock.lock_file import Drift, DriftKind, FixtureState, LockEntry, table_digest_of
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
@@ -88,29 +92,27 @@ def committed_changes(
 
 
 def committed_test_data(
-    committed: Committed, lock: Sequence[LockEntry], unlocked: Sequence[str], listed: set[str]
+    committed: Committed,
+    lock: Sequence[LockEntry],
+    unlocked: Sequence[str],
+    listed: set[str],
+    finder: HarnessFinder,
 ) -> list[CommittedChange]:
     """The data files beside the tests that the change's commit adds or edits, outside the
     lock: what a test reads as its expected values is a fixture, whether or not a lock
-    names it. Beside the tests means under a folder of the trusted configuration's
-    `testpaths`, or the top folder of its test modules (`waiver.read.harness.collected`);
-    a data file is any file but Python's, documentation and git's; `unlocked` are the
-    policy's `unlocked_data` globs, which a change may add or edit."""
+    names it. Which files are data beside the tests is the runner's to say, by the trusted
+    configuration (`HarnessFinder.test_data`); `unlocked` are the policy's `unlocked_data`
+    globs, which a change may add or edit."""
     locked = {entry.path for entry in lock}
     candidates = [
         path
         for path in sorted(committed.changed)
         if path not in locked
         and path not in listed
-        and is_data_file(path)
         and not any(glob_names(glob, path, name_of(path)) for glob in unlocked)
     ]
-    if not candidates:
-        return []
-    listing = walk(committed.trusted)
-    folders = suite_folders(collection(committed.trusted, listing.folders), listing)
     found = []
-    for path in filter(folders.holds, candidates):
+    for path in finder.test_data(committed.trusted, candidates):
         before, after = _data_digest(committed.trusted, path), _data_digest(committed.head, path)
         if after is not None and before != after:
             added: ChangeKind = "added" if before is None else "edited"

@@ -15,8 +15,7 @@ from typing import Literal
 
 from waiver.decide.policy import Policy
 from waiver.read.harness.bytecode import is_bytecode
-from waiver.read.harness.named import Harness, Pair, Why, suite_modules
-from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.harness.named import Harness, Pair, Why, harness_in_tree, suite_modules
 from waiver.read.lock.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.lock.committed import (
     CommittedChange,
@@ -136,7 +135,8 @@ def read_fixtures(
     changes = [] if committed is None else committed_changes(committed, harness, lock)
     if committed is not None:
         listed = {change.path for change in changes}
-        data = committed_test_data(committed, lock, settings.policy.unlocked_data, listed)
+        unlocked = settings.policy.unlocked_data
+        data = committed_test_data(committed, lock, unlocked, listed, harness.finder)
         changes = sorted([*changes, *data], key=lambda c: (c.path, c.table or ""))
         locked_set = replace(locked_set, test_data=frozenset(change.path for change in data))
     state = with_committed(hash_tree(paths.root, lock, found, paths.lock), lock, changes)

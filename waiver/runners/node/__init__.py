@@ -33,6 +33,7 @@ from waiver.runners.node.node_test_tree import SpecKeys, node_test_tree
 from waiver.runners.pytest.diff import definition_diffs
 from waiver.runners.pytest.edited import edited_tests
 from waiver.runners.pytest.findings import edit_findings
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
 from waiver.runners.pytest.python_reach import new_reach_ins
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
@@ -158,8 +159,14 @@ class NodeRunner:
         return self.runner
 
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
+        """pytest's harness, which every runner's lock holds, and the runner's own."""
         globs = tuple(patterns)
-        return Harness(globs, modules, lambda tree: node_harness(tree, self.harness_files, globs))
+        return Harness(
+            PYTEST_FINDER,
+            globs,
+            modules,
+            lambda tree: node_harness(tree, self.harness_files, globs),
+        )
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return node_harness(tree, self.harness_files)

@@ -1,7 +1,7 @@
 """pytest behind the runner interface, and all else waiver knows of pytest alone.
 
-Its harness is the one `waiver.read.harness` resolves and every runner's lock holds
-(conftests, configuration files, plugin modules, shadowing modules: [the
+Its harness is the one `waiver.runners.pytest.harness` finds and every runner's lock
+holds (conftests, configuration files, plugin modules, shadowing modules: [the
 harness](../../../docs/harness.md)); its test tree is what its configuration collects and
 the test folders that hold it (`waiver.runners.pytest.pytest_tree`); its ids are the rule of
 `waiver.read.junit.testid`; its edited tests are compared by Python's syntax tree
@@ -27,6 +27,7 @@ from waiver.runners.pytest.declared import declared_tests
 from waiver.runners.pytest.diff import definition_diffs
 from waiver.runners.pytest.edited import edited_tests
 from waiver.runners.pytest.findings import edit_findings
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
 from waiver.runners.pytest.pytest_tree import pytest_test_tree
 from waiver.runners.pytest.python_reach import new_reach_ins
 
@@ -44,7 +45,7 @@ class Pytest:
         return "pytest"
 
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
-        return Harness(tuple(patterns), modules)
+        return Harness(PYTEST_FINDER, tuple(patterns), modules)
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return {}  # pytest's harness is the built-in one

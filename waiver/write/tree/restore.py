@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from waiver.errors import InputError
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.listing import walk
-from waiver.read.harness.named import Harness
-from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.harness.named import Harness, harness_in_tree
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.ignored import ignored_folders
@@ -148,7 +147,7 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
         if (path, table) in locked or path in restored.written:
             continue
         if table is not None and hash_entry(root, path, table, path) is None:
-            continue  # a pyproject.toml without a pytest table configures no test run
+            continue  # a table the file does not hold configures nothing
         try:
             data, executable = trusted.read_file(os.path.join(root, path), MAX_RESTORED_BYTES)
         except InputError:

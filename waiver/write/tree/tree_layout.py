@@ -26,7 +26,7 @@ from dulwich.objects import Blob
 from waiver.errors import InputError
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.listing import walk
-from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.harness.named import harness_in_tree
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, parse_lock
 from waiver.read.trusted.ignored import ignored_folders
