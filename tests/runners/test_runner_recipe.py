@@ -30,9 +30,11 @@ from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import TestIdRule
+from waiver.read.lock.lock_file import LockTables
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.pytest.harness.finder import PYTEST_FINDER
+from waiver.runners.pytest.harness.plugin_options import PYTEST_LOCK_TABLES
 
 
 def _none(path: str) -> bool:
@@ -43,6 +45,10 @@ class Stub:
     @property
     def name(self) -> str:
         return "stub"
+
+    @property
+    def lock_tables(self) -> LockTables:
+        return PYTEST_LOCK_TABLES
 
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
         return Harness(PYTEST_FINDER, tuple(patterns), modules)

@@ -6,11 +6,13 @@ name, and the harness of the one a policy names."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
+from functools import reduce
 
 from waiver.decide.policy import Policy
 from waiver.read.harness.named import Harness
-from waiver.read.lock.lock_file import script_tables
+from waiver.read.lock.lock_file import LockTables, script_tables
 from waiver.runners.base import Runner
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
@@ -23,6 +25,9 @@ RUNNERS: dict[str, Runner] = {runner.name: runner for runner in (PYTEST, JEST, V
 NODE_RUNNERS: dict[str, NodeRunner] = {
     name: runner for name, runner in RUNNERS.items() if isinstance(runner, NodeRunner)
 }
+# Every runner's tables: a lock stays readable when the policy names another runner than
+# the one it was written for.
+LOCK_TABLES: LockTables = reduce(operator.or_, (runner.lock_tables for runner in RUNNERS.values()))
 
 
 def runner_named(name: str) -> Runner:
@@ -32,6 +37,7 @@ def runner_named(name: str) -> Runner:
 
 def policy_harness(policy: Policy, modules: frozenset[str]) -> Harness:
     """The harness of the runner the policy names, with its `harness:` globs, the
-    property-suite `modules`, and the package scripts the test command runs by name."""
+    property-suite `modules`, the package scripts the test command runs by name, and the
+    tables a lock may hold (`LOCK_TABLES`)."""
     harness = runner_named(policy.runner).harness(policy.harness, modules)
-    return replace(harness, tables=script_tables(policy.package_scripts))
+    return replace(harness, tables=script_tables(policy.package_scripts), lock_tables=LOCK_TABLES)

@@ -18,6 +18,7 @@ from fnmatch import fnmatchcase
 from typing import Protocol
 
 from waiver.errors import InputError
+from waiver.read.lock.lock_file import NO_TABLES, LockTables
 from waiver.read.policy.globs import unanchored
 from waiver.read.trusted.trees import DiskTree, FileTree
 from waiver.read.untrusted.files import split_relative
@@ -77,7 +78,8 @@ class Harness:
     (`waiver.runners`), each with why: its configuration, what that names, and what an
     install left tracked. `tables` are the `(path, table)` pairs the policy names beyond
     those: the package scripts the test command runs (`package_scripts`), locked whether or
-    not the file holds them yet.
+    not the file holds them yet. `lock_tables` are the tables a lock may hold, and how each
+    is read (`waiver.runners.LOCK_TABLES`).
     """
 
     finder: HarnessFinder
@@ -85,6 +87,7 @@ class Harness:
     modules: frozenset[str] = frozenset()
     runner_files: Callable[[FileTree], Mapping[Pair, Why]] | None = None
     tables: tuple[tuple[str, str], ...] = ()
+    lock_tables: LockTables = NO_TABLES
 
     def covers(self, path: str) -> bool:
         if self.finder.by_name(path) or path in self.modules:

@@ -25,7 +25,14 @@ from waiver.read.harness.named import (
     glob_names,
     harness_pairs,
 )
-from waiver.read.lock.lock_file import Drift, DriftKind, FixtureState, LockEntry, table_digest_of
+from waiver.read.lock.lock_file import (
+    Drift,
+    DriftKind,
+    FixtureState,
+    LockEntry,
+    LockTables,
+    table_digest_of,
+)
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
@@ -47,13 +54,13 @@ class CommittedChange:
     digest: str | None  # the committed bytes' (or table's) sha256; None when deleted
 
 
-def digest_in(tree: FileTree, path: str, table: str | None) -> str | None:
+def digest_in(tree: FileTree, path: str, table: str | None, tables: LockTables) -> str | None:
     """A file's (or one table's) sha256 in a commit; None when it is absent."""
     data = tree.read(path, MAX_MODULE_BYTES)
     if data is None:
         return None
     if table is not None:
-        return table_digest_of(data, path, table)
+        return table_digest_of(data, path, table, tables)
     return hashlib.sha256(data).hexdigest()
 
 
@@ -78,8 +85,8 @@ def committed_changes(
     for path, table in pairs:
         if not differs(path):
             continue
-        before = digest_in(committed.trusted, path, table)
-        after = digest_in(committed.head, path, table)
+        before = digest_in(committed.trusted, path, table, harness.lock_tables)
+        after = digest_in(committed.head, path, table, harness.lock_tables)
         if before == after:
             continue
         change: ChangeKind = "added" if before is None else "deleted" if after is None else "edited"
@@ -87,7 +94,11 @@ def committed_changes(
     listed = {change.path for change in found}
     for path, change in committed_bytecode(committed):
         if path not in listed:
-            found.append(CommittedChange(path, change, None, digest_in(committed.head, path, None)))
+            found.append(
+                CommittedChange(
+                    path, change, None, digest_in(committed.head, path, None, harness.lock_tables)
+                )
+            )
     return sorted(found, key=lambda c: (c.path, c.table or ""))
 
 

@@ -110,10 +110,10 @@ def read_fixtures(
     `modules` are the property-suite modules the property report names: they must be
     locked like any other harness file.
     """
-    lock = parse_lock(protected.read(paths.lock, MAX_LOCK_BYTES), paths.lock)
+    harness = harness_of(settings.policy, modules)
+    lock = parse_lock(protected.read(paths.lock, MAX_LOCK_BYTES), paths.lock, harness.lock_tables)
     if settings.config is not None:
         check_binding_patterns(settings.policy.bindings, lock, settings.config)
-    harness = harness_of(settings.policy, modules)
     folder = fixtures_folder(paths.root, paths.fixtures) if settings.fixture_set else None
     locked_set = LockedSet(folder, harness)
     skipped = ignored_folders(paths.root, protected.revision)
@@ -139,7 +139,9 @@ def read_fixtures(
         data = committed_test_data(committed, lock, unlocked, listed, harness.finder)
         changes = sorted([*changes, *data], key=lambda c: (c.path, c.table or ""))
         locked_set = replace(locked_set, test_data=frozenset(change.path for change in data))
-    state = with_committed(hash_tree(paths.root, lock, found, paths.lock), lock, changes)
+    state = with_committed(
+        hash_tree(paths.root, lock, found, paths.lock, harness.lock_tables), lock, changes
+    )
     bound = FixtureBindings(settings.policy.bindings, lock, state.tree, locked_set.shared)
     return Fixtures(
         lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set, tuple(changes)
@@ -170,10 +172,10 @@ def lock_text(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
     skipped = ignored_folders(root, None)
-    harness = harness_in_tree(root, harness_of(settings.policy, modules), skipped)
+    harness = harness_of(settings.policy, modules)
+    pairs = harness_in_tree(root, harness, skipped)
     folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
     found = [] if folder is None else scan_fixtures(root, folder, settings.policy.fixtures, skipped)
-    check_globs_match(settings, folder, found, [path for path, _ in harness])
-    return LockText(
-        build_lock_text(root, None if folder is None else fixtures, found, harness), harness
-    )
+    check_globs_match(settings, folder, found, [path for path, _ in pairs])
+    named = None if folder is None else fixtures
+    return LockText(build_lock_text(root, named, found, pairs, harness.lock_tables), pairs)

@@ -20,6 +20,7 @@ from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import TestIdRule
+from waiver.read.lock.lock_file import LockTables
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.installs import python_install_edits
@@ -28,6 +29,7 @@ from waiver.runners.pytest.diff import definition_diffs
 from waiver.runners.pytest.edited import edited_tests
 from waiver.runners.pytest.findings import edit_findings
 from waiver.runners.pytest.harness.finder import PYTEST_FINDER
+from waiver.runners.pytest.harness.plugin_options import PYTEST_LOCK_TABLES
 from waiver.runners.pytest.pytest_tree import pytest_test_tree
 from waiver.runners.pytest.python_reach import new_reach_ins
 
@@ -43,6 +45,10 @@ class Pytest:
     @property
     def name(self) -> str:
         return "pytest"
+
+    @property
+    def lock_tables(self) -> LockTables:
+        return PYTEST_LOCK_TABLES
 
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
         return Harness(PYTEST_FINDER, tuple(patterns), modules)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 
 from waiver.read.harness.listing import name_of, walk
 from waiver.read.harness.named import Harness, Pair, Why
-from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES, PYTEST_TABLE
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.pytest.harness.collected import (
     CONFIG_FILES,
@@ -23,6 +22,7 @@ from waiver.runners.pytest.harness.collected import (
     is_data_file,
     suite_folders,
 )
+from waiver.runners.pytest.harness.plugin_options import ENTRY_POINTS_TABLES, PYTEST_TABLE
 from waiver.runners.pytest.harness.resolve import resolution
 
 
