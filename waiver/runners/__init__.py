@@ -2,7 +2,8 @@
 (`waiver.runners.base.Runner`): pytest, jest, vitest and mocha, with what the JavaScript
 runners share in `waiver.runners.node`. The policy file names the runner (`runner:`,
 default pytest, among `waiver.decide.policy.RUNNER_NAMES`); `RUNNERS` holds each under that
-name, and the harness of the one a policy names."""
+name; the harness of the one a policy names, and the tables every runner's lock may hold
+(`LOCK_TABLES`), are handed from here to the readers and writers below the runners."""
 
 from __future__ import annotations
 

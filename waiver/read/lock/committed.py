@@ -69,7 +69,7 @@ def committed_changes(
 ) -> list[CommittedChange]:
     """The locked and harness files that differ between the trusted revision and the
     change's commit, by path, and the bytecode the change's commit adds or edits. Modules
-    are read for `pytest_plugins` only where the two commits differ: an unchanged one is
+    are read for what they load only where the two commits differ: an unchanged one is
     locked already, or changes nothing."""
     if not committed.changed:
         return []
