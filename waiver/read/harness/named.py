@@ -79,7 +79,7 @@ class Harness:
     install left tracked. `tables` are the `(path, table)` pairs the policy names beyond
     those: the package scripts the test command runs (`package_scripts`), locked whether or
     not the file holds them yet. `lock_tables` are the tables a lock may hold, and how each
-    is read (`waiver.runners.LOCK_TABLES`).
+    is read: the runner's own, or every runner's (`waiver.runners.LOCK_TABLES`).
     """
 
     finder: HarnessFinder

@@ -173,6 +173,7 @@ class NodeRunner:
             globs,
             modules,
             lambda tree: node_harness(tree, self.harness_files, globs),
+            lock_tables=self.lock_tables,
         )
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:

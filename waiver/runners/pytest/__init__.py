@@ -51,7 +51,7 @@ class Pytest:
         return PYTEST_LOCK_TABLES
 
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
-        return Harness(PYTEST_FINDER, tuple(patterns), modules)
+        return Harness(PYTEST_FINDER, tuple(patterns), modules, lock_tables=self.lock_tables)
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return {}  # pytest's harness is the built-in one
