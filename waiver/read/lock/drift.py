@@ -23,16 +23,15 @@ from waiver.read.lock.committed import (
     committed_test_data,
     with_committed,
 )
+from waiver.read.lock.fixture_set import fixtures_folder, scan_fixtures
 from waiver.read.lock.lock_file import (
     MAX_LOCK_BYTES,
     FixtureState,
     LockEntry,
     build_lock_text,
-    fixtures_folder,
     hash_tree,
     lock_digest,
     parse_lock,
-    scan_fixtures,
 )
 from waiver.read.lock.unmatched import check_globs_match
 from waiver.read.policy.settings import Flags, PolicyFile, Settings, effective
