@@ -27,9 +27,9 @@ from sections import HARNESS, write_section
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent))
 
-from waiver.read.harness.named import Harness  # noqa: E402
-from waiver.read.harness.resolve import harness_in_tree  # noqa: E402
+from waiver.read.harness.named import Harness, harness_in_tree  # noqa: E402
 from waiver.read.trusted.ignored import ignored_folders  # noqa: E402
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER  # noqa: E402
 
 
 def write_tree(root: Path, names: int) -> None:
@@ -45,7 +45,7 @@ def write_tree(root: Path, names: int) -> None:
 def resolve_seconds(root: Path) -> tuple[float, int]:
     start = time.perf_counter()
     # The folders the lock skips are found first, as `waiver lock` finds them.
-    found = harness_in_tree(str(root), Harness(), ignored_folders(str(root), None))
+    found = harness_in_tree(str(root), Harness(PYTEST_FINDER), ignored_folders(str(root), None))
     return time.perf_counter() - start, len(found)
 
 

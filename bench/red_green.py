@@ -58,12 +58,13 @@ for number in range(1, count + 1):
 SETUP_SCRIPT = """\
 import sys, tempfile
 from waiver.read.harness.named import Harness
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
 from waiver.replay.red_green_tree import lay_out, link_installs
 from waiver.read.trusted.git import GitRevision
 modules = frozenset(test_id.partition("::")[0] for test_id in sys.argv[2:])
 committed = GitRevision(".", sys.argv[1]).committed()
 with tempfile.TemporaryDirectory() as folder:
-    lay_out(committed, modules, folder, Harness())
+    lay_out(committed, modules, folder, Harness(PYTEST_FINDER))
     link_installs(committed, ".", folder)
 """
 LABELS = {

@@ -85,6 +85,8 @@ def report_policy(config: Mapping[str, Any], shipped: Mapping[str, Any]) -> dict
         if key.section is not None:
             continue
         shape = report_type(config["properties"][policy_field.name], config["$defs"])
+        if key.report is not None:
+            shape = dict(key.report)
         if policy_field.default is None:
             shape["type"] = [shape["type"], "null"]
         properties[policy_field.name] = shape

@@ -18,9 +18,10 @@ from helpers.junit_support import PASSING_PROPERTIES, case, junit
 from waiver.cli import main
 from waiver.model import TestClass
 from waiver.read.harness.named import Harness
-from waiver.read.harness.resolve import resolve_harness
 from waiver.read.policy.settings import Flags, effective
 from waiver.read.trusted.trees import DiskTree
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
+from waiver.runners.pytest.harness.resolve import resolve_harness
 from waiver.write.report.report import policy_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,7 +62,7 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
 
 def resolved(root: Path, harness: Harness | None = None) -> list[str]:
     """The harness the resolver finds in the work tree at `root`."""
-    return resolve_harness(DiskTree(str(root)), harness or Harness())
+    return resolve_harness(DiskTree(str(root)), harness or Harness(PYTEST_FINDER))
 
 
 def load_report(path: Path) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Every runner the registry holds (`waiver.runners.RUNNERS`) answers the runner interface
 under the name the policy gives it (`waiver.decide.policy.RunnerName`), and every place that
 lists the runners takes the list from there: the policy's `runner:` key and its schema, the
-report's `policy.runner`, and the lock's `package.json` keys."""
+report's `policy.runner`, and the tables a lock may hold."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 
 from helpers.support import write_tree
 from waiver.decide.policy import DEFAULT_RUNNER, RUNNER_NAMES, Policy, policy_key
-from waiver.read.lock.lock_file import RUNNER_PACKAGE_KEYS
+from waiver.read.lock.lock_file import parse_lock
 from waiver.read.trusted.trees import DiskTree
-from waiver.runners import NODE_RUNNERS, RUNNERS, runner_named
+from waiver.runners import LOCK_TABLES, RUNNERS, policy_harness, runner_named
 from waiver.write.report.report_types import PolicyJson
 
 
@@ -33,9 +33,23 @@ def test_the_policy_and_the_report_take_the_names_from_the_registry() -> None:
     assert get_args(get_type_hints(PolicyJson)["runner"]) == RUNNER_NAMES
 
 
-def test_the_lock_reads_as_tables_the_package_keys_of_every_javascript_runner() -> None:
-    keys = {key for runner in NODE_RUNNERS.values() for key in runner.harness_files.package_keys}
-    assert set(RUNNER_PACKAGE_KEYS) == keys
+@pytest.mark.parametrize("name", RUNNER_NAMES)
+def test_a_lock_read_under_any_runner_holds_every_runner_s_tables(name: str) -> None:
+    harness = policy_harness(Policy(runner=name), frozenset())
+    assert harness.lock_tables == LOCK_TABLES
+    for runner in RUNNERS.values():
+        declared = runner.lock_tables
+        for table in sorted(declared.toml | declared.package_keys | declared.jsonc):
+            line = f"# [{table}] {'0' * 64}  a/file\n"
+            assert parse_lock(line.encode(), "fixture.lock", harness.lock_tables)[0].table == table
+
+
+def test_every_runner_locks_pytest_s_tables_and_a_javascript_runner_its_package_keys() -> None:
+    pytest_tables = runner_named("pytest").lock_tables
+    assert "tool.pytest" in pytest_tables.toml
+    assert all(pytest_tables.toml <= runner.lock_tables.toml for runner in RUNNERS.values())
+    assert {"jest", "jest-junit", "babel"} <= runner_named("jest").lock_tables.package_keys
+    assert "mocha" in runner_named("mocha").lock_tables.package_keys
 
 
 @pytest.mark.parametrize("name", RUNNER_NAMES)

@@ -33,8 +33,9 @@ class Key:
 
     `schema` is the value's JSON Schema in waiver.yml (its `$ref`s name the `$defs` of
     waiver/schemas/waiver-config.schema.json); the value's schema in the report's `policy`
-    object is the same types without their bounds, and null where the default is None.
-    tests/test_policy_keys.py holds both schema files to this declaration.
+    object is the same types without their bounds, and null where the default is None, or
+    `report` where that is given. tests/test_policy_keys.py holds both schema files to
+    this declaration.
     """
 
     description: str
@@ -44,6 +45,7 @@ class Key:
     # The field's value from the YAML value, which the schema has checked; by default
     # each list becomes a tuple.
     read: Callable[[Any], object] | None = None
+    report: Mapping[str, object] | None = None
 
     def name(self, field_name: str) -> str:
         """The key's path in waiver.yml, as errors and the report's `sources` name it."""
@@ -200,6 +202,9 @@ class Policy:
         "test harness, how a report's testcase becomes a test id, and how a test's definition "
         "is compared.",
         {"enum": list(RUNNER_NAMES)},
+        # A report names the runner it ran; which names a policy may give is the policy
+        # file's schema to say, so that a new runner changes no report's shape.
+        report={"type": "string"},
     )
     # What an approval needs to admit a new or edited test: `red_green` (`waiver.gate.red_green_evidence`).
     review_requires: tuple[Literal["red_green"], ...] = _key(

@@ -77,7 +77,8 @@ def fixture_update(committed: Committed, fixtures: Fixtures, lock: str, root: st
         return False
     try:
         data = committed.head.read(relative, MAX_LOCK_BYTES)
-        entries = parse_lock(data, relative) if data is not None else None
+        tables = fixtures.locked_set.harness.lock_tables
+        entries = parse_lock(data, relative, tables) if data is not None else None
     except InputError:
         return False
     return entries is not None and lock_digest(entries) == lock_digest(fixtures.state.tree)

@@ -2,15 +2,18 @@
 (`waiver.runners.base.Runner`): pytest, jest, vitest and mocha, with what the JavaScript
 runners share in `waiver.runners.node`. The policy file names the runner (`runner:`,
 default pytest, among `waiver.decide.policy.RUNNER_NAMES`); `RUNNERS` holds each under that
-name, and the harness of the one a policy names."""
+name; the harness of the one a policy names, and the tables every runner's lock may hold
+(`LOCK_TABLES`), are handed from here to the readers and writers below the runners."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
+from functools import reduce
 
 from waiver.decide.policy import Policy
 from waiver.read.harness.named import Harness
-from waiver.read.lock.lock_file import script_tables
+from waiver.read.lock.lock_file import LockTables, script_tables
 from waiver.runners.base import Runner
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
@@ -23,6 +26,9 @@ RUNNERS: dict[str, Runner] = {runner.name: runner for runner in (PYTEST, JEST, V
 NODE_RUNNERS: dict[str, NodeRunner] = {
     name: runner for name, runner in RUNNERS.items() if isinstance(runner, NodeRunner)
 }
+# Every runner's tables: a lock stays readable when the policy names another runner than
+# the one it was written for.
+LOCK_TABLES: LockTables = reduce(operator.or_, (runner.lock_tables for runner in RUNNERS.values()))
 
 
 def runner_named(name: str) -> Runner:
@@ -32,6 +38,7 @@ def runner_named(name: str) -> Runner:
 
 def policy_harness(policy: Policy, modules: frozenset[str]) -> Harness:
     """The harness of the runner the policy names, with its `harness:` globs, the
-    property-suite `modules`, and the package scripts the test command runs by name."""
+    property-suite `modules`, the package scripts the test command runs by name, and the
+    tables a lock may hold (`LOCK_TABLES`)."""
     harness = runner_named(policy.runner).harness(policy.harness, modules)
-    return replace(harness, tables=script_tables(policy.package_scripts))
+    return replace(harness, tables=script_tables(policy.package_scripts), lock_tables=LOCK_TABLES)

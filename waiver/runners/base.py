@@ -16,6 +16,7 @@ from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import TestIdRule
+from waiver.read.lock.lock_file import LockTables
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
@@ -26,6 +27,11 @@ class Runner(Protocol):
     @property
     def name(self) -> str:
         """The runner's name, as the policy file's `runner:` key spells it."""
+
+    @property
+    def lock_tables(self) -> LockTables:
+        """The tables of a file its harness locks each on a line of its own, and how each
+        is read (`LockTables`): pytest's, which every runner's lock holds, and its own."""
 
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
         """Which files of a tree are its harness: the built-in names and what they load, the

@@ -25,6 +25,7 @@ from waiver.errors import UsageError
 from waiver.read.harness.named import Harness
 from waiver.replay.red_green_tree import laid_files, lay_out, link_installs
 from waiver.runners import runner_named
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
 
 
 def red_green(work: Path, base: str, *tests: str, count: int = 2) -> dict[str, Any]:
@@ -148,7 +149,10 @@ def test_the_runner_s_harness_stays_the_base_s_in_the_laid_out_tree(tmp_path: Pa
     jest = runner_named("jest").harness((), frozenset())
     assert laid_files(committed, modules, jest) == ["test/new.test.js"]
     # pytest's harness knows nothing of jest's files: the setup file is test code there.
-    assert laid_files(committed, modules, Harness()) == ["test/new.test.js", "test/setup.js"]
+    assert laid_files(committed, modules, Harness(PYTEST_FINDER)) == [
+        "test/new.test.js",
+        "test/setup.js",
+    ]
 
 
 def test_the_work_tree_s_installs_are_linked_beside_the_base_s_package_files(
@@ -174,7 +178,7 @@ def test_the_work_tree_s_installs_are_linked_beside_the_base_s_package_files(
     })  # fmt: skip
     folder = tmp_path / "scratch"
     folder.mkdir()
-    lay_out(committed, frozenset(), str(folder), Harness())
+    lay_out(committed, frozenset(), str(folder), Harness(PYTEST_FINDER))
     linked = link_installs(committed, str(root), str(folder))
     assert linked == ["node_modules", "packages/a/node_modules"]
     tracked = folder / "node_modules" / "left-pad" / "index.js"

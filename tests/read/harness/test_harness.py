@@ -35,6 +35,7 @@ from helpers.support import (
 from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.lock.lock_file import LockEntry, format_lock, parse_lock, table_digest
+from waiver.runners import LOCK_TABLES
 from waiver.write.summary.summary import render_summary
 
 COMMITTED = [
@@ -223,10 +224,10 @@ def test_a_table_line_round_trips_and_other_comment_lines_are_refused() -> None:
         f"# [tool.pytest] {'1' * 64}  pyproject.toml\n"
         f"# [tool.pytest] \\{'2' * 64}  sub/odd\\nname/pyproject.toml\n"
     )
-    assert set(parse_lock(text.encode(), "lock")) == set(entries)
+    assert set(parse_lock(text.encode(), "lock", LOCK_TABLES)) == set(entries)
     for line in ("# a comment", f"# [project] {'1' * 64}  pyproject.toml"):
         with pytest.raises(InputError, match="line 1: a line starting with '#' must be a table"):
-            parse_lock(f"{line}\n".encode(), "lock")
+            parse_lock(f"{line}\n".encode(), "lock", LOCK_TABLES)
 
 
 PYTEST_TABLE = '[tool.pytest.ini_options]\naddopts = "-q"\ntestpaths = ["tests"]\n'
@@ -248,9 +249,9 @@ def test_the_pytest_table_digest_follows_what_pytest_reads(
     tmp_path: Path, other: str, same: bool | None
 ) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n' + PYTEST_TABLE)
-    before = table_digest(str(tmp_path), "pyproject.toml", "tool.pytest")
+    before = table_digest(str(tmp_path), "pyproject.toml", "tool.pytest", LOCK_TABLES)
     (tmp_path / "pyproject.toml").write_text(other)
-    after = table_digest(str(tmp_path), "pyproject.toml", "tool.pytest")
+    after = table_digest(str(tmp_path), "pyproject.toml", "tool.pytest", LOCK_TABLES)
     assert before is not None
     if same is None:
         assert after is None
@@ -261,7 +262,7 @@ def test_the_pytest_table_digest_follows_what_pytest_reads(
 def test_a_pyproject_that_is_not_toml_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.pytest\n")
     with pytest.raises(InputError, match=r"^pyproject\.toml: not valid TOML"):
-        table_digest(str(tmp_path), "pyproject.toml", "tool.pytest")
+        table_digest(str(tmp_path), "pyproject.toml", "tool.pytest", LOCK_TABLES)
 
 
 # --- the gate on a small repository --------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.lock.lock_file import LockEntry, format_lock, lock_digest, parse_lock
+from waiver.runners import LOCK_TABLES
 
 DIGEST = "0" * 64
 
@@ -43,7 +44,7 @@ def test_lock_from_find_sort_xargs_sha256sum_is_read(tmp_path: Path) -> None:
         "find fixtures -type f -name '*.json' -print0 | sort -z | xargs -0 sha256sum",
         shell=True, cwd=tmp_path, capture_output=True, check=True,
     ).stdout  # fmt: skip
-    entries = parse_lock(written, "fixture.lock")
+    entries = parse_lock(written, "fixture.lock", LOCK_TABLES)
     assert sorted(entry.path for entry in entries) == [
         "fixtures/a.json",
         "fixtures/back\\slash.json",
@@ -51,13 +52,13 @@ def test_lock_from_find_sort_xargs_sha256sum_is_read(tmp_path: Path) -> None:
         "fixtures/new\nline.json",
     ]
     ours = format_lock(entries)
-    assert parse_lock(ours.encode(), "ours") == tuple(
+    assert parse_lock(ours.encode(), "ours", LOCK_TABLES) == tuple(
         sorted(entries, key=lambda e: e.path.encode())
     )
 
 
 def test_binary_mode_marker_is_accepted() -> None:
-    [entry] = parse_lock(f"{DIGEST} *fixtures/a.bin\n".encode(), "lock")
+    [entry] = parse_lock(f"{DIGEST} *fixtures/a.bin\n".encode(), "lock", LOCK_TABLES)
     assert entry == LockEntry("fixtures/a.bin", DIGEST)
 
 
@@ -84,7 +85,7 @@ def test_digest_ignores_line_order() -> None:
 )
 def test_malformed_lock_lines_are_input_errors(line: str, problem: str) -> None:
     with pytest.raises(InputError) as raised:
-        parse_lock(line.encode(), "fixture.lock")
+        parse_lock(line.encode(), "fixture.lock", LOCK_TABLES)
     assert problem in str(raised.value)
     assert raised.value.source.startswith("fixture.lock")
 
@@ -93,7 +94,7 @@ def test_escaped_newline_name_round_trips() -> None:
     entry = LockEntry("fixtures/new\nline\\x.json", DIGEST)
     text = format_lock([entry])
     assert text == f"\\{DIGEST}  fixtures/new\\nline\\\\x.json\n"
-    assert parse_lock(text.encode(), "lock") == (entry,)
+    assert parse_lock(text.encode(), "lock", LOCK_TABLES) == (entry,)
 
 
 def test_a_folder_no_pattern_reaches_is_not_entered_but_a_reachable_symlink_is_an_error(

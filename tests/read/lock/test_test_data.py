@@ -10,13 +10,14 @@ from dulwich.repo import Repo
 
 from helpers.change_support import commit_base, commit_change, fix_slugify, replay_and_gate
 from helpers.support import EMPTY, classes, git, write_tree
-from waiver.read.harness.collected import collection, is_data_file, suite_folders
 from waiver.read.harness.listing import walk
 from waiver.read.lock.committed import CommittedChange, committed_test_data
 from waiver.read.lock.lock_file import LockEntry
 from waiver.read.policy.policy_file import parse_policy
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import CommitTree, DiskTree
+from waiver.runners.pytest.harness.collected import collection, is_data_file, suite_folders
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
 
 
 @pytest.mark.parametrize(
@@ -101,7 +102,9 @@ def test_what_the_change_adds_or_edits_beside_the_tests_outside_the_lock(tmp_pat
         "docs/example.json": '{"x": 1}\n',  # not beside the tests
     }
     lock = [LockEntry("tests/locked.json", "0" * 64)]
-    found = committed_test_data(committed(tmp_path, change), lock, ["tests/snapshots/*"], set())
+    found = committed_test_data(
+        committed(tmp_path, change), lock, ["tests/snapshots/*"], set(), PYTEST_FINDER
+    )
     assert [(c.path, c.change) for c in found] == [
         ("tests/cases.json", "edited"),
         ("tests/new.csv", "added"),

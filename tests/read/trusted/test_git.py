@@ -20,6 +20,7 @@ from waiver.cli import main
 from waiver.errors import InputError
 from waiver.read.lock.lock_file import lock_digest, parse_lock
 from waiver.read.trusted.git import GitRevision
+from waiver.runners import LOCK_TABLES
 from waiver.write.summary.summary import render_summary
 
 COMMITTED = ["fixtures", "tests", "fixture.lock", "known-tests.txt", "slugify.py", "pytest.ini"]
@@ -52,7 +53,9 @@ def make_change(work: Path) -> None:
     assert main(["lock", "--root", str(work), "--fixtures", str(work / "fixtures"),
                  "--property-suite", str(work / "tests" / "properties"),
                  "--out", str(work / "fixture.lock")]) == 0  # fmt: skip
-    digest = lock_digest(parse_lock((work / "fixture.lock").read_bytes(), "fixture.lock"))
+    digest = lock_digest(
+        parse_lock((work / "fixture.lock").read_bytes(), "fixture.lock", LOCK_TABLES)
+    )
     (work / "freezes.json").write_text(json.dumps([freeze_for(ROUND_TRIP, digest)]))
 
 

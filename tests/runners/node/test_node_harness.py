@@ -12,11 +12,10 @@ import pytest
 
 from waiver.decide.policy import Policy
 from waiver.errors import InputError
-from waiver.read.harness.named import property_modules, suite_modules
-from waiver.read.harness.resolve import harness_pairs
+from waiver.read.harness.named import harness_pairs, property_modules, suite_modules
 from waiver.read.lock.lock_file import parse_lock, table_digest_of
 from waiver.read.trusted.trees import DiskTree
-from waiver.runners import policy_harness, runner_named
+from waiver.runners import LOCK_TABLES, policy_harness, runner_named
 from waiver.runners.jest import JEST
 from waiver.runners.mocha import MOCHA
 from waiver.runners.vitest import VITEST
@@ -132,11 +131,15 @@ def test_the_runner_keys_of_package_json_are_locked_each_on_its_own(tmp_path: Pa
         ("jest.setup.js", None),
     }
     assert ("package.json", "mocha") not in pairs
-    digest = table_digest_of(json.dumps(package).encode(), "package.json", "jest")
+    digest = table_digest_of(json.dumps(package).encode(), "package.json", "jest", LOCK_TABLES)
     bumped = {**package, "dependencies": {"left-pad": "1.3.0"}}
-    assert table_digest_of(json.dumps(bumped).encode(), "package.json", "jest") == digest
+    assert (
+        table_digest_of(json.dumps(bumped).encode(), "package.json", "jest", LOCK_TABLES) == digest
+    )
     edited = {**package, "jest": {"setupFiles": []}}
-    assert table_digest_of(json.dumps(edited).encode(), "package.json", "jest") != digest
+    assert (
+        table_digest_of(json.dumps(edited).encode(), "package.json", "jest", LOCK_TABLES) != digest
+    )
 
 
 def test_mock_folders_and_tracked_installs_are_harness(tmp_path: Path) -> None:
@@ -232,7 +235,7 @@ def test_the_package_scripts_the_policy_names_are_locked_with_their_pre_and_post
 
     def digest(scripts: dict[str, str], table: str) -> str | None:
         document = json.dumps({**package, "scripts": scripts}).encode()
-        return table_digest_of(document, "package.json", table)
+        return table_digest_of(document, "package.json", table, LOCK_TABLES)
 
     test = digest(package["scripts"], "scripts.test")
     assert test is not None
@@ -245,9 +248,11 @@ def test_the_package_scripts_the_policy_names_are_locked_with_their_pre_and_post
 
 def test_a_lock_line_of_a_package_script_reads_back() -> None:
     line = f"# [scripts.test:unit] {'a' * 64}  package.json\n"
-    assert parse_lock(line.encode(), "fixture.lock")[0].table == "scripts.test:unit"
+    assert parse_lock(line.encode(), "fixture.lock", LOCK_TABLES)[0].table == "scripts.test:unit"
     with pytest.raises(InputError, match="must be a table line"):
-        parse_lock(f"# [tool.other] {'a' * 64}  package.json\n".encode(), "fixture.lock")
+        parse_lock(
+            f"# [tool.other] {'a' * 64}  package.json\n".encode(), "fixture.lock", LOCK_TABLES
+        )
 
 
 SETUP_NAMING = {
@@ -297,9 +302,12 @@ def test_a_setup_file_s_import_of_the_library_and_tsconfig_s_include_name_no_har
         .replace('"strict": true', '"strict": false')
     )
     digest = table_digest_of(
-        files["tsconfig.json"].encode(), "tsconfig.json", "compilerOptions.paths"
+        files["tsconfig.json"].encode(), "tsconfig.json", "compilerOptions.paths", LOCK_TABLES
     )
-    assert table_digest_of(widened.encode(), "tsconfig.json", "compilerOptions.paths") == digest
+    assert (
+        table_digest_of(widened.encode(), "tsconfig.json", "compilerOptions.paths", LOCK_TABLES)
+        == digest
+    )
 
 
 def test_a_configuration_s_own_imports_beside_it_are_harness_its_library_s_are_not(

@@ -8,11 +8,11 @@ import pytest
 from dulwich.repo import Repo
 
 from helpers.support import git
-from waiver.read.harness.collected import collection, folders_above
 from waiver.read.harness.listing import walk
 from waiver.read.harness.reach_in import SHOWN, ReachIn, reach_in_blocker
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import CommitTree, DiskTree
+from waiver.runners.pytest.harness.collected import collection, folders_above
 from waiver.runners.pytest.python_reach import new_reach_ins, reaches
 
 

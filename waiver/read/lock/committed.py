@@ -17,11 +17,22 @@ from typing import Literal
 
 from waiver.errors import InputError
 from waiver.read.harness.bytecode import committed_bytecode
-from waiver.read.harness.collected import collection, is_data_file, suite_folders
-from waiver.read.harness.listing import name_of, walk
-from waiver.read.harness.named import Harness, glob_names
-from waiver.read.harness.resolve import MAX_MODULE_BYTES, harness_pairs
-from waiver.read.lock.lock_file import Drift, DriftKind, FixtureState, LockEntry, table_digest_of
+from waiver.read.harness.listing import name_of
+from waiver.read.harness.named import (
+    MAX_MODULE_BYTES,
+    Harness,
+    HarnessFinder,
+    glob_names,
+    harness_pairs,
+)
+from waiver.read.lock.lock_file import (
+    Drift,
+    DriftKind,
+    FixtureState,
+    LockEntry,
+    LockTables,
+    table_digest_of,
+)
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 
@@ -43,13 +54,13 @@ class CommittedChange:
     digest: str | None  # the committed bytes' (or table's) sha256; None when deleted
 
 
-def digest_in(tree: FileTree, path: str, table: str | None) -> str | None:
+def digest_in(tree: FileTree, path: str, table: str | None, tables: LockTables) -> str | None:
     """A file's (or one table's) sha256 in a commit; None when it is absent."""
     data = tree.read(path, MAX_MODULE_BYTES)
     if data is None:
         return None
     if table is not None:
-        return table_digest_of(data, path, table)
+        return table_digest_of(data, path, table, tables)
     return hashlib.sha256(data).hexdigest()
 
 
@@ -58,7 +69,7 @@ def committed_changes(
 ) -> list[CommittedChange]:
     """The locked and harness files that differ between the trusted revision and the
     change's commit, by path, and the bytecode the change's commit adds or edits. Modules
-    are read for `pytest_plugins` only where the two commits differ: an unchanged one is
+    are read for what they load only where the two commits differ: an unchanged one is
     locked already, or changes nothing."""
     if not committed.changed:
         return []
@@ -74,8 +85,8 @@ def committed_changes(
     for path, table in pairs:
         if not differs(path):
             continue
-        before = digest_in(committed.trusted, path, table)
-        after = digest_in(committed.head, path, table)
+        before = digest_in(committed.trusted, path, table, harness.lock_tables)
+        after = digest_in(committed.head, path, table, harness.lock_tables)
         if before == after:
             continue
         change: ChangeKind = "added" if before is None else "deleted" if after is None else "edited"
@@ -83,34 +94,36 @@ def committed_changes(
     listed = {change.path for change in found}
     for path, change in committed_bytecode(committed):
         if path not in listed:
-            found.append(CommittedChange(path, change, None, digest_in(committed.head, path, None)))
+            found.append(
+                CommittedChange(
+                    path, change, None, digest_in(committed.head, path, None, harness.lock_tables)
+                )
+            )
     return sorted(found, key=lambda c: (c.path, c.table or ""))
 
 
 def committed_test_data(
-    committed: Committed, lock: Sequence[LockEntry], unlocked: Sequence[str], listed: set[str]
+    committed: Committed,
+    lock: Sequence[LockEntry],
+    unlocked: Sequence[str],
+    listed: set[str],
+    finder: HarnessFinder,
 ) -> list[CommittedChange]:
     """The data files beside the tests that the change's commit adds or edits, outside the
     lock: what a test reads as its expected values is a fixture, whether or not a lock
-    names it. Beside the tests means under a folder of the trusted configuration's
-    `testpaths`, or the top folder of its test modules (`waiver.read.harness.collected`);
-    a data file is any file but Python's, documentation and git's; `unlocked` are the
-    policy's `unlocked_data` globs, which a change may add or edit."""
+    names it. Which files are data beside the tests is the runner's to say, by the trusted
+    configuration (`HarnessFinder.test_data`); `unlocked` are the policy's `unlocked_data`
+    globs, which a change may add or edit."""
     locked = {entry.path for entry in lock}
     candidates = [
         path
         for path in sorted(committed.changed)
         if path not in locked
         and path not in listed
-        and is_data_file(path)
         and not any(glob_names(glob, path, name_of(path)) for glob in unlocked)
     ]
-    if not candidates:
-        return []
-    listing = walk(committed.trusted)
-    folders = suite_folders(collection(committed.trusted, listing.folders), listing)
     found = []
-    for path in filter(folders.holds, candidates):
+    for path in finder.test_data(committed.trusted, candidates):
         before, after = _data_digest(committed.trusted, path), _data_digest(committed.head, path)
         if after is not None and before != after:
             added: ChangeKind = "added" if before is None else "edited"

@@ -15,8 +15,7 @@ from typing import Literal
 
 from waiver.decide.policy import Policy
 from waiver.read.harness.bytecode import is_bytecode
-from waiver.read.harness.named import Harness, Pair, Why, suite_modules
-from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.harness.named import Harness, Pair, Why, harness_in_tree, suite_modules
 from waiver.read.lock.bindings import FixtureBindings, check_binding_patterns
 from waiver.read.lock.committed import (
     CommittedChange,
@@ -24,16 +23,15 @@ from waiver.read.lock.committed import (
     committed_test_data,
     with_committed,
 )
+from waiver.read.lock.fixture_set import fixtures_folder, scan_fixtures
 from waiver.read.lock.lock_file import (
     MAX_LOCK_BYTES,
     FixtureState,
     LockEntry,
     build_lock_text,
-    fixtures_folder,
     hash_tree,
     lock_digest,
     parse_lock,
-    scan_fixtures,
 )
 from waiver.read.lock.unmatched import check_globs_match
 from waiver.read.policy.settings import Flags, PolicyFile, Settings, effective
@@ -111,10 +109,10 @@ def read_fixtures(
     `modules` are the property-suite modules the property report names: they must be
     locked like any other harness file.
     """
-    lock = parse_lock(protected.read(paths.lock, MAX_LOCK_BYTES), paths.lock)
+    harness = harness_of(settings.policy, modules)
+    lock = parse_lock(protected.read(paths.lock, MAX_LOCK_BYTES), paths.lock, harness.lock_tables)
     if settings.config is not None:
         check_binding_patterns(settings.policy.bindings, lock, settings.config)
-    harness = harness_of(settings.policy, modules)
     folder = fixtures_folder(paths.root, paths.fixtures) if settings.fixture_set else None
     locked_set = LockedSet(folder, harness)
     skipped = ignored_folders(paths.root, protected.revision)
@@ -136,10 +134,13 @@ def read_fixtures(
     changes = [] if committed is None else committed_changes(committed, harness, lock)
     if committed is not None:
         listed = {change.path for change in changes}
-        data = committed_test_data(committed, lock, settings.policy.unlocked_data, listed)
+        unlocked = settings.policy.unlocked_data
+        data = committed_test_data(committed, lock, unlocked, listed, harness.finder)
         changes = sorted([*changes, *data], key=lambda c: (c.path, c.table or ""))
         locked_set = replace(locked_set, test_data=frozenset(change.path for change in data))
-    state = with_committed(hash_tree(paths.root, lock, found, paths.lock), lock, changes)
+    state = with_committed(
+        hash_tree(paths.root, lock, found, paths.lock, harness.lock_tables), lock, changes
+    )
     bound = FixtureBindings(settings.policy.bindings, lock, state.tree, locked_set.shared)
     return Fixtures(
         lock, state, lock_digest(lock), lock_digest(state.tree), bound, locked_set, tuple(changes)
@@ -170,10 +171,10 @@ def lock_text(
         module for suite in property_suites for module in suite_modules(root, suite)
     )
     skipped = ignored_folders(root, None)
-    harness = harness_in_tree(root, harness_of(settings.policy, modules), skipped)
+    harness = harness_of(settings.policy, modules)
+    pairs = harness_in_tree(root, harness, skipped)
     folder = fixtures_folder(root, fixtures) if settings.fixture_set else None
     found = [] if folder is None else scan_fixtures(root, folder, settings.policy.fixtures, skipped)
-    check_globs_match(settings, folder, found, [path for path, _ in harness])
-    return LockText(
-        build_lock_text(root, None if folder is None else fixtures, found, harness), harness
-    )
+    check_globs_match(settings, folder, found, [path for path, _ in pairs])
+    named = None if folder is None else fixtures
+    return LockText(build_lock_text(root, named, found, pairs, harness.lock_tables), pairs)

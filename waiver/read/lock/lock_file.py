@@ -3,9 +3,10 @@ test harness.
 
 Lock text is read strictly and never handed to `sha256sum -c`, which would follow
 `../` paths. File bytes are hashed as stored, through `open_beneath`. One table of a file
-(pytest's tables of `pyproject.toml`: `[tool.pytest]` and the pytest11 entry points, such
-as `[project.entry-points.pytest11]`) is locked on its own, on a line that `sha256sum` reads
-as a comment: `# [tool.pytest] <sha256>  pyproject.toml`.
+(pytest's tables of `pyproject.toml`, a runner's key of `package.json`) is locked on its
+own, on a line that `sha256sum` reads as a comment: `# [tool.pytest] <sha256>
+pyproject.toml`. Which tables a lock may hold, and how each is read, the runners declare
+(`LockTables`).
 """
 
 from __future__ import annotations
@@ -13,18 +14,13 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from pathlib import Path
 from typing import Literal
 
 from waiver.errors import InputError
-from waiver.read.policy.globs import path_glob
-from waiver.read.trusted.trees import check_name, scan_error
 from waiver.read.untrusted.bounded import MAX_TOML_BYTES, read_json, read_toml
 from waiver.read.untrusted.files import open_beneath, read_chunks, split_relative
 from waiver.read.untrusted.jsonc import read_jsonc
@@ -33,35 +29,7 @@ LOCK_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)", re.DOTALL)
 # A table line: `sha256sum -c` skips lines that start with `#`, so a lock holding them
 # still checks every whole file. The `\` that marks an escaped path goes before the digest.
 TABLE_LINE = re.compile(r"# \[([A-Za-z0-9_.:-]+)\] (\\?)([0-9a-f]{64})  (.+)", re.DOTALL)
-PYTEST_TABLE = "tool.pytest"
-ENTRY_POINTS_TABLE = "project.entry-points.pytest11"
-# The pytest11 entry points of each build backend's own table, which the documented install
-# step (`pip install -e .`) installs and pytest then loads by itself: PEP 621, poetry, flit.
-ENTRY_POINTS_TABLES = (
-    ENTRY_POINTS_TABLE,
-    "tool.poetry.plugins.pytest11",
-    "tool.flit.entrypoints.pytest11",
-)
-# The keys of a `package.json` that configure a JavaScript test runner or what it loads,
-# each locked on its own like a table: `# [jest] <sha256>  package.json`. Every runner's
-# package names its own (`NodeRunnerFiles.package_keys`); a lock is read below the runners,
-# so the union is written here, and tests/runners/test_runner_registry.py holds it to them.
 PACKAGE_JSON = "package.json"
-RUNNER_PACKAGE_KEYS = ("jest", "mocha", "babel", "jest-junit")
-# What of a TypeScript configuration (`tsconfig.json`, JSON with comments) decides where a
-# module is loaded from, each locked on its own like a table: `include`, `files` and
-# `exclude` only name the sources, and the other compiler options how they compile.
-TSCONFIG_TABLES = (
-    "extends",
-    "compilerOptions.paths",
-    "compilerOptions.baseUrl",
-    "compilerOptions.types",
-    "compilerOptions.plugins",
-    "compilerOptions.rootDirs",
-)
-LOCKED_TABLES = frozenset(
-    {PYTEST_TABLE, *ENTRY_POINTS_TABLES, *RUNNER_PACKAGE_KEYS, *TSCONFIG_TABLES}
-)
 # A package script the test command runs by name (the policy's `package_scripts`), locked
 # with its `pre` and `post` scripts: `# [scripts.test] <sha256>  package.json`.
 SCRIPTS = "scripts"
@@ -81,7 +49,6 @@ def script_tables(names: Iterable[str]) -> tuple[tuple[str, str], ...]:
     )
 
 
-WILDCARD = re.compile(r"[*?\[]")
 UNESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 MAX_LOCK_BYTES = 16 << 20
 RELATIVE_HINT = (
@@ -89,6 +56,36 @@ RELATIVE_HINT = (
     "'waiver lock --fixtures DIR', or from the root with "
     '"find fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixture.lock"'
 )
+
+
+@dataclass(frozen=True)
+class LockTables:
+    """The tables a lock may hold, each locked on a line of its own, by how the file is
+    read: tables of a TOML file (pytest's `tool.pytest`), top-level keys of a `package.json`
+    (`jest`), and tables of JSON with comments (a TypeScript configuration's
+    `compilerOptions.paths`). Each runner declares its own (`Runner.lock_tables`) and the
+    registry joins them (`waiver.runners.LOCK_TABLES`); the lock is read below the runners,
+    so they come in with the harness (`Harness.lock_tables`). The package scripts a policy
+    names (`scripts.NAME`, `script_tables`) are every lock's."""
+
+    toml: frozenset[str] = frozenset()
+    package_keys: frozenset[str] = frozenset()
+    jsonc: frozenset[str] = frozenset()
+
+    def __or__(self, other: LockTables) -> LockTables:
+        return LockTables(
+            self.toml | other.toml,
+            self.package_keys | other.package_keys,
+            self.jsonc | other.jsonc,
+        )
+
+    def holds(self, table: str) -> bool:
+        """Whether a lock may hold `table` on a line of its own."""
+        named = table in self.toml or table in self.package_keys or table in self.jsonc
+        return named or SCRIPT_TABLE.fullmatch(table) is not None
+
+
+NO_TABLES = LockTables()
 
 
 @dataclass(frozen=True)
@@ -130,7 +127,8 @@ def _unescape(text: str, source: str, number: int) -> str:
     return "".join(out)
 
 
-def parse_lock(data: bytes, source: str) -> tuple[LockEntry, ...]:
+def parse_lock(data: bytes, source: str, tables: LockTables) -> tuple[LockEntry, ...]:
+    """The entries of a lock, read strictly; a table line must name one of `tables`."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -144,10 +142,7 @@ def parse_lock(data: bytes, source: str) -> tuple[LockEntry, ...]:
         table = None
         if line.startswith("#"):
             table_match = TABLE_LINE.fullmatch(line)
-            known = table_match is not None and (
-                table_match[1] in LOCKED_TABLES or SCRIPT_TABLE.fullmatch(table_match[1])
-            )
-            if table_match is None or not known:
+            if table_match is None or not tables.holds(table_match[1]):
                 raise InputError(
                     source,
                     f"line {number}: a line starting with '#' must be a table line "
@@ -229,15 +224,15 @@ def _toml_value(value: object) -> str:
     raise TypeError(type(value).__name__)
 
 
-def table_digest(root: str, path: str, table: str) -> str | None:
+def table_digest(root: str, path: str, table: str, tables: LockTables) -> str | None:
     """The sha256 of one table of a TOML file, or None when the file or the table is absent."""
     fd = open_beneath(root, path, path)
     if fd is None:
         return None
-    return table_digest_of(b"".join(read_chunks(fd, MAX_TOML_BYTES, path)), path, table)
+    return table_digest_of(b"".join(read_chunks(fd, MAX_TOML_BYTES, path)), path, table, tables)
 
 
-def table_digest_of(data: bytes, path: str, table: str) -> str | None:
+def table_digest_of(data: bytes, path: str, table: str, tables: LockTables) -> str | None:
     """The sha256 of one table of the TOML text `data` (or one key of a `package.json`, or
     one of a TypeScript configuration's), or None when the table is absent.
 
@@ -245,13 +240,13 @@ def table_digest_of(data: bytes, path: str, table: str) -> str | None:
     so that an edit elsewhere in the file (a dependency bump) leaves it as it was, while
     any value pytest would see, however it is spelled, changes it.
     """
-    if path.rpartition("/")[2] == PACKAGE_JSON and table in RUNNER_PACKAGE_KEYS:
+    if path.rpartition("/")[2] == PACKAGE_JSON and table in tables.package_keys:
         return _key_digest(read_json(data, path), table)
     if path.rpartition("/")[2] == PACKAGE_JSON and SCRIPT_TABLE.fullmatch(table):
         scripts = read_json(data, path)
         scripts = scripts.get(SCRIPTS) if isinstance(scripts, dict) else None
         return _key_digest(scripts, table[len(SCRIPTS) + 1 :])
-    value: object = read_jsonc(data, path) if table in TSCONFIG_TABLES else read_toml(data, path)
+    value: object = read_jsonc(data, path) if table in tables.jsonc else read_toml(data, path)
     for key in table.split("."):
         value = value.get(key) if isinstance(value, dict) else None
     if value is None:
@@ -270,87 +265,14 @@ def _key_digest(document: object, key: str) -> str | None:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def hash_entry(root: str, path: str, table: str | None, source: str) -> str | None:
-    """A locked file's digest as it is now, or its table's; None when it is absent."""
+def hash_entry(
+    root: str, path: str, table: str | None, source: str, tables: LockTables
+) -> str | None:
+    """A locked file's digest as it is now, or its table's (read as `tables` say); None
+    when it is absent."""
     if table is None:
         return hash_fixture(root, path, source)
-    return table_digest(root, path, table)
-
-
-def fixtures_folder(root: str, fixtures: str) -> str:
-    """The fixtures folder as a path relative to the repository root."""
-    root_path = Path(root).resolve()
-    candidate = Path(fixtures)
-    if candidate.is_symlink():
-        raise InputError(fixtures, "the fixtures folder is a symlink")
-    if not candidate.is_dir():
-        raise InputError(fixtures, "the fixtures folder does not exist")
-    resolved = candidate.resolve()
-    if not resolved.is_relative_to(root_path):
-        raise InputError(fixtures, f"the fixtures folder is outside the repository root {root}")
-    relative = resolved.relative_to(root_path).as_posix()
-    return "" if relative == "." else relative
-
-
-def fixture_glob_matches(pattern: str, inner: str) -> bool:
-    """Whether a fixture glob matches a path inside the fixtures folder."""
-    return fnmatchcase(inner, path_glob(pattern))
-
-
-def _reachable(inner: str, patterns: Sequence[str]) -> bool:
-    """Whether a path inside the folder `inner` (relative to the fixtures folder) can match a
-    pattern: the pattern's text before its first wildcard and the folder agree."""
-    folder = inner + "/"
-    for pattern in patterns:
-        prefix = WILDCARD.split(path_glob(pattern), maxsplit=1)[0]
-        if prefix.startswith(folder) or folder.startswith(prefix):
-            return True
-    return not patterns
-
-
-def scan_fixtures(
-    root: str, folder: str, patterns: Sequence[str], skipped: Callable[[str], bool]
-) -> list[str]:
-    """Every fixture file under `folder` whose folder-relative path matches a pattern.
-
-    Symlinks and special files in the set are input errors: a fixture must be bytes
-    in the repository, not a pointer to something the gate would have to trust. A folder
-    no pattern can reach (a virtualenv beside `tests/data/*`, say) holds no fixture, so it
-    is not entered, and a symlink to a folder there is no error; nor is a folder that
-    `skipped` names (one git ignores, `waiver.read.trusted.ignored`), or anything in it.
-    """
-    found: list[str] = []
-    pending = [folder]
-    while pending:
-        current = pending.pop()
-        try:
-            with os.scandir(os.path.join(root, current)) as scanned:
-                entries = list(scanned)
-        except OSError as error:
-            raise scan_error(current, error) from None
-        for entry in entries:
-            path = check_name(f"{current}/{entry.name}" if current else entry.name)
-            if entry.is_dir(follow_symlinks=False) and skipped(path):
-                continue
-            inner = path[len(folder) + 1 :] if folder else path
-            matches = not patterns or any(fixture_glob_matches(p, inner) for p in patterns)
-            if entry.is_symlink():
-                if matches or (entry.is_dir() and _reachable(inner, patterns)):
-                    raise InputError(
-                        path,
-                        "a symlink in the fixture set, which the lock cannot hold (it holds "
-                        "bytes, not what a link points to): replace it by a copy of its "
-                        "target, or leave it out of the policy's `fixtures:` globs",
-                    )
-            elif entry.is_dir(follow_symlinks=False):
-                if _reachable(inner, patterns):
-                    pending.append(path)
-            elif entry.is_file(follow_symlinks=False):
-                if matches:
-                    found.append(path)
-            elif matches:
-                raise InputError(path, "not a regular file in the fixture set")
-    return sorted(found)
+    return table_digest(root, path, table, tables)
 
 
 def hash_tree(
@@ -358,6 +280,7 @@ def hash_tree(
     lock: Sequence[LockEntry],
     locked_set: Iterable[tuple[str, str | None]],
     source: str,
+    tables: LockTables,
 ) -> FixtureState:
     """Hash the locked files, and the locked set (fixtures and harness, as `(path, table)`)
     as they are in the working tree."""
@@ -365,7 +288,7 @@ def hash_tree(
     tree: list[LockEntry] = []
     drift: list[Drift] = []
     for entry in lock:
-        digest = hash_entry(root, entry.path, entry.table, source)
+        digest = hash_entry(root, entry.path, entry.table, source, tables)
         if digest is None:
             drift.append(Drift(entry.path, "missing", entry.table))
             continue
@@ -374,7 +297,7 @@ def hash_tree(
             drift.append(Drift(entry.path, "changed", entry.table))
     for path, table in dict.fromkeys(locked_set):
         if (path, table) not in locked:
-            digest = hash_entry(root, path, table, source)
+            digest = hash_entry(root, path, table, source, tables)
             if digest is not None:
                 tree.append(LockEntry(path, digest, table))
                 drift.append(Drift(path, "not_in_lock", table))
@@ -386,6 +309,7 @@ def build_lock_text(
     fixtures: str | None,
     found: Sequence[str],
     harness: Iterable[tuple[str, str | None]],
+    tables: LockTables,
 ) -> str:
     """The lock of the fixture files found under the folder `fixtures` and of the harness
     files found (`(path, table)` pairs); of the harness alone when `fixtures` is None (the
@@ -394,7 +318,7 @@ def build_lock_text(
         raise InputError(fixtures, "no fixture files matched")
     entries = []
     for path, table in dict.fromkeys([*((path, None) for path in found), *harness]):
-        digest = hash_entry(root, path, table, path)
+        digest = hash_entry(root, path, table, path, tables)
         if digest is None and table is None:
             raise InputError(path, "vanished while the lock was written")
         if digest is not None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 
 from waiver.errors import InputError
 from waiver.read.harness.named import glob_names
-from waiver.read.lock.lock_file import fixture_glob_matches
+from waiver.read.lock.fixture_set import fixture_glob_matches
 from waiver.read.policy.settings import Settings
 
 HARNESS_HINT = (

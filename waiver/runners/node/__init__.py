@@ -20,6 +20,7 @@ from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import CaseId, TestIdRule
+from waiver.read.lock.lock_file import LockTables
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.installs import node_install_edits
@@ -33,6 +34,8 @@ from waiver.runners.node.node_test_tree import SpecKeys, node_test_tree
 from waiver.runners.pytest.diff import definition_diffs
 from waiver.runners.pytest.edited import edited_tests
 from waiver.runners.pytest.findings import edit_findings
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
+from waiver.runners.pytest.harness.plugin_options import PYTEST_LOCK_TABLES
 from waiver.runners.pytest.python_reach import new_reach_ins
 
 # How a runner reads one testcase, given where the report's `file` is in the repository
@@ -157,9 +160,21 @@ class NodeRunner:
     def name(self) -> str:
         return self.runner
 
+    @property
+    def lock_tables(self) -> LockTables:
+        """pytest's, which every runner's lock holds, and the runner's own."""
+        return PYTEST_LOCK_TABLES | self.harness_files.lock_tables()
+
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
+        """pytest's harness, which every runner's lock holds, and the runner's own."""
         globs = tuple(patterns)
-        return Harness(globs, modules, lambda tree: node_harness(tree, self.harness_files, globs))
+        return Harness(
+            PYTEST_FINDER,
+            globs,
+            modules,
+            lambda tree: node_harness(tree, self.harness_files, globs),
+            lock_tables=self.lock_tables,
+        )
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return node_harness(tree, self.harness_files)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from tree_sitter import Node
 
 from waiver.read.harness.listing import folder_of, join
-from waiver.read.harness.resolve import MAX_MODULE_BYTES
+from waiver.read.harness.named import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.node.js_each import each_rows, row_title

@@ -53,7 +53,7 @@ from fnmatch import fnmatchcase
 from waiver.errors import InputError
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
 from waiver.read.harness.named import Pair, Why, glob_names
-from waiver.read.lock.lock_file import PACKAGE_JSON, TSCONFIG_TABLES
+from waiver.read.lock.lock_file import PACKAGE_JSON, LockTables
 from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
 from waiver.read.untrusted.bounded import load_bounded_yaml, read_json
 from waiver.read.untrusted.jsonc import read_jsonc
@@ -116,6 +116,17 @@ SOURCE_KEYS = frozenset(
     | {"rootDirs", "typeRoots", "paths", "tsBuildInfoFile", "references"}
 )
 TEST_NAMES = (".test.", ".spec.")
+# What of a TypeScript configuration (`tsconfig.json`, JSON with comments) decides where a
+# module is loaded from, each locked on its own like a table: `include`, `files` and
+# `exclude` only name the sources, and the other compiler options how they compile.
+TSCONFIG_TABLES = (
+    "extends",
+    "compilerOptions.paths",
+    "compilerOptions.baseUrl",
+    "compilerOptions.types",
+    "compilerOptions.plugins",
+    "compilerOptions.rootDirs",
+)
 
 
 @dataclass(frozen=True)
@@ -129,6 +140,13 @@ class NodeRunnerFiles:
     names_runner: tuple[str, ...]
     package_keys: tuple[str, ...]
     mocks: bool  # whether `__mocks__` folders apply without configuration
+
+    def lock_tables(self) -> LockTables:
+        """The tables of its harness a lock holds on lines of their own: its `package.json`
+        keys, and what of a TypeScript configuration decides where modules load from."""
+        return LockTables(
+            package_keys=frozenset(self.package_keys), jsonc=frozenset(TSCONFIG_TABLES)
+        )
 
 
 def is_test_side(path: str) -> bool:

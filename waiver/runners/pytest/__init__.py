@@ -1,7 +1,7 @@
 """pytest behind the runner interface, and all else waiver knows of pytest alone.
 
-Its harness is the one `waiver.read.harness` resolves and every runner's lock holds
-(conftests, configuration files, plugin modules, shadowing modules: [the
+Its harness is the one `waiver.runners.pytest.harness` finds and every runner's lock
+holds (conftests, configuration files, plugin modules, shadowing modules: [the
 harness](../../../docs/harness.md)); its test tree is what its configuration collects and
 the test folders that hold it (`waiver.runners.pytest.pytest_tree`); its ids are the rule of
 `waiver.read.junit.testid`; its edited tests are compared by Python's syntax tree
@@ -20,6 +20,7 @@ from waiver.read.harness.named import Harness, Pair, Why
 from waiver.read.harness.reach_in import ReachIn
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.junit.testid import TestIdRule
+from waiver.read.lock.lock_file import LockTables
 from waiver.read.trusted.protected import Committed
 from waiver.read.trusted.trees import FileTree
 from waiver.runners.installs import python_install_edits
@@ -27,6 +28,8 @@ from waiver.runners.pytest.declared import declared_tests
 from waiver.runners.pytest.diff import definition_diffs
 from waiver.runners.pytest.edited import edited_tests
 from waiver.runners.pytest.findings import edit_findings
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
+from waiver.runners.pytest.harness.plugin_options import PYTEST_LOCK_TABLES
 from waiver.runners.pytest.pytest_tree import pytest_test_tree
 from waiver.runners.pytest.python_reach import new_reach_ins
 
@@ -43,8 +46,12 @@ class Pytest:
     def name(self) -> str:
         return "pytest"
 
+    @property
+    def lock_tables(self) -> LockTables:
+        return PYTEST_LOCK_TABLES
+
     def harness(self, patterns: Sequence[str], modules: frozenset[str]) -> Harness:
-        return Harness(tuple(patterns), modules)
+        return Harness(PYTEST_FINDER, tuple(patterns), modules, lock_tables=self.lock_tables)
 
     def files(self, tree: FileTree) -> Mapping[Pair, Why]:
         return {}  # pytest's harness is the built-in one

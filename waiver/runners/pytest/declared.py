@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from typing import TypeGuard
 
-from waiver.read.harness.resolve import MAX_MODULE_BYTES
+from waiver.read.harness.named import MAX_MODULE_BYTES
 from waiver.read.trusted.trees import FileTree
 
 MARKS = "pytestmark"

@@ -29,10 +29,10 @@ from collections.abc import Iterator
 
 from waiver.errors import InputError
 from waiver.read.harness.bytecode import is_bytecode
-from waiver.read.harness.collected import collection, folders_above
+from waiver.read.harness.named import MAX_MODULE_BYTES
 from waiver.read.harness.reach_in import ReachIn, new_lines
-from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
+from waiver.runners.pytest.harness.collected import collection, folders_above
 from waiver.runners.pytest.python_reach import read_module
 
 PROFILE_CALLS = {

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
-from waiver.read.harness.collected import CONFTEST, collection
 from waiver.read.harness.listing import Listing, name_of, walk
-from waiver.read.harness.resolve import TEST_MODULES
 from waiver.read.harness.test_tree import TestTree, in_folders, test_folders
 from waiver.read.trusted.trees import FileTree
+from waiver.runners.pytest.harness.collected import CONFTEST, TEST_MODULES, collection
 
 # Folders named as a project's tests are: one that holds a collected test file is a test
 # folder, with all it holds.
@@ -26,7 +25,7 @@ def _named_as_pytest_test(path: str) -> bool:
 
 def pytest_test_tree(tree: FileTree, listing: Listing | None = None) -> TestTree:
     """pytest's test tree in the base `tree`: the modules its configuration collects and
-    every conftest (`waiver.read.harness.collected`), and the test folders that hold
+    every conftest (`waiver.runners.pytest.harness.collected`), and the test folders that hold
     collected modules."""
     listing = listing or walk(tree)
     found = collection(tree, listing.folders)

@@ -7,7 +7,7 @@ inside the run; it can see the change's source name what only a test harness nee
 
 In every Python module the change's commit adds or edits that pytest does not collect as a
 test module or load as a conftest (by the trusted revision's `python_files`, `testpaths`
-and conftests, `waiver.read.harness.collected`; never by a folder's name), each line the
+and conftests, `waiver.runners.pytest.harness.collected`; never by a folder's name), each line the
 trusted revision's same file does not have that names the runner or its reporting is a
 reach-in: `pytest`, `_pytest`, `pluggy`, `hypothesis` (and names that start with them and
 `_`), `conftest`, anything with `junit` in it, `PYTEST_`, `HYPOTHESIS_` and `WAIVER_`
@@ -35,10 +35,10 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 
 from waiver.errors import InputError
-from waiver.read.harness.collected import collection, folders_above
+from waiver.read.harness.named import MAX_MODULE_BYTES
 from waiver.read.harness.reach_in import ReachIn, Reading, new_names
-from waiver.read.harness.resolve import MAX_MODULE_BYTES
 from waiver.read.trusted.protected import Committed
+from waiver.runners.pytest.harness.collected import collection, folders_above
 
 # Modules of the runner and its reporting: the name, or a name that starts with it and `_`.
 RUNNER_STEMS = ("pytest", "_pytest", "pluggy", "hypothesis", "_hypothesis", "conftest")

@@ -17,7 +17,7 @@ from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.harness.listing import walk
-from waiver.read.harness.resolve import MAX_MODULE_BYTES
+from waiver.read.harness.named import MAX_MODULE_BYTES
 from waiver.read.trusted.trees import CommitTree, FileTree
 
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})

@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from waiver.errors import InputError
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.listing import walk
-from waiver.read.harness.named import Harness
-from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.harness.named import Harness, harness_in_tree
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, hash_entry, parse_lock
 from waiver.read.trusted.git import GitRevision
 from waiver.read.trusted.ignored import ignored_folders
@@ -135,10 +134,11 @@ def remove_beneath(root: str, path: str) -> bool:
 def restore_locked_files(source: TrustedHarness) -> Restored:
     """Make the work tree's locked files and harness those of the trusted revision."""
     root, trusted, harness = source.root, source.trusted, source.harness
-    lock = parse_lock(trusted.read(source.lock, MAX_LOCK_BYTES), source.lock)
+    tables = harness.lock_tables
+    lock = parse_lock(trusted.read(source.lock, MAX_LOCK_BYTES), source.lock, tables)
     restored = Restored()
     for entry in lock:
-        if hash_entry(root, entry.path, entry.table, source.lock) == entry.digest:
+        if hash_entry(root, entry.path, entry.table, source.lock, tables) == entry.digest:
             continue
         data, executable = trusted.read_file(os.path.join(root, entry.path), MAX_RESTORED_BYTES)
         write_beneath(root, entry.path, data, executable)
@@ -147,8 +147,8 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
     for path, table in harness_in_tree(root, harness, ignored_folders(root, trusted.revision)):
         if (path, table) in locked or path in restored.written:
             continue
-        if table is not None and hash_entry(root, path, table, path) is None:
-            continue  # a pyproject.toml without a pytest table configures no test run
+        if table is not None and hash_entry(root, path, table, path, tables) is None:
+            continue  # a table the file does not hold configures nothing
         try:
             data, executable = trusted.read_file(os.path.join(root, path), MAX_RESTORED_BYTES)
         except InputError:
@@ -156,7 +156,7 @@ def restore_locked_files(source: TrustedHarness) -> Restored:
             if remove_beneath(root, path):
                 restored.removed.append(path)
             continue
-        if hash_entry(root, path, None, path) != hashlib.sha256(data).hexdigest():
+        if hash_entry(root, path, None, path, tables) != hashlib.sha256(data).hexdigest():
             write_beneath(root, path, data, executable)
             restored.written.append(path)
     restored.removed += remove_bytecode(root, {entry.path for entry in lock})

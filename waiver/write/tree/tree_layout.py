@@ -26,7 +26,7 @@ from dulwich.objects import Blob
 from waiver.errors import InputError
 from waiver.read.harness.bytecode import is_bytecode
 from waiver.read.harness.listing import walk
-from waiver.read.harness.resolve import harness_in_tree
+from waiver.read.harness.named import harness_in_tree
 from waiver.read.harness.test_tree import TestTree
 from waiver.read.lock.lock_file import MAX_LOCK_BYTES, parse_lock
 from waiver.read.trusted.ignored import ignored_folders
@@ -133,7 +133,8 @@ def keep(source: TrustedTests, plan: Plan) -> Kept:
     test tree, harness and lock, and where the base has one the tree lacks, that absence."""
     harness = source.harness
     root, trusted = harness.root, harness.trusted
-    lock = parse_lock(trusted.read(harness.lock, MAX_LOCK_BYTES), harness.lock)
+    text = trusted.read(harness.lock, MAX_LOCK_BYTES)
+    lock = parse_lock(text, harness.lock, harness.harness.lock_tables)
     paths = {*plan.write, *plan.remove, *(entry.path for entry in lock)}
     paths.update(path for path, _ in harness_in_tree(root, harness.harness, _disk(source).skipped))
     paths = {path for path in paths if not is_bytecode(path)}

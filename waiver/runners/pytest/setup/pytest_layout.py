@@ -25,9 +25,9 @@ from waiver.init.layout import (
     Layout,
     inside,
 )
-from waiver.read.harness.collected import is_data_file
 from waiver.read.trusted.ignored import ignored_folders
 from waiver.read.untrusted.bounded import read_toml_file
+from waiver.runners.pytest.harness.collected import is_data_file
 
 # The files pytest reads its configuration from, in the order it looks for them, with the
 # section that holds it (None: the whole file is pytest's).
@@ -193,7 +193,7 @@ def find_layout(root: str) -> Layout:
 
 
 def _data_files(root: str, folders: list[str]) -> list[str]:
-    """Every data file in `folders` (`waiver.read.harness.collected.is_data_file`)."""
+    """Every data file in `folders` (`waiver.runners.pytest.harness.collected.is_data_file`)."""
     found = []
     for folder in folders:
         for name in sorted(os.listdir(os.path.join(root, folder))):

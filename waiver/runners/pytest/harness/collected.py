@@ -22,13 +22,15 @@ from fnmatch import fnmatchcase
 
 from waiver.errors import InputError
 from waiver.read.harness.listing import Listing, name_of
-from waiver.read.harness.plugin_options import split_options
-from waiver.read.harness.resolve import TEST_MODULES
 from waiver.read.trusted.trees import FileTree
 from waiver.read.untrusted.bounded import read_toml
+from waiver.runners.pytest.harness.plugin_options import split_options
 
 CONFTEST = "conftest.py"
+PYPROJECT = "pyproject.toml"
 MAX_CONFIG_BYTES = 1 << 20
+# pytest's default `python_files`: the modules it collects, and reads `pytest_plugins` of.
+TEST_MODULES = ("test_*.py", "*_test.py")
 # Each name pytest reads its configuration from, in the order it takes them in one folder,
 # with the table or section that makes the file pytest's (None: the whole file is).
 CONFIGS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
@@ -36,10 +38,13 @@ CONFIGS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
     (".pytest.toml", ("pytest",)),
     ("pytest.ini", None),
     (".pytest.ini", None),
-    ("pyproject.toml", ("tool", "pytest")),
+    (PYPROJECT, ("tool", "pytest")),
     ("tox.ini", ("pytest",)),
     ("setup.cfg", ("tool:pytest",)),
 )
+# The files that are pytest's configuration whatever they hold; a `pyproject.toml` is
+# when it holds pytest's table.
+CONFIG_FILES = frozenset(name for name, _ in CONFIGS) - {PYPROJECT}
 
 
 @dataclass(frozen=True)

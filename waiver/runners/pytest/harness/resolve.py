@@ -14,7 +14,7 @@ the way Python's import system would find them. What is found is harness:
 - every module at an import root that the test process would import in place of another
   (one named like a standard-library module, a module pytest imports, or a distribution the
   project declares), and the package metadata and `.pth` files there
-  (`waiver.read.harness.shadows`).
+  (`waiver.runners.pytest.harness.shadows`).
 
 A name that resolves to no file in the repository is an installed plugin: not harness.
 The tree is listed once (`waiver.read.harness.listing`), and each plugin name is resolved
@@ -31,9 +31,12 @@ from posixpath import normpath
 
 from waiver.errors import InputError, InputErrors
 from waiver.read.harness.listing import Listing, folder_of, join, name_of, walk
-from waiver.read.harness.named import CONFIG_FILES, PYPROJECT, Harness, Pair, Why
-from waiver.read.harness.plugin_names import PluginList, module_plugins, star_exports
-from waiver.read.harness.plugin_options import (
+from waiver.read.harness.named import MAX_MODULE_BYTES, SUITE_WHY, Harness, Why
+from waiver.read.trusted.trees import FILE, LINK, FileTree, check_name
+from waiver.read.untrusted.bounded import MAX_TOML_BYTES, read_toml
+from waiver.runners.pytest.harness.collected import CONFIG_FILES, CONFTEST, PYPROJECT, TEST_MODULES
+from waiver.runners.pytest.harness.plugin_names import PluginList, module_plugins, star_exports
+from waiver.runners.pytest.harness.plugin_options import (
     MODULE_NAME,
     entry_modules,
     entry_point_modules,
@@ -43,7 +46,7 @@ from waiver.read.harness.plugin_options import (
     split_options,
     toml_values,
 )
-from waiver.read.harness.shadows import (
+from waiver.runners.pytest.harness.shadows import (
     METADATA_FILES,
     METADATA_FOLDERS,
     declared_modules,
@@ -52,14 +55,7 @@ from waiver.read.harness.shadows import (
     shadowed_names,
     top_level_name,
 )
-from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES, PYTEST_TABLE
-from waiver.read.trusted.trees import FILE, LINK, DiskTree, FileTree, check_name
-from waiver.read.untrusted.bounded import MAX_TOML_BYTES, read_toml
 
-CONFTEST = "conftest.py"
-MAX_MODULE_BYTES = 16 << 20
-# pytest's default `python_files`: the modules it collects, and reads `pytest_plugins` of.
-TEST_MODULES = ("test_*.py", "*_test.py")
 SRC_LAYOUT = "src"  # a package under src/ is imported from there once installed
 # The TOML configuration files and where pytest's table lies in each.
 TOML_TABLES = {
@@ -87,8 +83,6 @@ DYNAMIC = (
 # Why a file is harness, as init and `waiver lock` say it.
 CONFTEST_WHY = Why("a conftest.py", obvious=True)
 CONFIG_WHY = Why("pytest's configuration", obvious=True)
-SUITE_WHY = Why("a module of the property suite", obvious=True)
-PACKAGE_SCRIPT_WHY = Why("a package script the test command runs (the policy's package_scripts)")
 GLOB_WHY = Why("named by a `harness:` glob of the policy file")
 SETS_WHY = Why("sets pytest_plugins")
 METADATA_WHY = Why("package metadata on sys.path, whose pytest11 entry points pytest loads")
@@ -269,7 +263,7 @@ class Resolution:
 
     def shadows(self) -> list[tuple[str, Why]]:
         """What the test process would import at an import root in place of another module,
-        and the package metadata there (`waiver.read.harness.shadows`), each with why."""
+        and the package metadata there (`waiver.runners.pytest.harness.shadows`), each with why."""
         names = shadowed_names(self.declared, self.own)
         found = []
         for root in self.roots:
@@ -315,7 +309,7 @@ def _named_why(harness: Harness, path: str) -> Why:
     return SUITE_WHY if path in harness.modules else GLOB_WHY
 
 
-def _resolution(
+def resolution(
     tree: FileTree, harness: Harness, may_set_plugins: Callable[[str], bool]
 ) -> Resolution:
     """The harness of the tree, resolved; an error naming every module whose plugin list
@@ -364,38 +358,4 @@ def resolve_harness(
     `may_set_plugins` chooses which other `.py` files are read for `pytest_plugins`:
     all of them by default.
     """
-    return sorted(_resolution(tree, harness, may_set_plugins).files)
-
-
-def harness_pairs(
-    tree: FileTree, harness: Harness, may_set_plugins: Callable[[str], bool] = bool
-) -> dict[Pair, Why]:
-    """The `(path, table)` pairs of the harness in a tree, each with why it is harness: what
-    `waiver lock` locks and the gate holds against the lock. Whole files, and of a
-    `pyproject.toml` only pytest's two tables (unless a policy glob names it whole); the
-    property-suite modules too, and the files of the harness's runner
-    (`Harness.runner_files`) and the tables the policy names (`Harness.tables`)."""
-    found = _resolution(tree, harness, may_set_plugins)
-    pairs: dict[Pair, Why] = {}
-    for path in sorted(found.files):
-        why = found.why[path]
-        if name_of(path) == PYPROJECT:
-            pairs |= {(path, table): why for table in (PYTEST_TABLE, *ENTRY_POINTS_TABLES)}
-            if not harness.names(path):
-                continue
-        pairs[(path, None)] = why
-    if harness.runner_files is not None:
-        pairs |= {
-            pair: why for pair, why in harness.runner_files(tree).items() if pair not in pairs
-        }
-    for pair in harness.tables:
-        pairs.setdefault(pair, PACKAGE_SCRIPT_WHY)
-    for module in sorted(harness.modules):
-        pairs.setdefault((module, None), SUITE_WHY)
-    return pairs
-
-
-def harness_in_tree(root: str, harness: Harness, skipped: Callable[[str], bool]) -> dict[Pair, Why]:
-    """The `(path, table)` pairs of the harness in the work tree under `root`, but in the
-    folders `skipped` names (`waiver.read.trusted.ignored`)."""
-    return harness_pairs(DiskTree(root, skipped), harness)
+    return sorted(resolution(tree, harness, may_set_plugins).files)

@@ -1,12 +1,12 @@
 """The plugin names a module gives pytest, read without running it (the configuration
-files' are `waiver.read.harness.plugin_options`).
+files' are `waiver.runners.pytest.harness.plugin_options`).
 
 A module sets `pytest_plugins`. It is parsed with `ast` under its declared encoding: only
 a literal `pytest_plugins` (a string, or a list or tuple of strings) can be read, and any
 other way of setting it is told apart so that it can be refused. A module whose
 import-time code writes its own namespace without naming the key (`globals()[key] = …`,
 `exec`, `setattr` with a computed name, `sys.modules[__name__] = …`:
-`waiver.read.harness.namespace_writes`) can set it without naming it, so where the list is
+`waiver.runners.pytest.harness.namespace_writes`) can set it without naming it, so where the list is
 the harness's (conftests, plugins) such code is refused in the same way. A star import
 binds only what the other module exports (`star_exports`).
 """
@@ -21,13 +21,13 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from waiver.errors import InputError
-from waiver.read.harness.namespace_writes import (
+from waiver.read.trusted.trees import escaped
+from waiver.runners.pytest.harness.namespace_writes import (
     NAMESPACE_TEXT,
     import_time_nodes,
     namespace_writes,
     writes_namespace,
 )
-from waiver.read.trusted.trees import escaped
 
 PLUGIN_MARK = "pytest_plugins"
 SETTERS = frozenset({"setattr", "__setattr__", "setdefault"})
@@ -220,7 +220,7 @@ def module_plugins(
 
     `strict` is for the modules whose list is the harness's (conftests, plugins): there
     import-time code that writes the namespace counts as setting it
-    (`waiver.read.harness.namespace_writes`). The modules a strict one star-imports are
+    (`waiver.runners.pytest.harness.namespace_writes`). The modules a strict one star-imports are
     listed, and so are a test module's (`stars`), whose list pytest reads too.
     """
     text = python_text(data)

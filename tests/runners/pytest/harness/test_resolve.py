@@ -11,18 +11,19 @@ import pytest
 from helpers.support import git, resolved, write_tree
 from waiver.errors import InputError
 from waiver.read.harness.listing import is_module_file
-from waiver.read.harness.named import Harness
-from waiver.read.harness.plugin_names import module_plugins
-from waiver.read.harness.plugin_options import (
+from waiver.read.harness.named import Harness, harness_in_tree, harness_pairs
+from waiver.read.trusted.git import GitRevision
+from waiver.read.trusted.trees import DiskTree, no_folder
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
+from waiver.runners.pytest.harness.plugin_names import module_plugins
+from waiver.runners.pytest.harness.plugin_options import (
     entry_point_modules,
     ini_values,
     plugin_options,
     split_options,
     toml_values,
 )
-from waiver.read.harness.resolve import harness_in_tree, harness_pairs, resolve_harness
-from waiver.read.trusted.git import GitRevision
-from waiver.read.trusted.trees import DiskTree, no_folder
+from waiver.runners.pytest.harness.resolve import resolve_harness
 
 # --- reading configuration -------------------------------------------------------------
 
@@ -443,8 +444,10 @@ def test_a_computed_plugin_list_is_an_input_error_until_a_policy_glob_names_its_
     with pytest.raises(InputError, match=r"^conftest\.py: sets pytest_plugins to something"):
         resolved(root)
     with pytest.raises(InputError, match=r"^conftest\.py: sets pytest_plugins to something"):
-        resolved(root, Harness(("plugins/*.py",)))
-    assert resolved(root, Harness(("plugins/*.py", "conftest.py"))) == ["conftest.py"]
+        resolved(root, Harness(PYTEST_FINDER, ("plugins/*.py",)))
+    assert resolved(root, Harness(PYTEST_FINDER, ("plugins/*.py", "conftest.py"))) == [
+        "conftest.py"
+    ]
 
 
 def test_a_symlink_or_a_special_file_where_a_plugin_resolves_is_an_input_error(
@@ -480,7 +483,9 @@ def test_the_pairs_lock_pytests_two_tables_and_whole_files(tmp_path: Path) -> No
         tmp_path,
         {"pyproject.toml": "", "sub/pyproject.toml": "", "pytest.ini": "", "t/test_p.py": ""},
     )
-    harness = Harness(("sub/pyproject.toml",), frozenset({"t/test_p.py", "t/gone.py"}))
+    harness = Harness(
+        PYTEST_FINDER, ("sub/pyproject.toml",), frozenset({"t/test_p.py", "t/gone.py"})
+    )
     tables = [
         "tool.pytest",
         "project.entry-points.pytest11",
@@ -515,12 +520,12 @@ def test_a_commit_resolves_like_the_work_tree(tmp_path: Path) -> None:
     git(root, "commit", "--quiet", "-m", "c")
     commit = git(root, "rev-parse", "HEAD")
     committed = GitRevision(str(root), commit).committed()
-    work = harness_pairs(DiskTree(str(root)), Harness())
-    assert harness_pairs(committed.head, Harness()) == work
-    assert harness_pairs(committed.trusted, Harness()) == work
+    work = harness_pairs(DiskTree(str(root)), Harness(PYTEST_FINDER))
+    assert harness_pairs(committed.head, Harness(PYTEST_FINDER)) == work
+    assert harness_pairs(committed.trusted, Harness(PYTEST_FINDER)) == work
     assert committed.changed == frozenset()
     sub = GitRevision(str(root / "sub"), commit).committed()
-    assert resolve_harness(sub.head, Harness()) == ["conftest.py", "pytest.py"]
+    assert resolve_harness(sub.head, Harness(PYTEST_FINDER)) == ["conftest.py", "pytest.py"]
 
 
 def test_pythonpath_is_relative_to_its_configuration_files_folder(tmp_path: Path) -> None:
@@ -581,15 +586,15 @@ def test_plugins_resolve_transitively_without_reading_every_module(tmp_path: Pat
         },
     )
     files = DiskTree(str(root))
-    assert resolve_harness(files, Harness(), lambda path: False) == [
+    assert resolve_harness(files, Harness(PYTEST_FINDER), lambda path: False) == [
         "conftest.py",
         "first.py",
         "forge.py",
         "pyproject.toml",
         "second.py",
     ]
-    assert ("loose.py", None) not in harness_pairs(files, Harness(), "loose.py".__ne__)
-    assert ("loose.py", None) in harness_pairs(files, Harness())
+    assert ("loose.py", None) not in harness_pairs(files, Harness(PYTEST_FINDER), "loose.py".__ne__)
+    assert ("loose.py", None) in harness_pairs(files, Harness(PYTEST_FINDER))
 
 
 def test_a_config_that_is_not_utf8_is_still_read(tmp_path: Path) -> None:

@@ -11,8 +11,14 @@ import pytest
 from helpers.support import resolved, write_tree
 from waiver.errors import InputError, InputErrors
 from waiver.read.harness.named import Harness
-from waiver.read.harness.plugin_names import module_plugins
-from waiver.read.harness.shadows import declared_modules, import_name, own_modules, shadowed_names
+from waiver.runners.pytest.harness.finder import PYTEST_FINDER
+from waiver.runners.pytest.harness.plugin_names import module_plugins
+from waiver.runners.pytest.harness.shadows import (
+    declared_modules,
+    import_name,
+    own_modules,
+    shadowed_names,
+)
 
 # --- package metadata ------------------------------------------------------------------
 
@@ -286,7 +292,7 @@ def test_a_conftest_that_writes_its_namespace_is_an_input_error_naming_it_and_th
     ]
     # A glob naming a module lifts its error, as for any list the gate cannot read.
     (root / "tests/sub/conftest.py").write_text("")
-    assert resolved(root, Harness(("tests/conftest.py", "forge.py"))) == [
+    assert resolved(root, Harness(PYTEST_FINDER, ("tests/conftest.py", "forge.py"))) == [
         "forge.py",
         "tests/conftest.py",
         "tests/sub/conftest.py",

@@ -9,8 +9,19 @@ import re
 import shlex
 from collections.abc import Iterable
 
-from waiver.read.lock.lock_file import ENTRY_POINTS_TABLES
+from waiver.read.lock.lock_file import LockTables
 
+# pytest's table of `pyproject.toml`, and the pytest11 entry points of each build backend's
+# own table, which the documented install step (`pip install -e .`) installs and pytest then
+# loads by itself: PEP 621, poetry, flit. Each is locked on its own, so that an edit
+# elsewhere in the file (a dependency bump) is no drift.
+PYTEST_TABLE = "tool.pytest"
+ENTRY_POINTS_TABLES = (
+    "project.entry-points.pytest11",
+    "tool.poetry.plugins.pytest11",
+    "tool.flit.entrypoints.pytest11",
+)
+PYTEST_LOCK_TABLES = LockTables(toml=frozenset({PYTEST_TABLE, *ENTRY_POINTS_TABLES}))
 MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z", re.ASCII)
 
 
