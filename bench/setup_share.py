@@ -44,8 +44,8 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent / "tests"))
 
-from sections import SETUP_SHARE, write_section  # noqa: E402  (bench/, on the path)
-from workflow import job_steps, kind_of, set_up  # noqa: E402
+from act_log import job_steps, kind_of, set_up  # noqa: E402  (bench/, on the path)
+from sections import SETUP_SHARE, write_section  # noqa: E402
 
 from helpers.workflow_support import (  # noqa: E402  (the tests' act machinery, on the path above)
     Repositories,
