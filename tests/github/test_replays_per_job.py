@@ -53,14 +53,14 @@ def run_step(job: str, name: str, workspace: Path, env: dict[str, str]) -> dict[
     return read_github_output(outputs.read_text())
 
 
-def first_replays(replays: int, shards: int, per_job: int | str) -> list[int]:
-    """The replay matrix the plan step writes: each replay job's first replay."""
+def plan(replays: int, shards: int, per_job: int | str) -> tuple[list[int], list[list[int]]]:
+    """The replay matrix the plan step writes, each replay job's first replay, and the
+    replays each first replay's job runs after it (indexed by the first replay)."""
     outputs = run_step("properties", PLAN, Path(os.environ["PLAN_FOLDER"]), {
         "REPLAYS": str(replays), "SHARDS": str(shards), "PER_JOB": str(per_job),
         "BASE_REPLAYS": "0", "BASE_SHA": "",
     })  # fmt: skip
-    found: list[int] = json.loads(outputs["replays"])
-    return found
+    return json.loads(outputs["replays"]), json.loads(outputs["further-replays"])
 
 
 def upload_steps() -> list[dict[str, Any]]:
@@ -71,11 +71,15 @@ def upload_steps() -> list[dict[str, Any]]:
     ]
 
 
+FURTHER_REPLAY = "fromJSON(needs.properties.outputs.further-replays)[matrix.replay][{}]"
+
+
 def replay_job(
-    workspace: Path, first: int, shard: int, inputs: dict[str, Any], command: str
-) -> dict[str, Path]:
-    """One replay job's test steps run in order, with each upload as the workflow names it:
-    its artifacts by name."""
+    workspace: Path, first: int, shard: int, further: list[int], inputs: dict[str, Any],
+    command: str,
+) -> dict[str, Path]:  # fmt: skip
+    """One replay job's test steps run in order, `further` the replays after `first` that
+    the plan gave it, with each upload as the workflow names it: its artifacts by name."""
     common = {
         "TEST_COMMAND": command, "WAIVER_SHARD": str(shard), "WAIVER_SHARDS": str(inputs["shards"]),
     }  # fmt: skip
@@ -89,15 +93,22 @@ def replay_job(
     }
     # The step's condition, `inputs.replays-per-job > 1`, evaluated here.
     if inputs["replays-per-job"] > 1:
-        outputs = run_step("replays", FURTHER, workspace, {
-            **common, "FIRST": str(first), "PER_JOB": str(inputs["replays-per-job"]),
-            "REPLAYS": str(inputs["replays"]),
+        run_step("replays", FURTHER, workspace, {
+            **common, "FURTHER": " ".join(map(str, further)),
         })  # fmt: skip
-        for step in further_uploads:
-            (output,) = re.findall(r"steps\.further\.outputs\.(name-\d+) != ''", step["if"])
-            assert step["with"]["name"] == f"${{{{ steps.further.outputs.{output} }}}}"
-            if outputs.get(output):
-                artifacts[outputs[output]] = workspace / step["with"]["path"]
+    for index, step in enumerate(further_uploads):
+        value = FURTHER_REPLAY.format(index)
+        assert step["if"] == f"${{{{ {value} }}}}"
+        assert step["with"] == {
+            "name": f"waiver-junit-run-${{{{ {value} }}}}-shard-${{{{ matrix.shard }}}}",
+            "path": f"waiver-junit-further/${{{{ {value} }}}}/",
+            "if-no-files-found": "warn",
+        }
+        if index < len(further):  # else the expression is null, and the step skipped
+            replay = further[index]
+            artifacts[f"waiver-junit-run-{replay}-shard-{shard}"] = (
+                workspace / "waiver-junit-further" / str(replay)
+            )
     return artifacts
 
 
@@ -106,10 +117,12 @@ def matrix_artifacts(folder: Path, inputs: dict[str, Any], command: str) -> dict
     artifact uploaded, copied as upload-artifact keeps a folder's contents."""
     uploaded: dict[str, Path] = {}
     shards = inputs["shards"]
-    for first in first_replays(inputs["replays"], shards, inputs["replays-per-job"]):
+    firsts, further = plan(inputs["replays"], shards, inputs["replays-per-job"])
+    for first in firsts:
         for shard in range(1, shards + 1):
             workspace = folder / f"job-{first}-{shard}"
-            for name, path in replay_job(workspace, first, shard, inputs, command).items():
+            job = replay_job(workspace, first, shard, further[first], inputs, command)
+            for name, path in job.items():
                 assert name not in uploaded, f"{name} uploaded twice"
                 uploaded[name] = shutil.copytree(path, folder / "artifacts" / name)
     return uploaded
@@ -120,17 +133,17 @@ def plan_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLAN_FOLDER", str(tmp_path / "plan"))
 
 
-def test_the_plan_starts_a_job_every_replays_per_job_replays() -> None:
-    assert first_replays(5, 2, 1) == [1, 2, 3, 4, 5]
-    assert first_replays(5, 2, 2) == [1, 3, 5]
-    assert first_replays(5, 1, 5) == [1]
-    assert first_replays(7, 1, 3) == [1, 4, 7]
+def test_the_plan_starts_a_job_every_replays_per_job_replays_and_names_the_rest() -> None:
+    assert plan(5, 2, 1) == ([1, 2, 3, 4, 5], [[], [], [], [], [], []])
+    assert plan(5, 2, 2) == ([1, 3, 5], [[], [2], [], [4], [], []])
+    assert plan(5, 1, 5) == ([1], [[], [2, 3, 4, 5], [], [], [], []])
+    assert plan(7, 1, 3) == ([1, 4, 7], [[], [2, 3], [], [], [5, 6], [], [], []])
 
 
 @pytest.mark.parametrize("per_job", ["0", "6", "x", "", "1.5"])
 def test_the_plan_refuses_a_count_of_replays_per_job_it_has_no_uploads_for(per_job: str) -> None:
     with pytest.raises(subprocess.CalledProcessError) as refused:
-        first_replays(5, 2, per_job)
+        plan(5, 2, per_job)
     assert "replays-per-job must be a whole number from 1 to 5" in refused.value.stderr
 
 
@@ -151,6 +164,16 @@ def test_every_replay_reaches_the_gate_under_the_name_the_report_workflow_downlo
         assert files == [f"run-{replay}/shard-{shard}.xml"], name
         # The report is the one its replay wrote: WAIVER_REPLAY was that replay's number.
         assert f'name="replay_{replay}_shard_{shard}"' in (artifact / files[0]).read_text()
+
+
+def test_no_artifact_is_named_by_a_step_the_change_s_code_runs_in() -> None:
+    """The test command can write any step output of its step: an artifact named from one
+    could be a base replay's or the property report's."""
+    for job in ("properties", "replays", "base-replays", "change-tests"):
+        for step in DOCUMENT["jobs"][job]["steps"]:
+            if step.get("uses", "").startswith("actions/upload-artifact@"):
+                named = json.dumps([step.get("if", ""), step["with"]])
+                assert "steps." not in named, (job, step.get("name"))
 
 
 def test_a_job_s_first_replay_is_uploaded_before_its_further_replays_run() -> None:
@@ -184,11 +207,11 @@ def test_replays_run_in_fewer_jobs_reach_the_same_classes(
     # Each job's workspace is a copy of the change, as a checkout is.
     monkeypatch.chdir(repo)
     uploaded = {}
-    for first in first_replays(5, 1, 3):
+    firsts, further = plan(5, 1, 3)
+    for first in firsts:
         workspace = tmp_path / f"job-{first}"
         shutil.copytree(repo, workspace)
-        for name, path in replay_job(workspace, first, 1, inputs, command).items():
-            uploaded[name] = path
+        uploaded.update(replay_job(workspace, first, 1, further[first], inputs, command))
     reports = repo / "waiver-reports"
     for path in uploaded.values():  # download-artifact with merge-multiple
         shutil.copytree(path, reports, dirs_exist_ok=True)
