@@ -53,9 +53,9 @@ def run_step(job: str, name: str, workspace: Path, env: dict[str, str]) -> dict[
     return read_github_output(outputs.read_text())
 
 
-def plan(replays: int, shards: int, per_job: int | str) -> tuple[list[int], list[list[int]]]:
+def plan(replays: int, shards: int, per_job: int | str) -> tuple[list[int], list[dict[str, int]]]:
     """The replay matrix the plan step writes, each replay job's first replay, and the
-    replays each first replay's job runs after it (indexed by the first replay)."""
+    matrix's include: the replays a job runs after its first, by their place."""
     outputs = run_step("properties", PLAN, Path(os.environ["PLAN_FOLDER"]), {
         "REPLAYS": str(replays), "SHARDS": str(shards), "PER_JOB": str(per_job),
         "BASE_REPLAYS": "0", "BASE_SHA": "",
@@ -71,15 +71,24 @@ def upload_steps() -> list[dict[str, Any]]:
     ]
 
 
-FURTHER_REPLAY = "fromJSON(needs.properties.outputs.further-replays)[matrix.replay][{}]"
+PLACES = ("second", "third", "fourth", "fifth")
+
+
+def include_of(include: list[dict[str, int]], first: int) -> dict[str, int]:
+    """The keys the matrix's include adds to the cells of the job whose first replay is
+    `first`, as GitHub matches an include entry on the matrix's own keys."""
+    cells = [cell for cell in include if cell["replay"] == first]
+    assert len(cells) <= 1
+    return {place: replay for cell in cells for place, replay in cell.items() if place != "replay"}
 
 
 def replay_job(
-    workspace: Path, first: int, shard: int, further: list[int], inputs: dict[str, Any],
+    workspace: Path, first: int, shard: int, further: dict[str, int], inputs: dict[str, Any],
     command: str,
 ) -> dict[str, Path]:  # fmt: skip
-    """One replay job's test steps run in order, `further` the replays after `first` that
-    the plan gave it, with each upload as the workflow names it: its artifacts by name."""
+    """One replay job's test steps run in order, `further` the matrix's keys for the
+    replays after `first` that the plan gave it, with each upload as the workflow names it:
+    its artifacts by name."""
     common = {
         "TEST_COMMAND": command, "WAIVER_SHARD": str(shard), "WAIVER_SHARDS": str(inputs["shards"]),
     }  # fmt: skip
@@ -93,19 +102,23 @@ def replay_job(
     }
     # The step's condition, `inputs.replays-per-job > 1`, evaluated here.
     if inputs["replays-per-job"] > 1:
-        run_step("replays", FURTHER, workspace, {
-            **common, "FURTHER": " ".join(map(str, further)),
-        })  # fmt: skip
-    for index, step in enumerate(further_uploads):
-        value = FURTHER_REPLAY.format(index)
+        # `${{ matrix.second }} ${{ matrix.third }} …`, a missing key empty.
+        listed = " ".join(str(further.get(place, "")) for place in PLACES)
+        assert workflow_step(DOCUMENT, "replays", FURTHER)["env"]["FURTHER"] == " ".join(
+            f"${{{{ matrix.{place} }}}}" for place in PLACES
+        )
+        run_step("replays", FURTHER, workspace, {**common, "FURTHER": listed})
+    assert len(further_uploads) == len(PLACES)
+    for place, step in zip(PLACES, further_uploads, strict=True):
+        value = f"matrix.{place}"
         assert step["if"] == f"${{{{ {value} }}}}"
         assert step["with"] == {
             "name": f"waiver-junit-run-${{{{ {value} }}}}-shard-${{{{ matrix.shard }}}}",
             "path": f"waiver-junit-further/${{{{ {value} }}}}/",
             "if-no-files-found": "warn",
         }
-        if index < len(further):  # else the expression is null, and the step skipped
-            replay = further[index]
+        if place in further:  # else the key is missing, null, and the step skipped
+            replay = further[place]
             artifacts[f"waiver-junit-run-{replay}-shard-{shard}"] = (
                 workspace / "waiver-junit-further" / str(replay)
             )
@@ -121,7 +134,7 @@ def matrix_artifacts(folder: Path, inputs: dict[str, Any], command: str) -> dict
     for first in firsts:
         for shard in range(1, shards + 1):
             workspace = folder / f"job-{first}-{shard}"
-            job = replay_job(workspace, first, shard, further[first], inputs, command)
+            job = replay_job(workspace, first, shard, include_of(further, first), inputs, command)
             for name, path in job.items():
                 assert name not in uploaded, f"{name} uploaded twice"
                 uploaded[name] = shutil.copytree(path, folder / "artifacts" / name)
@@ -134,10 +147,24 @@ def plan_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_plan_starts_a_job_every_replays_per_job_replays_and_names_the_rest() -> None:
-    assert plan(5, 2, 1) == ([1, 2, 3, 4, 5], [[], [], [], [], [], []])
-    assert plan(5, 2, 2) == ([1, 3, 5], [[], [2], [], [4], [], []])
-    assert plan(5, 1, 5) == ([1], [[], [2, 3, 4, 5], [], [], [], []])
-    assert plan(7, 1, 3) == ([1, 4, 7], [[], [2, 3], [], [], [5, 6], [], [], []])
+    assert plan(5, 2, 1) == ([1, 2, 3, 4, 5], [])
+    assert plan(5, 2, 2) == ([1, 3, 5], [{"replay": 1, "second": 2}, {"replay": 3, "second": 4}])
+    assert plan(5, 1, 5) == (
+        [1], [{"replay": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}]
+    )  # fmt: skip
+    assert plan(7, 1, 3) == (
+        [1, 4, 7], [{"replay": 1, "second": 2, "third": 3}, {"replay": 4, "second": 5, "third": 6}]
+    )  # fmt: skip
+
+
+def test_the_replay_matrix_includes_what_the_plan_names() -> None:
+    matrix = DOCUMENT["jobs"]["replays"]["strategy"]["matrix"]
+    assert matrix["include"] == (
+        "${{ fromJSON(github.event_name == 'pull_request_review' && '[]' || "
+        "needs.properties.outputs.further-replays) }}"
+    )
+    outputs = DOCUMENT["jobs"]["properties"]["outputs"]
+    assert outputs["further-replays"] == "${{ steps.plan.outputs.further-replays }}"
 
 
 @pytest.mark.parametrize("per_job", ["0", "6", "x", "", "1.5"])
@@ -211,7 +238,8 @@ def test_replays_run_in_fewer_jobs_reach_the_same_classes(
     for first in firsts:
         workspace = tmp_path / f"job-{first}"
         shutil.copytree(repo, workspace)
-        uploaded.update(replay_job(workspace, first, 1, further[first], inputs, command))
+        cells = include_of(further, first)
+        uploaded.update(replay_job(workspace, first, 1, cells, inputs, command))
     reports = repo / "waiver-reports"
     for path in uploaded.values():  # download-artifact with merge-multiple
         shutil.copytree(path, reports, dirs_exist_ok=True)

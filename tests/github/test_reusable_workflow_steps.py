@@ -254,7 +254,7 @@ def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
     })  # fmt: skip
     # No base replays: the base job is skipped, but its matrix still needs a value.
     assert outputs.read_text() == (
-        "replays=[1,2,3,4,5]\nfurther-replays=[[],[],[],[],[],[]]\nshards=[1,2]\nbase-replays=[1]\n"
+        "replays=[1,2,3,4,5]\nfurther-replays=[]\nshards=[1,2]\nbase-replays=[1]\n"
     )
     outputs.write_text("")
     _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
@@ -262,8 +262,7 @@ def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
         "GITHUB_OUTPUT": str(outputs),
     })  # fmt: skip
     assert outputs.read_text() == (
-        "replays=[1,2,3,4,5]\nfurther-replays=[[],[],[],[],[],[]]\nshards=[1,2]\n"
-        "base-replays=[1,2,3]\n"
+        "replays=[1,2,3,4,5]\nfurther-replays=[]\nshards=[1,2]\nbase-replays=[1,2,3]\n"
     )
     for replays, shards, base, base_sha in (
         ("0", "1", "0", ""),
