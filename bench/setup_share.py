@@ -1,6 +1,7 @@
 """Measure the set-up share of the reusable workflow's test jobs on an rq-sized suite:
 everything a job does but its test command, against the whole job, before and after the
-lean install step and the dependency cache.
+lean install step and the dependency cache, and after them with every replay of a shard
+in one job (`replays-per-job` set to the replays).
 
 The suite is generated here in the shape of a Redis-backed library: 154 tests whose one
 plain run takes about 10 s (each a 65 ms wait, a Redis round trip's stand-in) and a
@@ -11,17 +12,21 @@ whose `dev` dependency group holds more of the same (rq's own files had this sha
 A job's set-up is two parts:
 
 - the workflow's own steps (checkouts, waiver's image, the lock check, the test tree's
-  layout, the cache's restore), the median per job kind of one run of the example under
-  act with no set-up command (every job on this machine; tests/helpers/workflow_support.py);
+  layout, the cache's restore, the uploads), the median per job kind of one run of the
+  example under act with no set-up command (every job on this machine;
+  tests/helpers/workflow_support.py), with a job for every replay and with all of a
+  shard's replays in one job;
 - the install step, run in a fresh virtualenv: before, the step `waiver init` wrote until
   now (the whole environment and `--group dev`), from an empty pip cache, as every job
   installed; after, the step it writes now (bench: `install_step`), with pip's cache filled
   by one earlier install, as a default-branch run leaves it for its pull requests.
 
 The test command's seconds are the generated suite's own (`pytest` on all of it for a
-replay job, on the property folder for the property job). Reported per job kind: set-up,
-test and share before and after, against the target of at most a third. The section
-"Set-up share of a test job" of bench/RESULTS.md is replaced with the table.
+replay, on the property folder for the property job); a job of all the replays runs it
+REPLAYS times. The property job runs its suite once whatever `replays-per-job` says.
+Reported per job kind: set-up, test and share before, after, and after with the replays
+in one job, against the target of at most a third. The section "Set-up share of a test
+job" of bench/RESULTS.md is replaced with the table.
 
 Usage: python bench/setup_share.py [--out PATH]
 Needs the network to PyPI, a Docker engine with the local base image waiver-base:bookworm,
@@ -44,8 +49,8 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent / "tests"))
 
-from sections import SETUP_SHARE, write_section  # noqa: E402  (bench/, on the path)
-from workflow import job_steps, kind_of, set_up  # noqa: E402
+from act_log import job_steps, kind_of, set_up  # noqa: E402  (bench/, on the path)
+from sections import SETUP_SHARE, write_section  # noqa: E402
 
 from helpers.workflow_support import (  # noqa: E402  (the tests' act machinery, on the path above)
     Repositories,
@@ -55,6 +60,7 @@ from helpers.workflow_support import (  # noqa: E402  (the tests' act machinery,
 )
 
 TARGET = 1 / 3
+REPLAYS = 5  # the example's, all in one job with the lever on
 TESTS, TEST_WAIT = 154, 0.065
 PROPERTIES, PROPERTY_WAIT = 6, 0.5
 # The hatch test environment and dev group of a Redis-backed library.
@@ -135,9 +141,10 @@ def after_step(root: Path) -> str:
 
 
 def install(root: Path, step: str, venv: Path, cache: Path | None) -> float:
-    """The install step's seconds in a fresh virtualenv at `venv` (made untimed), with pip's
-    cache at `cache` (None: no cache)."""
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    """The install step's seconds in the virtualenv at `venv`, made untimed when missing,
+    with pip's cache at `cache` (None: no cache)."""
+    if not venv.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     environment = {
         **os.environ,
         "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
@@ -166,42 +173,55 @@ def test_seconds(root: Path, venv: Path, *where: str) -> float:
     return seconds
 
 
-def workflow_set_up(folder: Path) -> dict[str, float]:
-    """The median seconds of each test job kind's own steps, but its test command, in one run
-    of the example under act (a warm-up run first: the image is built)."""
-    repositories = Repositories(folder)
+def workflow_set_up(repositories: Repositories, per_job: int, name: str) -> dict[str, float]:
+    """The median seconds of each test job kind's own steps, but its test commands, in one
+    run (`name`) of the example under act with `per_job` replays a job."""
+    demo = repositories.change(name)
+    (demo / "README.md").write_text("A change.\n")
+    commit_all(demo, "a change")
+    inputs = {"base-replays": 0, "shards": 1, "replays": REPLAYS, "replays-per-job": per_job}
+    run = run_workflow(
+        demo, repositories.base_commit, demo_inputs(repositories.waiver_commit, **inputs)
+    )
+    if len(run.artifact_names("waiver-junit-run-")) != REPLAYS:
+        raise SystemExit(f"not every replay arrived\n{run.log[-4000:]}")
     found: dict[str, list[float]] = {}
-    for attempt in ("warm-up", "measured"):
-        demo = repositories.change(attempt)
-        (demo / "README.md").write_text("A change.\n")
-        commit_all(demo, "a change")
-        run = run_workflow(
-            demo, repositories.base_commit,
-            demo_inputs(repositories.waiver_commit, **{"base-replays": 0, "shards": 1}),
-        )  # fmt: skip
-        if not run.artifact_names("waiver-junit-run-"):
-            raise SystemExit(f"no replay job ran\n{run.log[-4000:]}")
     for job, steps in job_steps(run.log).items():
         found.setdefault(kind_of(job), []).append(set_up(steps))
     return {kind: statistics.median(seconds) for kind, seconds in found.items()}
 
 
-def section(workflow: dict[str, float], installs: dict[str, float], tests: dict[str, float],
-            after: str) -> str:  # fmt: skip
+def workflow_set_ups(folder: Path) -> dict[str, dict[str, float]]:
+    """Each job kind's own steps with a job for every replay ("after") and with all the
+    replays of a shard in one job ("in one job"), after a warm-up run (the image is built).
+
+    A job's own steps are the same but for the further uploads whatever its replays; yet
+    under act the jobs of a run share this machine's cores, which hosted runners do not,
+    and a run of fewer jobs waits less. So a job of all the replays is given the larger of
+    the two measures."""
+    repositories = Repositories(folder)
+    workflow_set_up(repositories, 1, "warm-up")
+    after = workflow_set_up(repositories, 1, "a-job-a-replay")
+    one_job = workflow_set_up(repositories, REPLAYS, "one-job")
+    return {"after": after, "in one job": {kind: max(after[kind], one_job[kind]) for kind in after}}
+
+
+def section(workflow: dict[str, dict[str, float]], installs: dict[str, float],
+            tests: dict[str, float], after: str) -> str:  # fmt: skip
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    floor_set_up = workflow["in one job"]["replay"] + installs["installed"]
+    floor = floor_set_up / (floor_set_up + REPLAYS * tests["replay"])
     rows = []
     for kind in ("properties", "replay"):
-        cells = []
-        for which in ("before", "after"):
-            job_set_up = workflow[kind] + installs[which]
-            share = job_set_up / (job_set_up + tests[kind])
-            cells.append((job_set_up, share))
-        (set_up_before, share_before), (set_up_after, share_after) = cells
-        met = "yes" if share_after <= TARGET else "no"
-        rows.append(
-            f"| {kind} | {set_up_before:.1f} | {set_up_after:.1f} | {tests[kind]:.1f} "
-            f"| {share_before:.0%} | {share_after:.0%} | ≤ 33% | {met} |"
-        )
+        cells, share = [], 0.0
+        # Before the lean install, the jobs' own steps were as they are now.
+        for jobs, step in (("after", "before"), ("after", "after"), ("in one job", "after")):
+            job_set_up = workflow[jobs][kind] + installs[step]
+            tested = tests[kind] * (REPLAYS if kind == "replay" and jobs == "in one job" else 1)
+            share = job_set_up / (job_set_up + tested)
+            cells.append(f"{job_set_up:.1f} | {tested:.1f} | {share:.0%}")
+        met = "yes" if share <= TARGET else "no"
+        rows.append(f"| {kind} | {' | '.join(cells)} | ≤ 33% | {met} |")
     return "\n".join(
         [
             SETUP_SHARE,
@@ -214,15 +234,24 @@ def section(workflow: dict[str, float], installs: dict[str, float], tests: dict[
             f"- An rq-sized suite: {TESTS} tests, one plain run {tests['replay']:.1f} s, the "
             f"property suite {tests['properties']:.1f} s.",
             f"- The workflow's own steps per job (everything but the set-up command and the "
-            f"test command), from the example under act: properties "
-            f"{workflow['properties']:.1f} s, replay {workflow['replay']:.1f} s.",
+            f"test commands), from the example under act: properties "
+            f"{workflow['after']['properties']:.1f} s, replay {workflow['after']['replay']:.1f} "
+            f"s; with `replays-per-job: {REPLAYS}`, a replay job {workflow['in one job']['replay']:.1f} s "
+            f"for {REPLAYS} replays, the larger of its measure and a job's of one replay (the "
+            "jobs of a run share this machine under act; the property job runs its suite "
+            "once either way).",
             f"- Install step before ({installs['before']:.1f} s, no cache): `{BEFORE}`.",
             f"- Install step after ({installs['after']:.1f} s, pip's cache filled by the "
             f"default branch): `{after}`.",
+            f"- Not built: an installed environment restored in place of the download cache "
+            f"would leave {installs['installed']:.1f} s of the install step (the step again "
+            f"where all of it is installed); with {REPLAYS} replays a job, a replay job's "
+            f"share would then be {floor:.0%}.",
             "",
-            "| job | set-up before (s) | set-up after (s) | test (s) | share before "
-            "| share after | target | met |",
-            "|---|---|---|---|---|---|---|---|",
+            "| job | set-up before (s) | test (s) | share before | set-up after (s) | test (s) "
+            f"| share after | set-up, {REPLAYS} a job (s) | test (s) | share, {REPLAYS} a job "
+            "| target | met |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
             *rows,
             "",
         ]
@@ -244,6 +273,9 @@ def main() -> int:
         installs = {
             "before": install(root, BEFORE, folder / "before", None),
             "after": install(root, after, folder / "after", cache),
+            # Again where it is all installed: what an installed environment restored
+            # would leave of the step.
+            "installed": install(root, after, folder / "after", cache),
         }
         print(installs, flush=True)
         tests = {
@@ -251,7 +283,7 @@ def main() -> int:
             "properties": test_seconds(root, folder / "after", "tests/properties"),
         }
         print(tests, flush=True)
-        workflow = workflow_set_up(folder / "workflow")
+        workflow = workflow_set_ups(folder / "workflow")
         print(workflow, flush=True)
     text = section(workflow, installs, tests, after)
     print(text)

@@ -183,15 +183,15 @@ def test_the_edited_test_benchmark_writes_a_row_per_gate_run(tmp_path: Path) -> 
     assert re.search(r"in the worst case: [0-9.]+x, (pass|fail)\.", written)
 
 
-def test_the_workflow_bench_reads_each_job_s_steps_from_act_s_log() -> None:
+def test_the_workflow_benches_read_each_job_s_steps_from_act_s_log() -> None:
     sys.path.insert(0, str(REPO / "bench"))
     try:
-        import workflow
+        import act_log
     finally:
         sys.path.remove(str(REPO / "bench"))
-    assert workflow.seconds_of("1m2.5s") == 62.5
-    assert workflow.seconds_of("23.5ms") == 0.0235
-    assert abs(workflow.seconds_of("998.3µs") - 0.0009983) < 1e-12
+    assert act_log.seconds_of("1m2.5s") == 62.5
+    assert act_log.seconds_of("23.5ms") == 0.0235
+    assert abs(act_log.seconds_of("998.3µs") - 0.0009983) < 1e-12
     job = "[waiver/waiver gate/replay 2, shard 1-3     ]   ✅  Success - Main"
     base = "[waiver/waiver gate/base replay 1, shard 1-1]   ✅  Success - Main"
     tests = "[waiver/waiver gate/change's tests, shard 1-1]   ❌  Failure - Main"
@@ -205,14 +205,14 @@ def test_the_workflow_bench_reads_each_job_s_steps_from_act_s_log() -> None:
         f"{base} Run the assertion suite [3s]",
         f"{tests} Replay this shard's test files on the change's tree [4s]",
     ])  # fmt: skip
-    steps = workflow.job_steps(log)
+    steps = act_log.job_steps(log)
     assert sorted(steps) == [
         "base replay 1, shard 1",
         "change's tests, shard 1",
         "replay 2, shard 1",
     ]
-    assert round(workflow.set_up(steps["replay 2, shard 1"]), 3) == 10.505
-    assert [workflow.kind_of(job) for job in sorted(steps)] == [
+    assert round(act_log.set_up(steps["replay 2, shard 1"]), 3) == 10.505
+    assert [act_log.kind_of(job) for job in sorted(steps)] == [
         "base replay", "change's tests", "replay",
     ]  # fmt: skip
 

@@ -250,16 +250,20 @@ def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
     outputs = tmp_path / "outputs"
     outputs.touch()
     _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
-        "REPLAYS": "5", "SHARDS": "2", "BASE_REPLAYS": "0", "GITHUB_OUTPUT": str(outputs),
+        "REPLAYS": "5", "SHARDS": "2", "PER_JOB": "1", "BASE_REPLAYS": "0", "GITHUB_OUTPUT": str(outputs),
     })  # fmt: skip
     # No base replays: the base job is skipped, but its matrix still needs a value.
-    assert outputs.read_text() == "replays=[1,2,3,4,5]\nshards=[1,2]\nbase-replays=[1]\n"
+    assert outputs.read_text() == (
+        "replays=[1,2,3,4,5]\nfurther-replays=[]\nshards=[1,2]\nbase-replays=[1]\n"
+    )
     outputs.write_text("")
     _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
-        "REPLAYS": "5", "SHARDS": "2", "BASE_REPLAYS": "3", "BASE_SHA": "a" * 40,
+        "REPLAYS": "5", "SHARDS": "2", "PER_JOB": "1", "BASE_REPLAYS": "3", "BASE_SHA": "a" * 40,
         "GITHUB_OUTPUT": str(outputs),
     })  # fmt: skip
-    assert outputs.read_text() == "replays=[1,2,3,4,5]\nshards=[1,2]\nbase-replays=[1,2,3]\n"
+    assert outputs.read_text() == (
+        "replays=[1,2,3,4,5]\nfurther-replays=[]\nshards=[1,2]\nbase-replays=[1,2,3]\n"
+    )
     for replays, shards, base, base_sha in (
         ("0", "1", "0", ""),
         ("5", "x", "0", ""),
@@ -270,7 +274,7 @@ def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
     ):
         with pytest.raises(subprocess.CalledProcessError):
             _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
-                "REPLAYS": replays, "SHARDS": shards, "BASE_REPLAYS": base, "BASE_SHA": base_sha,
+                "REPLAYS": replays, "SHARDS": shards, "PER_JOB": "1", "BASE_REPLAYS": base, "BASE_SHA": base_sha,
                 "GITHUB_OUTPUT": str(outputs),
             })  # fmt: skip
 
