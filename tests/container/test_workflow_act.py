@@ -232,9 +232,11 @@ def test_every_test_job_restores_the_default_branch_s_cache_and_none_saves(
         run.log,
         re.MULTILINE,
     )
-    # The property job, 5 replays by 2 shards, 3 base replays by 2, the change's 2 shards;
-    # each keyed on the base commit's dependency files, never the gate.
-    assert len(restored) == 1 + 10 + 6 + 2, run.log[-4000:]
+    # The property job (which also runs replay 1 of shard 1), the other 9 of 5 replays by
+    # 2 shards, 3 base replays by 2, the change's 2 shards; each keyed on the base commit's
+    # dependency files, never the plan or the gate.
+    assert len(restored) == 1 + 9 + 6 + 2, run.log[-4000:]
+    assert "cache restore stand-in" not in run.job_log("plan")
     assert len(set(restored)) == 1
     assert "cache restore stand-in" not in run.job_log("gate")
     assert "cache save stand-in" not in run.log
@@ -338,10 +340,10 @@ def test_without_waiver_repository_nothing_runs_and_the_error_names_the_inputs(
     assert run.returncode != 0
     message = "no waiver to check out: set the inputs waiver-repository (owner/name) and waiver-ref"
     step = "Run Main Name the waiver to check out"
-    assert message in run.job_log("properties")
-    # Under act the gate job has once not reached this step after the property job
-    # failed (on GitHub it does); whichever job reaches it is refused there.
-    for job in ("gate", "replays", "base-replays", "change-tests"):
+    assert message in run.job_log("plan")
+    # Under act the gate job has once not reached this step after the plan job failed (on
+    # GitHub it does); whichever job reaches it is refused there.
+    for job in ("gate", "properties", "replay", "base replay", "change's tests"):
         log = run.job_log(job)
         assert (step in log) == (message in log), log
     assert run.artifact_names("waiver") == []
