@@ -1,6 +1,8 @@
 """Measure the runner-seconds of one pull request's verdict through the reusable workflow as
-it is (.github/workflows/waiver-gate.yml: the property and replay jobs run the base's test
-tree against the change's code, the change's new and edited tests run in jobs of their own),
+it is (.github/workflows/waiver-gate.yml: a plan job that runs none of the change's code,
+then the property job, which also runs replay 1 of shard 1, and the replay jobs run the
+base's test tree against the change's code, the change's new and edited tests run in jobs
+of their own),
 three ways: without base replays; with base replays (the suite replayed at the base commit
 in jobs of their own); and with base evidence from the history (the default branch's run of
 the base commit, read by the report workflow's gate: no base replay job).
@@ -270,12 +272,14 @@ def large_totals(large: Large, example: Example) -> dict[str, tuple[float, int, 
     """Each verdict's runner-seconds on the large suite, its job count and its parts: each
     job's own steps from the example, the work that grows with the suite from the large
     suite, as the jobs run them; and the report workflow's gate."""
+    plan_job = example.median_set_up("plan") + large.plan
+    # The property suite, then replay 1 of shard 1: the replay jobs run every other cell.
     property_job = (
-        example.median_set_up("properties") + large.lay_out + large.plan
-        + example.median_step(PROPERTY_STEP)
+        example.median_set_up("properties") + large.lay_out
+        + example.median_step(PROPERTY_STEP) + large.suite / SHARDS
     )  # fmt: skip
-    replay_jobs = (
-        REPLAYS * SHARDS * (example.median_set_up("replay") + large.lay_out + large.suite / SHARDS)
+    replay_jobs = (REPLAYS * SHARDS - 1) * (
+        example.median_set_up("replay") + large.lay_out + large.suite / SHARDS
     )
     base_jobs = (
         BASE_REPLAYS * SHARDS * (example.median_set_up("base replay") + large.suite / SHARDS)
@@ -286,8 +290,9 @@ def large_totals(large: Large, example: Example) -> dict[str, tuple[float, int, 
     )  # fmt: skip
     # The example's gate step read the example's reports; the large suite's gate replaces it.
     gate_job = example.median_set_up("gate") - example.median_step(GATE_STEP)
-    common = property_job + replay_jobs + change_job + gate_job
-    jobs = 1 + REPLAYS * SHARDS + 1 + 1
+    common = plan_job + property_job + replay_jobs + change_job + gate_job
+    # The plan, the property job, the other replay jobs, the change's tests, the gate.
+    jobs = 1 + 1 + (REPLAYS * SHARDS - 1) + 1 + 1
     parts = {
         "without": (0.0, large.gate["plain"], large.gate["history"]),
         "with": (base_jobs, large.gate["base"], large.gate["history and base"]),
@@ -296,7 +301,8 @@ def large_totals(large: Large, example: Example) -> dict[str, tuple[float, int, 
     totals = {}
     for which, (base, gate, report) in parts.items():
         words = (
-            f"properties {property_job:.0f}, replays {replay_jobs:.0f}, base {base:.0f}, "
+            f"plan {plan_job:.0f}, properties and replay 1 of shard 1 {property_job:.0f}, "
+            f"other replays {replay_jobs:.0f}, base {base:.0f}, "
             f"change's tests {change_job:.0f}, gate {gate_job + gate:.0f}, report's gate "
             f"{report:.1f}"
         )

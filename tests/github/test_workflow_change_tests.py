@@ -172,7 +172,9 @@ def test_the_test_jobs_take_the_runner_and_the_gate_stays_on_a_fresh_hosted_mach
     assert inputs["runs-on"]["default"] == "ubuntu-latest"
     for job in TEST_JOBS:
         assert GATE["jobs"][job]["runs-on"] == "${{ inputs.runs-on }}", job
-    assert GATE["jobs"]["gate"]["runs-on"] == GATE["jobs"]["review"]["runs-on"] == "ubuntu-latest"
+    for job in ("plan", "gate", "review"):
+        assert GATE["jobs"][job]["runs-on"] == "ubuntu-latest", job
+    assert set(GATE["jobs"]) == {*TEST_JOBS, "plan", "gate", "review"}
 
 
 @pytest.mark.parametrize("job", TEST_JOBS)
