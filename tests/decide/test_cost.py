@@ -22,6 +22,8 @@ def job(name: str, seconds: float, tested: float | None = None) -> JobTiming:
     ("name", "kind"),
     [
         ("waiver / properties", "properties"),
+        ("waiver / properties, then replay 1, shard 1", "properties"),
+        ("waiver / properties, then replay 2, shard 1", "other"),
         ("waiver / replay 12, shard 3", "replays"),
         ("waiver / base replay 1, shard 1", "base"),
         ("waiver / red-green, shard 2", "red-green"),

@@ -20,7 +20,7 @@ CHANGE_TESTS = "change tests"
 KINDS = ("properties", "replays", "base", "red-green", CHANGE_TESTS, "gate", "other")
 TEST_STEP = "Run the assertion suite"
 _KIND_OF = (
-    (re.compile(r"properties\Z"), "properties"),
+    (re.compile(r"properties(, then replay 1, shard 1)?\Z"), "properties"),
     (re.compile(r"replay \d+, shard \d+\Z"), "replays"),
     (re.compile(r"base replay \d+, shard \d+\Z"), "base"),
     (re.compile(r"red-green, shard \d+\Z"), "red-green"),
