@@ -25,8 +25,8 @@ from waiver.decide.provenance_rules import Artifact
 # The kinds of job (`waiver.decide.cost.job_kind`) that run the change's code.
 CHANGE_CODE_KINDS = frozenset({"properties", "replays", CHANGE_TESTS, "red-green"})
 NO_EVIDENCE = (
-    "a job that runs the change's code could have uploaded it, so the base replays are no "
-    "evidence: start a new run of the gate (push a commit, or close and reopen the pull "
+    "a job that runs the change's code can upload artifacts under any name, so the base "
+    "replays are no evidence: start a new run of the gate (push a commit, or close and reopen the pull "
     "request); a re-run of the same run keeps the jobs that already ran"
 )
 
@@ -40,7 +40,7 @@ class JobStart:
     skipped: bool  # GitHub skipped it: it never ran
 
 
-def api_time(moment: datetime) -> str:
+def _api_time(moment: datetime) -> str:
     """A time as the API writes it: ISO 8601 in UTC, to the second, with `Z`."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -84,7 +84,7 @@ def late_base_replays(base: Sequence[Artifact], jobs: Sequence[JobStart]) -> str
         created = artifact.created_at
         if created is not None and created >= first_start:
             return (
-                f'{artifact.name} created {api_time(created)} after "{_called(first.name)}" '
-                f"began {api_time(first_start)}: {NO_EVIDENCE}"
+                f'{artifact.name} created {_api_time(created)} after "{_called(first.name)}" '
+                f"began {_api_time(first_start)}: {NO_EVIDENCE}"
             )
     return None
