@@ -5,7 +5,7 @@ passed."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -140,8 +140,13 @@ JOB_NAMES = st.sampled_from(
         "properties", "properties, then replay 1, shard 1", "replay 2, shard 1",
         "replay 3, shard 2", "change's tests, shard 1", "red-green, shard 2",
     ]
-)  # fmt: skip
-TIMES = st.none() | st.integers(0, 600).map(at)
+) | st.text(max_size=40)  # fmt: skip
+# A time to the second, as the API gives it, in any zone it might be written in; few
+# seconds, so that an artifact and a job often share one.
+ZONES = st.sampled_from([UTC, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5))])
+TIMES = st.none() | st.builds(
+    lambda seconds, zone: at(seconds).astimezone(zone), st.integers(0, 12), ZONES
+)
 
 
 @given(
