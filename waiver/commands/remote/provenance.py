@@ -9,10 +9,11 @@ downloads (empty when none could be named), and the ids of the artifacts to down
 kind (`properties-artifacts`, `replay-artifacts`, `base-artifacts`, `red-green-artifacts`,
 comma-separated): each artifact is taken by its exact name (`waiver.decide.provenance_rules`),
 and any name the reusable workflow does not upload is written down for the gate to block
-on, as are base replays that were not created before every job that runs the change's
-code began (`waiver.decide.base_order`, over every attempt's jobs). A run that is not the
-newest for its head (an older run, an older attempt, or for a
-review a newest run still under way) sets `superseded` to why, and nothing is posted for it.
+on, as is why base replays are no evidence: one created after a job that runs the
+change's code began, in any attempt of the run, or a time that cannot be read
+(`waiver.decide.base_order`). A run that is not the newest for its head (an older run, an
+older attempt, or for a review a newest run still under way) sets `superseded` to why, and
+nothing is posted for it.
 
 With `--default-branch` it names the run for the history writer instead: only a push or
 schedule run of the caller on the default branch (waiver.github.history_runs), and, as the
