@@ -233,6 +233,68 @@ def test_every_replay_reaches_the_gate_under_the_name_the_report_workflow_downlo
         assert f'name="replay_{replay}_shard_{shard}"' in (artifact / files[0]).read_text()
 
 
+def base_plan(base_replays: int, shards: int, per_job: int) -> list[dict[str, int]]:
+    """The base replay jobs' cells as the plan step writes them."""
+    outputs = run_step("plan", PLAN, Path(os.environ["PLAN_FOLDER"]), {
+        "REPLAYS": "5", "SHARDS": str(shards), "PER_JOB": str(per_job),
+        "BASE_REPLAYS": str(base_replays), "BASE_SHA": "a" * 40,
+    })  # fmt: skip
+    cells: list[dict[str, int]] = json.loads(outputs["base-jobs"])
+    return cells
+
+
+def base_job(workspace: Path, cell: dict[str, int], per_job: int) -> dict[str, Path]:
+    """One base replay job's test steps run in order for the plan's `cell`: its artifacts by
+    the names its uploads give them."""
+    common = {"TEST_COMMAND": REPORT_COMMAND, "WAIVER_SHARD": str(cell["shard"]),
+              "WAIVER_SHARDS": "2"}  # fmt: skip
+    run_step("base-replays", "Run the assertion suite at the base", workspace,
+             {**common, "WAIVER_REPLAY": str(cell["replay"])})  # fmt: skip
+    further = workflow_step(DOCUMENT, "base-replays", "Run this job's further base replays")
+    assert further["if"] == "${{ inputs.replays-per-job > 1 }}"
+    if per_job > 1:
+        listed = " ".join(str(cell.get(place, "")) for place in PLACES)
+        run_step("base-replays", further["name"], workspace, {**common, "FURTHER": listed})
+    uploads = [
+        step for step in DOCUMENT["jobs"]["base-replays"]["steps"]
+        if step.get("uses", "").startswith("actions/upload-artifact@")
+    ]  # fmt: skip
+    artifacts = {}
+    for key, step in zip(("replay", *PLACES), uploads, strict=True):
+        if key not in cell:
+            assert step["if"] == f"${{{{ matrix.{key} }}}}"  # skipped: the key is null
+            continue
+        name = step["with"]["name"].replace(f"${{{{ matrix.{key} }}}}", str(cell[key]))
+        name = name.replace("${{ matrix.shard }}", str(cell["shard"]))
+        path = step["with"]["path"].replace(f"${{{{ matrix.{key} }}}}", str(cell[key]))
+        artifacts[name] = workspace / path
+    return artifacts
+
+
+@pytest.mark.parametrize("per_job", [1, 2, 3, 5])
+def test_base_replays_share_jobs_as_the_replays_do_under_the_same_names(
+    tmp_path: Path, per_job: int
+) -> None:
+    uploaded: dict[str, Path] = {}
+    cells = base_plan(4, 2, per_job)
+    assert len(cells) == 2 * -(-4 // per_job)  # a job every per_job base replays, each shard
+    for cell in cells:
+        workspace = tmp_path / f"base-{cell['replay']}-{cell['shard']}"
+        workspace.mkdir()
+        for name, path in base_job(workspace, cell, per_job).items():
+            assert name not in uploaded, f"{name} uploaded twice"
+            uploaded[name] = path
+    shape = GateShape(replays=5, shards=2, base_replays=4)
+    assert sorted(uploaded) == sorted(expected_names(shape)["base_replays"])
+    for name, artifact in uploaded.items():
+        found = re.fullmatch(r"waiver-base-junit-run-(\d+)-shard-(\d+)", name)
+        assert found is not None, name
+        replay, shard = found.groups()
+        files = [str(path.relative_to(artifact)) for path in artifact.rglob("*.xml")]
+        assert files == [f"run-{replay}/shard-{shard}.xml"], name
+        assert f'name="replay_{replay}_shard_{shard}"' in (artifact / files[0]).read_text()
+
+
 def test_no_artifact_is_named_by_a_step_the_change_s_code_runs_in() -> None:
     """The test command can write any step output of its step: an artifact named from one
     could be a base replay's or the property report's."""

@@ -532,7 +532,7 @@ def test_a_plan_that_fails_has_written_a_matrix_first(tmp_path: Path) -> None:
     assert "replays and shards must be whole numbers" in completed.stderr
     assert {name: json.loads(value) for name, value in outputs.items()} == {
         "first-job": [{"replay": 1, "shard": 1}], "replay-jobs": [{"replay": 1, "shard": 1}],
-        "replay-job-count": 0, "shards": [1], "base-replays": [1],
+        "replay-job-count": 0, "base-jobs": [{"replay": 1, "shard": 1}],
     }  # fmt: skip
 
 

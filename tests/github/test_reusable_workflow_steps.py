@@ -250,6 +250,7 @@ def test_the_shard_count_is_checked_both_ways(gate_job: Path) -> None:
 CELLS = ",".join(
     f'{{"replay":{r},"shard":{s}}}' for r in range(1, 6) for s in (1, 2) if (r, s) != (1, 1)
 )
+BASE_CELLS = ",".join(f'{{"replay":{r},"shard":{s}}}' for r in range(1, 4) for s in (1, 2))
 
 
 def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
@@ -261,7 +262,7 @@ def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
     # No base replays: the base job is skipped, but its matrix still needs a value.
     assert outputs.read_text() == (
         f'first-job=[{{"replay":1,"shard":1}}]\nreplay-jobs=[{CELLS}]\nreplay-job-count=9\n'
-        "shards=[1,2]\nbase-replays=[1]\n"
+        'base-jobs=[{"replay":1,"shard":1}]\n'
     )
     outputs.write_text("")
     _run_step("plan", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
@@ -270,7 +271,7 @@ def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
     })  # fmt: skip
     assert outputs.read_text() == (
         f'first-job=[{{"replay":1,"shard":1}}]\nreplay-jobs=[{CELLS}]\nreplay-job-count=9\n'
-        "shards=[1,2]\nbase-replays=[1,2,3]\n"
+        f"base-jobs=[{BASE_CELLS}]\n"
     )
     for replays, shards, base, base_sha in (
         ("0", "1", "0", ""),
