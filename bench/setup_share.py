@@ -24,7 +24,8 @@ A job's set-up is two parts:
 The test command's seconds are the generated suite's own (`pytest` on all of it for a
 replay, on the property folder for the property suite). The property job runs its suite
 once and then the first cell of the replay matrix, as a replay job does: one replay, or
-REPLAYS of them with all of a shard's replays in one job. The plan job runs no test
+REPLAYS of them with all of a shard's replays in one job; a base replay job runs the same
+suite at the base commit, as many times. The plan job runs no test
 command: all of it is the gate's own, in the bill, and no test job's set-up. Reported per
 job kind: set-up, test and share before, after, and after with the replays in one job,
 against the target of at most a third. The section "Set-up share of a test job" of
@@ -177,12 +178,15 @@ def test_seconds(root: Path, venv: Path, *where: str) -> float:
 
 def workflow_set_up(repositories: Repositories, per_job: int, name: str) -> dict[str, float]:
     """The median seconds of each job kind's own steps, but its test commands, in one run
-    (`name`) of the example under act with `per_job` replays a job. Two shards, so that
-    with every replay of a shard in one job there is a replay job beside the property job."""
+    (`name`) of the example under act with `per_job` replays (and base replays) a job. Two
+    shards, so that with every replay of a shard in one job there is a replay job beside the
+    property job."""
     demo = repositories.change(name)
     (demo / "README.md").write_text("A change.\n")
     commit_all(demo, "a change")
-    inputs = {"base-replays": 0, "shards": 2, "replays": REPLAYS, "replays-per-job": per_job}
+    inputs = {
+        "base-replays": REPLAYS, "shards": 2, "replays": REPLAYS, "replays-per-job": per_job,
+    }  # fmt: skip
     run = run_workflow(
         demo, repositories.base_commit, demo_inputs(repositories.waiver_commit, **inputs)
     )
@@ -215,7 +219,7 @@ def section(workflow: dict[str, dict[str, float]], installs: dict[str, float],
     floor_set_up = workflow["in one job"]["replay"] + installs["installed"]
     floor = floor_set_up / (floor_set_up + REPLAYS * tests["replay"])
     rows = []
-    for kind in ("properties", "replay"):
+    for kind in ("properties", "replay", "base replay"):
         cells, share = [], 0.0
         # Before the lean install, the jobs' own steps were as they are now.
         for jobs, step in (("after", "before"), ("after", "after"), ("in one job", "after")):
@@ -241,7 +245,8 @@ def section(workflow: dict[str, dict[str, float]], installs: dict[str, float],
             f"- The workflow's own steps per job (everything but the set-up command and the "
             f"test commands), from the example under act: the property job "
             f"{workflow['after']['properties']:.1f} s, a replay job "
-            f"{workflow['after']['replay']:.1f} s; with `replays-per-job: {REPLAYS}`, "
+            f"{workflow['after']['replay']:.1f} s, a base replay job "
+            f"{workflow['after']['base replay']:.1f} s; with `replays-per-job: {REPLAYS}`, "
             f"{workflow['in one job']['properties']:.1f} s for the property job, which then "
             f"runs all {REPLAYS} replays, each the larger of its measure and a job's of one "
             "replay (the jobs of a run share this machine under act). The plan job, which "
