@@ -214,6 +214,18 @@ def test_the_plan_refuses_a_count_of_replays_per_job_it_has_no_uploads_for(per_j
     assert "replays-per-job must be a whole number from 1 to 5" in refused.value.stderr
 
 
+def each_report_is_its_replay_s(uploaded: dict[str, Path]) -> None:
+    """Each artifact holds one report, at run-<replay>/shard-<shard>.xml, written by the
+    replay its name says: WAIVER_REPLAY was that replay's number."""
+    for name, artifact in uploaded.items():
+        found = re.fullmatch(r"waiver(?:-base)?-junit-run-(\d+)-shard-(\d+)", name)
+        assert found is not None, name
+        replay, shard = found.groups()
+        files = [str(path.relative_to(artifact)) for path in artifact.rglob("*.xml")]
+        assert files == [f"run-{replay}/shard-{shard}.xml"], name
+        assert f'name="replay_{replay}_shard_{shard}"' in (artifact / files[0]).read_text()
+
+
 @pytest.mark.parametrize("per_job", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("replays", [1, 4, 5, 7])
 def test_every_replay_reaches_the_gate_under_the_name_the_report_workflow_downloads(
@@ -223,14 +235,7 @@ def test_every_replay_reaches_the_gate_under_the_name_the_report_workflow_downlo
     uploaded = matrix_artifacts(tmp_path, inputs, REPORT_COMMAND)
     shape = GateShape(replays=replays, shards=2, base_replays=0)
     assert sorted(uploaded) == sorted(expected_names(shape)["replays"])
-    for name, artifact in uploaded.items():
-        found = re.fullmatch(r"waiver-junit-run-(\d+)-shard-(\d+)", name)
-        assert found is not None, name
-        replay, shard = found.groups()
-        files = [str(path.relative_to(artifact)) for path in artifact.rglob("*.xml")]
-        assert files == [f"run-{replay}/shard-{shard}.xml"], name
-        # The report is the one its replay wrote: WAIVER_REPLAY was that replay's number.
-        assert f'name="replay_{replay}_shard_{shard}"' in (artifact / files[0]).read_text()
+    each_report_is_its_replay_s(uploaded)
 
 
 def base_plan(base_replays: int, shards: int, per_job: int) -> list[dict[str, int]]:
@@ -286,13 +291,7 @@ def test_base_replays_share_jobs_as_the_replays_do_under_the_same_names(
             uploaded[name] = path
     shape = GateShape(replays=5, shards=2, base_replays=4)
     assert sorted(uploaded) == sorted(expected_names(shape)["base_replays"])
-    for name, artifact in uploaded.items():
-        found = re.fullmatch(r"waiver-base-junit-run-(\d+)-shard-(\d+)", name)
-        assert found is not None, name
-        replay, shard = found.groups()
-        files = [str(path.relative_to(artifact)) for path in artifact.rglob("*.xml")]
-        assert files == [f"run-{replay}/shard-{shard}.xml"], name
-        assert f'name="replay_{replay}_shard_{shard}"' in (artifact / files[0]).read_text()
+    each_report_is_its_replay_s(uploaded)
 
 
 def test_no_artifact_is_named_by_a_step_the_change_s_code_runs_in() -> None:
