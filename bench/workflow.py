@@ -70,6 +70,9 @@ from helpers.workflow_support import (  # noqa: E402  (the tests' act machinery,
 )
 
 REPLAYS, SHARDS, BASE_REPLAYS = 5, 2, 5
+# The gate commands differ by tenths of a second on the large suite, less than one run's
+# spread on a shared machine: each is the median of this many runs, interleaved.
+GATE_RUNS = 9
 HISTORY_RUNS = 30
 VERDICTS = {
     "without": "without base replays",
@@ -193,9 +196,9 @@ def recorded_history(test_ids: Sequence[str], newest_head: str) -> bytes:
     return history_bytes(History(runs, dict.fromkeys(test_ids, steady)))
 
 
-def gate_seconds(work: Path, base: str, folder: Path, repeat: int) -> dict[str, float]:
-    """The median seconds of each of GATES on the large suite, interleaved; each must read
-    its base evidence as asked."""
+def gate_seconds(work: Path, base: str, folder: Path) -> dict[str, float]:
+    """The median seconds of each of GATES on the large suite, GATE_RUNS runs interleaved;
+    each must read its base evidence as asked."""
     first = folder / "first"
     measure([*gate_command(first), "--trusted-ref", base], work, first)
     report = json.loads((first / "waiver.json").read_text(encoding="utf-8"))
@@ -210,7 +213,7 @@ def gate_seconds(work: Path, base: str, folder: Path, repeat: int) -> dict[str, 
     }
     runs: dict[str, list[float]] = {name: [] for name in GATES}
     warm_page_cache(work)
-    for attempt in range(repeat):
+    for attempt in range(GATE_RUNS):
         for name, reads in GATES.items():
             logs = folder / f"{attempt}-{name.replace(' ', '-')}"
             command = [*gate_command(logs), "--trusted-ref", base]
@@ -225,7 +228,7 @@ def gate_seconds(work: Path, base: str, folder: Path, repeat: int) -> dict[str, 
     return {name: statistics.median(seconds) for name, seconds in runs.items()}
 
 
-def large_suite(data: Path, tests: int, folder: Path, repeat: int) -> Large:
+def large_suite(data: Path, tests: int, folder: Path) -> Large:
     """The work that grows with the suite, on `tests`."""
     from waiver.gate.change_plan import change_plan
     from waiver.read.policy.settings import Flags, effective
@@ -264,7 +267,7 @@ def large_suite(data: Path, tests: int, folder: Path, repeat: int) -> Large:
     subprocess.run(["git", "checkout", "--quiet", "--force", "HEAD"], cwd=work, check=True)
     settings = effective(None, Flags(registry=str(work / "known-tests.txt")), root)
     plan = timed(lambda: change_plan(GitRevision(root, base), settings, root))
-    gate = gate_seconds(work, base, folder / "gates", repeat)
+    gate = gate_seconds(work, base, folder / "gates")
     return Large(suite, edited_file, red_green, laid_out, plan, gate)
 
 
@@ -348,7 +351,8 @@ def section(example: Example, large: Large, repeat: int, tests: int) -> str:
             f"edited file {large.edited_file:.2f} s, its red-green run {large.red_green:.2f} s, "
             f"the test tree's layout {large.lay_out:.2f} s, the plan {large.plan:.2f} s; the "
             + ", ".join(f"gate {name} {seconds:.2f} s" for name, seconds in large.gate.items())
-            + "), summed as the jobs run them, each job's own steps from the example's runs, "
+            + f", each the median of {GATE_RUNS} runs), summed as the jobs run them, each "
+            "job's own steps from the example's runs, "
             "and the report workflow's gate.",
             "",
             "| pull request | verdict | runner-seconds | jobs | x without base replays |",
@@ -391,7 +395,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="waiver-workflow-bench-") as scratch:
         folder = Path(scratch)
-        large = large_suite(args.data, args.tests, folder / "large", args.repeat + 1)
+        large = large_suite(args.data, args.tests, folder / "large")
         print(large, flush=True)
         example = example_runs(folder / "example", args.repeat)
     text = section(example, large, args.repeat, args.tests)
