@@ -327,7 +327,8 @@ def section(example: Example, large: Large, repeat: int, tests: int) -> str:
     medians["history"], example.jobs["history"] = medians["without"], example.jobs["without"]
     totals = large_totals(large, example)
     history, without = totals["history"][0], totals["without"][0]
-    met = "met" if history <= without else f"not met by {history - without:.1f} s"
+    over = history - without
+    met = "met" if over <= 0 else f"not met by {over:.2f} s ({over / without:.2%})"
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return "\n".join(
         [
