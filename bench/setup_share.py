@@ -22,11 +22,14 @@ A job's set-up is two parts:
   by one earlier install, as a default-branch run leaves it for its pull requests.
 
 The test command's seconds are the generated suite's own (`pytest` on all of it for a
-replay, on the property folder for the property job); a job of all the replays runs it
-REPLAYS times. The property job runs its suite once whatever `replays-per-job` says.
-Reported per job kind: set-up, test and share before, after, and after with the replays
-in one job, against the target of at most a third. The section "Set-up share of a test
-job" of bench/RESULTS.md is replaced with the table.
+replay, on the property folder for the property suite). The property job runs its suite
+once and then the first cell of the replay matrix, as a replay job does: one replay, or
+REPLAYS of them with all of a shard's replays in one job; a base replay job runs the same
+suite at the base commit, as many times. The plan job runs no test
+command: all of it is the gate's own, in the bill, and no test job's set-up. Reported per
+job kind: set-up, test and share before, after, and after with the replays in one job,
+against the target of at most a third. The section "Set-up share of a test job" of
+bench/RESULTS.md is replaced with the table.
 
 Usage: python bench/setup_share.py [--out PATH]
 Needs the network to PyPI, a Docker engine with the local base image waiver-base:bookworm,
@@ -174,16 +177,20 @@ def test_seconds(root: Path, venv: Path, *where: str) -> float:
 
 
 def workflow_set_up(repositories: Repositories, per_job: int, name: str) -> dict[str, float]:
-    """The median seconds of each test job kind's own steps, but its test commands, in one
-    run (`name`) of the example under act with `per_job` replays a job."""
+    """The median seconds of each job kind's own steps, but its test commands, in one run
+    (`name`) of the example under act with `per_job` replays (and base replays) a job. Two
+    shards, so that with every replay of a shard in one job there is a replay job beside the
+    property job."""
     demo = repositories.change(name)
     (demo / "README.md").write_text("A change.\n")
     commit_all(demo, "a change")
-    inputs = {"base-replays": 0, "shards": 1, "replays": REPLAYS, "replays-per-job": per_job}
+    inputs = {
+        "base-replays": REPLAYS, "shards": 2, "replays": REPLAYS, "replays-per-job": per_job,
+    }  # fmt: skip
     run = run_workflow(
         demo, repositories.base_commit, demo_inputs(repositories.waiver_commit, **inputs)
     )
-    if len(run.artifact_names("waiver-junit-run-")) != REPLAYS:
+    if len(run.artifact_names("waiver-junit-run-")) != 2 * REPLAYS:
         raise SystemExit(f"not every replay arrived\n{run.log[-4000:]}")
     found: dict[str, list[float]] = {}
     for job, steps in job_steps(run.log).items():
@@ -212,12 +219,14 @@ def section(workflow: dict[str, dict[str, float]], installs: dict[str, float],
     floor_set_up = workflow["in one job"]["replay"] + installs["installed"]
     floor = floor_set_up / (floor_set_up + REPLAYS * tests["replay"])
     rows = []
-    for kind in ("properties", "replay"):
+    for kind in ("properties", "replay", "base replay"):
         cells, share = [], 0.0
         # Before the lean install, the jobs' own steps were as they are now.
         for jobs, step in (("after", "before"), ("after", "after"), ("in one job", "after")):
             job_set_up = workflow[jobs][kind] + installs[step]
-            tested = tests[kind] * (REPLAYS if kind == "replay" and jobs == "in one job" else 1)
+            # The property job runs its suite, then its cell's replays as a replay job does.
+            replays = REPLAYS if jobs == "in one job" else 1
+            tested = replays * tests["replay"] + (tests[kind] if kind == "properties" else 0.0)
             share = job_set_up / (job_set_up + tested)
             cells.append(f"{job_set_up:.1f} | {tested:.1f} | {share:.0%}")
         met = "yes" if share <= TARGET else "no"
@@ -234,12 +243,19 @@ def section(workflow: dict[str, dict[str, float]], installs: dict[str, float],
             f"- An rq-sized suite: {TESTS} tests, one plain run {tests['replay']:.1f} s, the "
             f"property suite {tests['properties']:.1f} s.",
             f"- The workflow's own steps per job (everything but the set-up command and the "
-            f"test commands), from the example under act: properties "
-            f"{workflow['after']['properties']:.1f} s, replay {workflow['after']['replay']:.1f} "
-            f"s; with `replays-per-job: {REPLAYS}`, a replay job {workflow['in one job']['replay']:.1f} s "
-            f"for {REPLAYS} replays, the larger of its measure and a job's of one replay (the "
-            "jobs of a run share this machine under act; the property job runs its suite "
-            "once either way).",
+            f"test commands), from the example under act: the property job "
+            f"{workflow['after']['properties']:.1f} s, a replay job "
+            f"{workflow['after']['replay']:.1f} s, a base replay job "
+            f"{workflow['after']['base replay']:.1f} s; with `replays-per-job: {REPLAYS}`, "
+            f"{workflow['in one job']['properties']:.1f} s for the property job, which then "
+            f"runs all {REPLAYS} replays, each the larger of its measure and a job's of one "
+            "replay (the jobs of a run share this machine under act). The plan job, which "
+            f"runs no test command, {workflow['after']['plan']:.1f} s: the gate's own, in the "
+            "bill.",
+            "- The property job runs the property suite and then its cell of the replay "
+            "matrix (replay 1 of shard 1; with the replays in one job, all of them). Before "
+            "it did, it ran the property suite alone, and its set-up was 80% of it after the "
+            "lean install (2026-12-06 09:48 UTC, same suite).",
             f"- Install step before ({installs['before']:.1f} s, no cache): `{BEFORE}`.",
             f"- Install step after ({installs['after']:.1f} s, pip's cache filled by the "
             f"default branch): `{after}`.",

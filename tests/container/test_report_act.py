@@ -15,7 +15,8 @@ run as an attacker would stage them: a second pull request from the same branch 
 branch the change controls (open, or closed before the report; the run naming both, or, a
 fork's, none), a review that would re-judge another pull request's run, a retarget while
 the run ran and its re-run, a re-run of an older green run after a newer red one, a run
-that called no, more or another waiver, and near-duplicate artifact names. Each earns a
+that called no, more or another waiver, near-duplicate artifact names, and base replays
+uploaded under the base's names after a job that runs the change's code began. Each earns a
 failure that names why, or nothing at all; the honest run still earns success. The
 verdict as the check run of the team's own app is minted and posted in the job, and a
 job without the app's key posts nothing.
@@ -38,6 +39,7 @@ from helpers.github_api import VERDICT_APP, Answers, App, comment, github_api, r
 from helpers.junit_support import case, junit
 from helpers.support import NOW, gate_args, git
 from helpers.workflow_support import (
+    BASE_CREATED,
     DEMO_REPOSITORY,
     WAIVER_REPOSITORY,
     Repositories,
@@ -46,6 +48,7 @@ from helpers.workflow_support import (
     run_report,
 )
 from waiver.cli import main
+from waiver.decide.base_order import NO_EVIDENCE
 from waiver.github.comment_body import MARKER
 from waiver.github.commit_status import post_check_run
 
@@ -475,6 +478,76 @@ def test_a_near_duplicate_artifact_name_earns_a_failure_and_is_never_downloaded(
         f"uploads: {json.dumps(name)}"
     ]
     assert "artifact 90" not in log
+
+
+# An honest run in the reusable workflow's order: the plan, the base replays, then the jobs
+# that run the change's code, then the gate.
+BASE_JOBS = [
+    {"name": f"waiver / {name}", "run_attempt": 1, "started_at": start, "completed_at": end,
+     "conclusion": "success", "steps": []}
+    for name, start, end in (
+        ("plan", "2026-12-01T09:58:00Z", "2026-12-01T09:58:40Z"),
+        *((f"base replay {n}, shard 1", "2026-12-01T09:58:50Z", "2026-12-01T09:59:40Z")
+          for n in range(1, 6)),
+        ("properties, then replay 1, shard 1", "2026-12-01T10:00:00Z", "2026-12-01T10:00:50Z"),
+        *((f"replay {n}, shard 1", "2026-12-01T10:01:00Z", "2026-12-01T10:01:55Z")
+          for n in range(2, 6)),
+        ("gate", "2026-12-01T10:02:00Z", "2026-12-01T10:02:40Z"),
+    )
+]  # fmt: skip
+
+
+def base_replays(fork: Fork, created: str) -> list[dict[str, Any]]:
+    """Five base replays that flip as the change's do (its own replays, uploaded under the
+    base's names), created at `created`, ids from 101: the artifacts as the API lists them."""
+    ids = fork.artifacts / RUN / ".ids"
+    listed = []
+    for n in range(1, 6):
+        name = f"waiver-base-junit-run-{n}-shard-1"
+        shard = fork.artifacts / RUN / name / f"run-{n}"
+        shard.mkdir(parents=True, exist_ok=True)
+        shutil.copy(fork.run / "replayed" / "reports" / f"run-{n}.xml", shard / "shard-1.xml")
+        (ids / str(100 + n)).write_text(name)
+        listed.append({"id": 100 + n, "name": name, "expired": False, "created_at": created})
+    return listed
+
+
+@pytest.mark.parametrize(
+    ("created", "state"),
+    [
+        pytest.param(BASE_CREATED, "success", id="before any job ran the change's code"),
+        pytest.param("2026-12-01T10:00:40Z", "failure", id="while the property job ran"),
+    ],
+)
+def test_base_replays_uploaded_after_the_change_s_code_began_are_no_evidence(
+    fork: Fork, created: str, state: str
+) -> None:
+    # The base replays flip as the change's do. Created before any job ran the change's
+    # code, they are the base's: the row is already flaky there, so under
+    # introduced_instability: block it earns a proposal, and the approved change passes.
+    # The same replays created while the property job ran could be its code's, uploaded
+    # with the run's artifact token to turn an introduced flip into an old one: the status
+    # fails, and names the artifact, its time and the job.
+    answers = approved(fork, run_artifacts={42: [*fork.listed, *base_replays(fork, created)]},
+                       jobs={42: BASE_JOBS})  # fmt: skip
+    with github_api(answers) as api:
+        log = fork.report(api, f"base-replays-{state}",
+                          inputs={"config": BLOCKING_POLICY, "base-replays": 5})  # fmt: skip
+
+    assert [s["state"] for s in answers.statuses] == [state], log[-6000:]
+    gated = fork.gated()
+    if state == "success":
+        [unstable] = [row for row in gated["rows"] if row["class"] == "unstable_assertion"]
+        assert unstable["base"]["meaning"] == "already_flaky" and gated["run_blockers"] == []
+        assert "download stand-in: artifact 101 is waiver-base-junit-run-1-shard-1" in log
+    else:
+        late = (
+            'waiver-base-junit-run-1-shard-1 created 2026-12-01T10:00:40Z after "properties, '
+            'then replay 1, shard 1" began 2026-12-01T10:00:00Z'
+        )
+        assert gated["run_blockers"] == [f"{late}: {NO_EVIDENCE} (run 42)"]
+        assert gated["rows"] == []
+        assert answers.statuses[0]["description"] == f"blocked: {late}…"
 
 
 def test_a_merge_group_gets_the_status_on_its_commit_and_keeps_what_was_approved(

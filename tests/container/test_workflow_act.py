@@ -125,9 +125,10 @@ def test_waiver_runs_from_its_own_checkout_and_image_never_beside_the_change(
     )
     assert "checkout stand-in: demo/demo at" in log and "into change" in log
     assert "pip install" not in log and "venv" not in log
-    # Each replay job laid out the base commit's test tree from the image, and the gate read
-    # the change alone: none of waiver's own files counts as the change's harness.
-    assert log.count("waiver: tests from trusted revision") == 1 + 10
+    # The property job (which also runs replay 1 of shard 1) and the 9 other replay jobs
+    # laid out the base commit's test tree from the image, and the gate read the change
+    # alone: none of waiver's own files counts as the change's harness.
+    assert log.count("waiver: tests from trusted revision") == 1 + 9
     assert "not_in_lock" not in log
 
 
@@ -210,9 +211,10 @@ def test_the_verdict_replays_run_the_base_s_tests_and_the_change_s_run_apart(
     row = next(r for r in report["rows"] if r["test_id"] == KNOWN)
     assert (row["unknown"], row["replay_pass"], row["replay_total"]) == ("edited", 5, 5)
     assert row["base_version"] == {"replay_pass": 5, "replay_total": 5, "meaning": "kept"}
-    # Every property and replay job laid out the base's test tree, taking the module out.
+    # The property job (replay 1 of shard 1 in it) and the 9 other replay jobs laid out the
+    # base's test tree, taking the module out.
     laid_out = [line for line in run.log.splitlines() if "waiver: tests from trusted" in line]
-    assert len(laid_out) == 1 + 10
+    assert len(laid_out) == 1 + 9
     assert all("tests/assertions/test_zz_patch.py" in line for line in laid_out)
     # The change's test files ran apart, on its tree, one job per shard that holds some.
     assert run.artifact_names("waiver-change-tests-") == [
@@ -232,9 +234,11 @@ def test_every_test_job_restores_the_default_branch_s_cache_and_none_saves(
         run.log,
         re.MULTILINE,
     )
-    # The property job, 5 replays by 2 shards, 3 base replays by 2, the change's 2 shards;
-    # each keyed on the base commit's dependency files, never the gate.
-    assert len(restored) == 1 + 10 + 6 + 2, run.log[-4000:]
+    # The property job (which also runs replay 1 of shard 1), the other 9 of 5 replays by
+    # 2 shards, 3 base replays by 2, the change's 2 shards; each keyed on the base commit's
+    # dependency files, never the plan or the gate.
+    assert len(restored) == 1 + 9 + 6 + 2, run.log[-4000:]
+    assert "cache restore stand-in" not in run.job_log("plan")
     assert len(set(restored)) == 1
     assert "cache restore stand-in" not in run.job_log("gate")
     assert "cache save stand-in" not in run.log
@@ -338,10 +342,10 @@ def test_without_waiver_repository_nothing_runs_and_the_error_names_the_inputs(
     assert run.returncode != 0
     message = "no waiver to check out: set the inputs waiver-repository (owner/name) and waiver-ref"
     step = "Run Main Name the waiver to check out"
-    assert message in run.job_log("properties")
-    # Under act the gate job has once not reached this step after the property job
-    # failed (on GitHub it does); whichever job reaches it is refused there.
-    for job in ("gate", "replays", "base-replays", "change-tests"):
+    assert message in run.job_log("plan")
+    # Under act the gate job has once not reached this step after the plan job failed (on
+    # GitHub it does); whichever job reaches it is refused there.
+    for job in ("gate", "properties", "replay", "base replay", "change's tests"):
         log = run.job_log(job)
         assert (step in log) == (message in log), log
     assert run.artifact_names("waiver") == []

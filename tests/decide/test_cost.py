@@ -21,6 +21,8 @@ def job(name: str, seconds: float, tested: float | None = None) -> JobTiming:
 @pytest.mark.parametrize(
     ("name", "kind"),
     [
+        ("waiver / plan", "plan"),
+        ("waiver / properties, then replay 1, shard 1", "properties"),
         ("waiver / properties", "properties"),
         ("waiver / replay 12, shard 3", "replays"),
         ("waiver / base replay 1, shard 1", "base"),
@@ -29,6 +31,7 @@ def job(name: str, seconds: float, tested: float | None = None) -> JobTiming:
         ("waiver / gate", "gate"),
         ("outputs", "other"),
         ("waiver / replay 1, shard 1 (extra)", "other"),
+        ("waiver / properties, then replay 2, shard 1", "other"),
     ],
 )
 def test_a_job_is_known_by_the_name_of_its_called_job(name: str, kind: str) -> None:
@@ -36,21 +39,28 @@ def test_a_job_is_known_by_the_name_of_its_called_job(name: str, kind: str) -> N
 
 
 def test_the_jobs_are_summed_by_kind_billed_by_the_minute_and_set_against_a_plain_run() -> None:
+    first = JobTiming(
+        "waiver / properties, then replay 1, shard 1", 61.0,
+        {"Run the property suite once": 5.0, TEST: 10.0, "Run this job's further replays": 20.0},
+    )  # fmt: skip
     cost = verdict_cost([
-        job("properties", 40.0),
-        job("replay 1, shard 1", 61.0, tested=10.0),
+        job("plan", 14.0),
+        first,
         job("replay 1, shard 2", 59.0, tested=8.0),
         job("replay 2, shard 1", 60.0, tested=30.0),
+        job("base replay 1, shard 1", 50.0, tested=30.0),
         job("gate", 30.0),
     ])  # fmt: skip
+    # The property job's two replay steps, 30 s, are replays' time; the rest is properties'.
     assert cost == Cost(
-        jobs=5, seconds={"properties": 40.0, "replays": 180.0, "gate": 30.0},
-        billed_minutes=1 + 2 + 1 + 1 + 1, plain_run=18.0,
+        jobs=6, seconds={"plan": 14.0, "properties": 31.0, "replays": 149.0, "base": 50.0,
+                         "gate": 30.0},
+        billed_minutes=1 + 2 + 1 + 1 + 1 + 1, plain_run=18.0,
     )  # fmt: skip
     assert bill_line(cost_json(cost)) == (
-        "**What this verdict cost:** 5 jobs, 4 min 10 s of runner time (GitHub bills 6 min): "
-        "properties 40 s, replays 3 min, gate 30 s. One plain run of the suite took 18 s: the "
-        "verdict cost 14 of them."
+        "**What this verdict cost:** 6 jobs, 4 min 34 s of runner time (GitHub bills 7 min): "
+        "plan 14 s, properties 31 s, replays 2 min 29 s, base 50 s, gate 30 s. One plain run "
+        "of the suite took 18 s: the verdict cost 15 of them."
     )
 
 

@@ -71,7 +71,7 @@ NAMES = st.sampled_from(sorted(EXPECTED | set(REPORT_ARTIFACTS))) | st.text(max_
 def test_an_artifact_is_downloaded_only_by_its_exact_name_and_any_other_name_is_named(
     listed: list[tuple[int, str, bool]],
 ) -> None:
-    artifacts = [Artifact(i, name, expired) for i, name, expired in listed]
+    artifacts = [Artifact(i, name, expired, None) for i, name, expired in listed]
     chosen = sort_artifacts(artifacts, SHAPE)
     picked = (
         chosen.properties + chosen.replays + chosen.base_replays + chosen.red_green

@@ -12,6 +12,7 @@ import pytest
 
 from helpers.change_support import commit_base, fix_slugify
 from helpers.support import git, load_report, replay_example, run_gate
+from waiver.decide.base_order import NO_EVIDENCE
 
 pytestmark = pytest.mark.slow
 
@@ -62,6 +63,7 @@ class Repository:
         head = self.changes[change]
         git(self.work, "checkout", "--quiet", "--detach", head)
         artifacts = run.pop("artifacts", None)
+        base_order = run.pop("base_order", None)
         found = {"id": 42, "path": CALLER, "head_sha": head, "event": "pull_request",
                  "referenced_workflows": [{"path": GATE, "sha": PIN}], **run}  # fmt: skip
         document = {
@@ -75,6 +77,8 @@ class Repository:
         }
         if artifacts is not None:
             document["artifacts"] = artifacts
+        if base_order is not None:
+            document["base_order"] = base_order
         provenance = self.work.parent / "provenance.json"
         provenance.write_text(json.dumps(document))
         extra = ["--trusted-ref", self.base, "--provenance", str(provenance)]
@@ -88,6 +92,12 @@ class Repository:
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory: pytest.TempPathFactory) -> Repository:
     return Repository(tmp_path_factory.mktemp("provenance") / "demo")
+
+
+LATE = (
+    'waiver-base-junit-run-1-shard-1 created 2026-12-01T10:01:30Z after "properties, then '
+    f'replay 1, shard 1" began 2026-12-01T10:00:00Z: {NO_EVIDENCE}'
+)
 
 
 def approval_of(head: str) -> dict[str, Any]:
@@ -183,6 +193,11 @@ def test_the_base_gate_workflow_s_run_is_judged_as_usual(repository: Repository)
             id="a near-duplicate artifact",
         ),
         pytest.param(
+            {"base_order": LATE},
+            f"{LATE} (run 42)",
+            id="a base replay created after a change job began",
+        ),
+        pytest.param(
             {"id": "none"},
             "no gate run is known for these reports: "
             "GET /repos/demo/demo/actions/runs answered HTTP 500",
@@ -241,3 +256,17 @@ def test_a_report_left_by_the_provenance_check_is_schema_valid(repository: Repos
     repository.gate("honest", path=".github/workflows/evil.yml")
     report = load_report(repository.work / "waiver.json")  # validates against the schema
     assert report["counts"]["stable_pass"] == 0
+
+
+def test_no_approval_admits_base_replays_a_change_job_could_have_written(
+    repository: Repository,
+) -> None:
+    # An upgrade of the gate's workflows alone waits for an approval; base replays created
+    # after the change's code began are no evidence whoever approves.
+    head = repository.changes["upgrade"]
+    moved = [{"path": GATE, "sha": "2" * 40}]
+    code, report = repository.gate(
+        "upgrade", approvals=approval_of(head), referenced_workflows=moved, base_order=LATE
+    )
+    assert (code, report["verdict"], report["run_blockers"]) == (1, "blocked", [f"{LATE} (run 42)"])
+    assert report["provenance"]["admitted_by"] is None

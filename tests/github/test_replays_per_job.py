@@ -53,72 +53,89 @@ def run_step(job: str, name: str, workspace: Path, env: dict[str, str]) -> dict[
     return read_github_output(outputs.read_text())
 
 
-def plan(replays: int, shards: int, per_job: int | str) -> tuple[list[int], list[dict[str, int]]]:
-    """The replay matrix the plan step writes, each replay job's first replay, and the
-    matrix's include: the replays a job runs after its first, by their place."""
-    outputs = run_step("properties", PLAN, Path(os.environ["PLAN_FOLDER"]), {
+def plan(replays: int, shards: int, per_job: int | str) -> list[dict[str, int]]:
+    """Every replay job's cell as the plan step writes them: its first replay, its shard and
+    the replays it runs next by their place; the property job's cell first."""
+    outputs = run_step("plan", PLAN, Path(os.environ["PLAN_FOLDER"]), {
         "REPLAYS": str(replays), "SHARDS": str(shards), "PER_JOB": str(per_job),
         "BASE_REPLAYS": "0", "BASE_SHA": "",
     })  # fmt: skip
-    return json.loads(outputs["replays"]), json.loads(outputs["further-replays"])
+    first, rest = json.loads(outputs["first-job"]), json.loads(outputs["replay-jobs"])
+    assert len(first) == 1
+    count = int(outputs["replay-job-count"])
+    assert len(rest) == max(count, 1)  # the placeholder cell when there is none
+    return first + rest[:count]
 
 
-def upload_steps() -> list[dict[str, Any]]:
+# The jobs that run replays: the property job its one cell, the replay job every other.
+REPLAY_JOBS = ("properties", "replays")
+PLACES = ("second", "third", "fourth", "fifth")
+# Where the property job's replay steps differ from the replay job's: none runs after a drift.
+DRIFT = "needs.plan.outputs.fixtures-match == 'true'"
+
+
+def replay_steps(job: str) -> list[dict[str, Any]]:
+    """The job's steps from its first replay on."""
+    steps: list[dict[str, Any]] = DOCUMENT["jobs"][job]["steps"]
+    return steps[[step.get("name") for step in steps].index(FIRST) :]
+
+
+def upload_steps(job: str) -> list[dict[str, Any]]:
     return [
         step
-        for step in DOCUMENT["jobs"]["replays"]["steps"]
+        for step in replay_steps(job)
         if step.get("uses", "").startswith("actions/upload-artifact@")
     ]
 
 
-PLACES = ("second", "third", "fourth", "fifth")
-
-
-def include_of(include: list[dict[str, int]], first: int) -> dict[str, int]:
-    """The keys the matrix's include adds to the cells of the job whose first replay is
-    `first`, as GitHub matches an include entry on the matrix's own keys."""
-    cells = [cell for cell in include if cell["replay"] == first]
-    assert len(cells) <= 1
-    return {place: replay for cell in cells for place, replay in cell.items() if place != "replay"}
+def condition(step: dict[str, Any], job: str) -> str:
+    """The step's `if:` as the replay job spells it: the property job's drift guard taken off."""
+    spelled: str = step.get("if", "")
+    if job == "properties":
+        guarded = spelled.replace(f"{DRIFT} && ", "").replace(f"${{{{ {DRIFT} }}}}", "")
+        assert guarded != spelled, step["name"]
+        return guarded
+    return spelled
 
 
 def replay_job(
-    workspace: Path, first: int, shard: int, further: dict[str, int], inputs: dict[str, Any],
-    command: str,
-) -> dict[str, Path]:  # fmt: skip
-    """One replay job's test steps run in order, `further` the matrix's keys for the
-    replays after `first` that the plan gave it, with each upload as the workflow names it:
-    its artifacts by name."""
+    workspace: Path, job: str, cell: dict[str, int], inputs: dict[str, Any], command: str
+) -> dict[str, Path]:
+    """One replay job's test steps run in order for the plan's `cell`, with each upload as the
+    workflow names it: its artifacts by name."""
+    first, shard = cell["replay"], cell["shard"]
     common = {
         "TEST_COMMAND": command, "WAIVER_SHARD": str(shard), "WAIVER_SHARDS": str(inputs["shards"]),
     }  # fmt: skip
-    run_step("replays", FIRST, workspace, {**common, "WAIVER_REPLAY": str(first)})
-    first_upload, *further_uploads = upload_steps()
+    run_step(job, FIRST, workspace, {**common, "WAIVER_REPLAY": str(first)})
+    first_upload, *further_uploads = upload_steps(job)
+    assert condition(first_upload, job) == ""
     assert first_upload["with"]["name"] == (
         "waiver-junit-run-${{ matrix.replay }}-shard-${{ matrix.shard }}"
     )
     artifacts = {
         f"waiver-junit-run-{first}-shard-{shard}": workspace / first_upload["with"]["path"]
     }
-    # The step's condition, `inputs.replays-per-job > 1`, evaluated here.
+    further = workflow_step(DOCUMENT, job, FURTHER)
+    assert condition(further, job) == "${{ inputs.replays-per-job > 1 }}"
     if inputs["replays-per-job"] > 1:
         # `${{ matrix.second }} ${{ matrix.third }} …`, a missing key empty.
-        listed = " ".join(str(further.get(place, "")) for place in PLACES)
-        assert workflow_step(DOCUMENT, "replays", FURTHER)["env"]["FURTHER"] == " ".join(
+        listed = " ".join(str(cell.get(place, "")) for place in PLACES)
+        assert further["env"]["FURTHER"] == " ".join(
             f"${{{{ matrix.{place} }}}}" for place in PLACES
         )
-        run_step("replays", FURTHER, workspace, {**common, "FURTHER": listed})
+        run_step(job, FURTHER, workspace, {**common, "FURTHER": listed})
     assert len(further_uploads) == len(PLACES)
     for place, step in zip(PLACES, further_uploads, strict=True):
         value = f"matrix.{place}"
-        assert step["if"] == f"${{{{ {value} }}}}"
+        assert condition(step, job) == f"${{{{ {value} }}}}"
         assert step["with"] == {
             "name": f"waiver-junit-run-${{{{ {value} }}}}-shard-${{{{ matrix.shard }}}}",
             "path": f"waiver-junit-further/${{{{ {value} }}}}/",
             "if-no-files-found": "warn",
         }
-        if place in further:  # else the key is missing, null, and the step skipped
-            replay = further[place]
+        if place in cell:  # else the key is missing, null, and the step skipped
+            replay = cell[place]
             artifacts[f"waiver-junit-run-{replay}-shard-{shard}"] = (
                 workspace / "waiver-junit-further" / str(replay)
             )
@@ -126,18 +143,17 @@ def replay_job(
 
 
 def matrix_artifacts(folder: Path, inputs: dict[str, Any], command: str) -> dict[str, Path]:
-    """Every replay job of the planned matrix run, each in a workspace of its own: every
-    artifact uploaded, copied as upload-artifact keeps a folder's contents."""
+    """Every replay job of the planned matrix run, each in a workspace of its own, the first
+    cell by the property job: every artifact uploaded, copied as upload-artifact keeps a
+    folder's contents."""
     uploaded: dict[str, Path] = {}
-    shards = inputs["shards"]
-    firsts, further = plan(inputs["replays"], shards, inputs["replays-per-job"])
-    for first in firsts:
-        for shard in range(1, shards + 1):
-            workspace = folder / f"job-{first}-{shard}"
-            job = replay_job(workspace, first, shard, include_of(further, first), inputs, command)
-            for name, path in job.items():
-                assert name not in uploaded, f"{name} uploaded twice"
-                uploaded[name] = shutil.copytree(path, folder / "artifacts" / name)
+    cells = plan(inputs["replays"], inputs["shards"], inputs["replays-per-job"])
+    for index, cell in enumerate(cells):
+        workspace = folder / f"job-{cell['replay']}-{cell['shard']}"
+        job = REPLAY_JOBS[min(index, 1)]
+        for name, path in replay_job(workspace, job, cell, inputs, command).items():
+            assert name not in uploaded, f"{name} uploaded twice"
+            uploaded[name] = shutil.copytree(path, folder / "artifacts" / name)
     return uploaded
 
 
@@ -147,24 +163,48 @@ def plan_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_plan_starts_a_job_every_replays_per_job_replays_and_names_the_rest() -> None:
-    assert plan(5, 2, 1) == ([1, 2, 3, 4, 5], [])
-    assert plan(5, 2, 2) == ([1, 3, 5], [{"replay": 1, "second": 2}, {"replay": 3, "second": 4}])
-    assert plan(5, 1, 5) == (
-        [1], [{"replay": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}]
-    )  # fmt: skip
-    assert plan(7, 1, 3) == (
-        [1, 4, 7], [{"replay": 1, "second": 2, "third": 3}, {"replay": 4, "second": 5, "third": 6}]
-    )  # fmt: skip
+    assert plan(5, 2, 1) == [{"replay": r, "shard": s} for r in range(1, 6) for s in (1, 2)]
+    assert plan(5, 2, 2) == [
+        {"replay": 1, "shard": 1, "second": 2}, {"replay": 1, "shard": 2, "second": 2},
+        {"replay": 3, "shard": 1, "second": 4}, {"replay": 3, "shard": 2, "second": 4},
+        {"replay": 5, "shard": 1}, {"replay": 5, "shard": 2},
+    ]  # fmt: skip
+    # One job does it all: the property job, and no replay job.
+    assert plan(5, 1, 5) == [
+        {"replay": 1, "shard": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+    ]
+    assert plan(7, 1, 3) == [
+        {"replay": 1, "shard": 1, "second": 2, "third": 3},
+        {"replay": 4, "shard": 1, "second": 5, "third": 6},
+        {"replay": 7, "shard": 1},
+    ]
 
 
-def test_the_replay_matrix_includes_what_the_plan_names() -> None:
-    matrix = DOCUMENT["jobs"]["replays"]["strategy"]["matrix"]
-    assert matrix["include"] == (
-        "${{ fromJSON(github.event_name == 'pull_request_review' && '[]' || "
-        "needs.properties.outputs.further-replays) }}"
-    )
-    outputs = DOCUMENT["jobs"]["properties"]["outputs"]
-    assert outputs["further-replays"] == "${{ steps.plan.outputs.further-replays }}"
+def test_the_property_job_runs_the_first_cell_and_the_replay_job_every_other() -> None:
+    jobs = DOCUMENT["jobs"]
+    assert jobs["properties"]["strategy"]["matrix"] == {
+        "include": "${{ fromJSON(github.event_name == 'pull_request_review' && "
+        '\'[{"replay":1,"shard":1}]\' || needs.plan.outputs.first-job) }}'
+    }
+    assert jobs["replays"]["strategy"]["matrix"] == {
+        "include": "${{ fromJSON(github.event_name == 'pull_request_review' && "
+        '\'[{"replay":1,"shard":1}]\' || needs.plan.outputs.replay-jobs) }}'
+    }
+    assert "needs.plan.outputs.replay-job-count != '0'" in jobs["replays"]["if"]
+    outputs = jobs["plan"]["outputs"]
+    for name in ("first-job", "replay-jobs", "replay-job-count"):
+        assert outputs[name] == f"${{{{ steps.plan.outputs.{name} }}}}"
+
+
+def test_the_property_job_replays_as_a_replay_job_does_after_its_property_suite() -> None:
+    """The same steps, word for word but for the drift guard: the property job's replays are
+    no different evidence from any other job's."""
+    ours, theirs = replay_steps("properties"), replay_steps("replays")
+    assert [{**step, "if": condition(step, "properties")} for step in ours] == [
+        {**step, "if": step.get("if", "")} for step in theirs
+    ]
+    names = [step.get("name") for step in DOCUMENT["jobs"]["properties"]["steps"]]
+    assert names.index("Upload the property report") < names.index(FIRST)
 
 
 @pytest.mark.parametrize("per_job", ["0", "6", "x", "", "1.5"])
@@ -172,6 +212,18 @@ def test_the_plan_refuses_a_count_of_replays_per_job_it_has_no_uploads_for(per_j
     with pytest.raises(subprocess.CalledProcessError) as refused:
         plan(5, 2, per_job)
     assert "replays-per-job must be a whole number from 1 to 5" in refused.value.stderr
+
+
+def each_report_is_its_replay_s(uploaded: dict[str, Path]) -> None:
+    """Each artifact holds one report, at run-<replay>/shard-<shard>.xml, written by the
+    replay its name says: WAIVER_REPLAY was that replay's number."""
+    for name, artifact in uploaded.items():
+        found = re.fullmatch(r"waiver(?:-base)?-junit-run-(\d+)-shard-(\d+)", name)
+        assert found is not None, name
+        replay, shard = found.groups()
+        files = [str(path.relative_to(artifact)) for path in artifact.rglob("*.xml")]
+        assert files == [f"run-{replay}/shard-{shard}.xml"], name
+        assert f'name="replay_{replay}_shard_{shard}"' in (artifact / files[0]).read_text()
 
 
 @pytest.mark.parametrize("per_job", [1, 2, 3, 4, 5])
@@ -183,14 +235,63 @@ def test_every_replay_reaches_the_gate_under_the_name_the_report_workflow_downlo
     uploaded = matrix_artifacts(tmp_path, inputs, REPORT_COMMAND)
     shape = GateShape(replays=replays, shards=2, base_replays=0)
     assert sorted(uploaded) == sorted(expected_names(shape)["replays"])
-    for name, artifact in uploaded.items():
-        found = re.fullmatch(r"waiver-junit-run-(\d+)-shard-(\d+)", name)
-        assert found is not None, name
-        replay, shard = found.groups()
-        files = [str(path.relative_to(artifact)) for path in artifact.rglob("*.xml")]
-        assert files == [f"run-{replay}/shard-{shard}.xml"], name
-        # The report is the one its replay wrote: WAIVER_REPLAY was that replay's number.
-        assert f'name="replay_{replay}_shard_{shard}"' in (artifact / files[0]).read_text()
+    each_report_is_its_replay_s(uploaded)
+
+
+def base_plan(base_replays: int, shards: int, per_job: int) -> list[dict[str, int]]:
+    """The base replay jobs' cells as the plan step writes them."""
+    outputs = run_step("plan", PLAN, Path(os.environ["PLAN_FOLDER"]), {
+        "REPLAYS": "5", "SHARDS": str(shards), "PER_JOB": str(per_job),
+        "BASE_REPLAYS": str(base_replays), "BASE_SHA": "a" * 40,
+    })  # fmt: skip
+    cells: list[dict[str, int]] = json.loads(outputs["base-jobs"])
+    return cells
+
+
+def base_job(workspace: Path, cell: dict[str, int], per_job: int) -> dict[str, Path]:
+    """One base replay job's test steps run in order for the plan's `cell`: its artifacts by
+    the names its uploads give them."""
+    common = {"TEST_COMMAND": REPORT_COMMAND, "WAIVER_SHARD": str(cell["shard"]),
+              "WAIVER_SHARDS": "2"}  # fmt: skip
+    run_step("base-replays", "Run the assertion suite at the base", workspace,
+             {**common, "WAIVER_REPLAY": str(cell["replay"])})  # fmt: skip
+    further = workflow_step(DOCUMENT, "base-replays", "Run this job's further base replays")
+    assert further["if"] == "${{ inputs.replays-per-job > 1 }}"
+    if per_job > 1:
+        listed = " ".join(str(cell.get(place, "")) for place in PLACES)
+        run_step("base-replays", further["name"], workspace, {**common, "FURTHER": listed})
+    uploads = [
+        step for step in DOCUMENT["jobs"]["base-replays"]["steps"]
+        if step.get("uses", "").startswith("actions/upload-artifact@")
+    ]  # fmt: skip
+    artifacts = {}
+    for key, step in zip(("replay", *PLACES), uploads, strict=True):
+        if key not in cell:
+            assert step["if"] == f"${{{{ matrix.{key} }}}}"  # skipped: the key is null
+            continue
+        name = step["with"]["name"].replace(f"${{{{ matrix.{key} }}}}", str(cell[key]))
+        name = name.replace("${{ matrix.shard }}", str(cell["shard"]))
+        path = step["with"]["path"].replace(f"${{{{ matrix.{key} }}}}", str(cell[key]))
+        artifacts[name] = workspace / path
+    return artifacts
+
+
+@pytest.mark.parametrize("per_job", [1, 2, 3, 5])
+def test_base_replays_share_jobs_as_the_replays_do_under_the_same_names(
+    tmp_path: Path, per_job: int
+) -> None:
+    uploaded: dict[str, Path] = {}
+    cells = base_plan(4, 2, per_job)
+    assert len(cells) == 2 * -(-4 // per_job)  # a job every per_job base replays, each shard
+    for cell in cells:
+        workspace = tmp_path / f"base-{cell['replay']}-{cell['shard']}"
+        workspace.mkdir()
+        for name, path in base_job(workspace, cell, per_job).items():
+            assert name not in uploaded, f"{name} uploaded twice"
+            uploaded[name] = path
+    shape = GateShape(replays=5, shards=2, base_replays=4)
+    assert sorted(uploaded) == sorted(expected_names(shape)["base_replays"])
+    each_report_is_its_replay_s(uploaded)
 
 
 def test_no_artifact_is_named_by_a_step_the_change_s_code_runs_in() -> None:
@@ -203,8 +304,9 @@ def test_no_artifact_is_named_by_a_step_the_change_s_code_runs_in() -> None:
                 assert "steps." not in named, (job, step.get("name"))
 
 
-def test_a_job_s_first_replay_is_uploaded_before_its_further_replays_run() -> None:
-    names = [step.get("name", step.get("uses")) for step in DOCUMENT["jobs"]["replays"]["steps"]]
+@pytest.mark.parametrize("job", REPLAY_JOBS)
+def test_a_job_s_first_replay_is_uploaded_before_its_further_replays_run(job: str) -> None:
+    names = [step.get("name", step.get("uses")) for step in DOCUMENT["jobs"][job]["steps"]]
     first_upload = names.index("Upload this shard's report")
     assert names.index(FIRST) < first_upload < names.index(FURTHER)
     assert names[names.index(FURTHER) + 1 :] == [
@@ -234,12 +336,11 @@ def test_replays_run_in_fewer_jobs_reach_the_same_classes(
     # Each job's workspace is a copy of the change, as a checkout is.
     monkeypatch.chdir(repo)
     uploaded = {}
-    firsts, further = plan(5, 1, 3)
-    for first in firsts:
-        workspace = tmp_path / f"job-{first}"
+    for index, cell in enumerate(plan(5, 1, 3)):
+        workspace = tmp_path / f"job-{cell['replay']}"
         shutil.copytree(repo, workspace)
-        cells = include_of(further, first)
-        uploaded.update(replay_job(workspace, first, 1, cells, inputs, command))
+        job = REPLAY_JOBS[min(index, 1)]
+        uploaded.update(replay_job(workspace, job, cell, inputs, command))
     reports = repo / "waiver-reports"
     for path in uploaded.values():  # download-artifact with merge-multiple
         shutil.copytree(path, reports, dirs_exist_ok=True)

@@ -33,7 +33,7 @@ from helpers.support import (
 WORKFLOW: dict[Any, Any] = yaml.safe_load(
     (REPO / ".github" / "workflows" / "waiver-gate.yml").read_text()
 )
-JOBS_WITH_WAIVER = ("properties", "replays", "change-tests", "gate")
+JOBS_WITH_WAIVER = ("plan", "properties", "replays", "change-tests", "gate")
 COMMITTED = ("fixtures", "tests", "fixture.lock", "known-tests.txt", "freezes.json",
              "slugify.py", "pytest.ini")  # fmt: skip
 WAIVER_SHA = "c" * 40
@@ -160,7 +160,7 @@ def test_the_waiver_inputs_are_documented_with_ghes_in_mind() -> None:
 # --- the change and waiver never share a folder --------------------------------------
 
 
-@pytest.mark.parametrize("job", ["properties", "replays", "change-tests"])
+@pytest.mark.parametrize("job", ["plan", "properties", "replays", "change-tests"])
 def test_waiver_leaves_the_workspace_before_the_change_arrives(job: str) -> None:
     order = names(job)
     assert workflow_step(WORKFLOW, job, "Check out waiver")["with"]["path"] == ".waiver-action"
@@ -207,17 +207,38 @@ def test_waiver_runs_from_its_image_before_any_of_the_change_s_code(job: str, la
 # --- replays only when they can change the verdict -----------------------------------
 
 
-def test_the_lock_is_checked_before_the_test_tree_s_layout_puts_the_base_s_files_back() -> None:
-    order = names("properties")
-    assert (
-        order.index("Check out the change")
-        < order.index("Check the fixtures and the harness against the base commit's lock")
-        < order.index("Lay out the base commit's test tree")
-        < order.index("Run the property suite once")
+def test_the_lock_is_checked_in_a_job_of_its_own_before_any_layout_or_test() -> None:
+    """On the change as it is: a layout puts the base's files back. The plan job runs no
+    command of the change's at all."""
+    order = names("plan")
+    assert order.index("Check out the change") < order.index(
+        "Check the fixtures and the harness against the base commit's lock"
     )
-    assert WORKFLOW["jobs"]["properties"]["outputs"]["fixtures-match"] == (
+    assert "Lay out the base commit's test tree" not in order
+    scripts = "\n".join(json.dumps(step) for step in steps("plan"))
+    for command in ("inputs.setup-command", "inputs.property-command", "inputs.test-command"):
+        assert command not in scripts
+    assert WORKFLOW["jobs"]["plan"]["outputs"]["fixtures-match"] == (
         "${{ steps.lock.outputs.fixtures-match }}"
     )
+    order = names("properties")
+    assert order.index("Lay out the base commit's test tree") < order.index(
+        "Run the property suite once"
+    ) < order.index("Run the assertion suite")  # fmt: skip
+
+
+def test_every_job_that_runs_the_change_s_code_comes_after_every_base_replay() -> None:
+    """No base report is uploaded while the change's code runs (docs/limits.md)."""
+    jobs = WORKFLOW["jobs"]
+    assert jobs["base-replays"]["needs"] == "plan"
+    assert jobs["properties"]["needs"] == ["plan", "base-replays"]
+    assert jobs["properties"]["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"
+    for job in ("replays", "change-tests"):
+        assert "properties" in jobs[job]["needs"]
+        # By name: the skipped base replays before it would skip this job by default.
+        assert jobs[job]["if"].startswith(
+            "${{ !cancelled() && needs.properties.result == 'success' && "
+        ), job
 
 
 @pytest.mark.parametrize("job", sorted(WORKFLOW["jobs"]))
@@ -230,15 +251,23 @@ def test_every_job_has_a_time_limit(job: str) -> None:
 
 def test_no_replay_or_base_replay_job_runs_unless_the_fixtures_match() -> None:
     jobs = WORKFLOW["jobs"]
-    assert jobs["replays"]["if"] == "${{ needs.properties.outputs.fixtures-match == 'true' }}"
-    assert jobs["base-replays"]["if"] == (
-        "${{ inputs.base-replays > 0 && needs.properties.outputs.fixtures-match == 'true' }}"
+    match = "needs.plan.outputs.fixtures-match == 'true'"
+    assert jobs["replays"]["if"] == (
+        f"${{{{ !cancelled() && needs.properties.result == 'success' && {match} "
+        "&& needs.plan.outputs.replay-job-count != '0' }}"
     )
+    assert jobs["base-replays"]["if"] == f"${{{{ inputs.base-replays > 0 && {match} }}}}"
+    # The property job's own replays: each step guarded.
+    for step in steps("properties")[names("properties").index("Run the assertion suite") :]:
+        assert step["if"].startswith(f"${{{{ {match}"), step["name"]
     # The gate still runs, and reads no base reports from base replays that did not run.
     assert jobs["gate"]["if"] == "${{ !cancelled() && github.event_name != 'pull_request_review' }}"
     assert workflow_step(WORKFLOW, "gate", "Classify every test id")["with"]["base-reports"] == (
         "${{ inputs.base-replays > 0 && needs.base-replays.result != 'skipped' "
         "&& 'waiver-base-reports' || '' }}"
+    )
+    assert workflow_step(WORKFLOW, "gate", "Download every replay's shards")["if"] == (
+        f"${{{{ needs.properties.result == 'success' && {match} }}}}"
     )
 
 
@@ -277,7 +306,8 @@ def run_in_image_step(
     runner_temp.mkdir(exist_ok=True)
     if not (runner_temp / "waiver").exists():
         (runner_temp / "waiver").symlink_to(REPO)
-    completed, outputs = run_step("properties", name, work, {
+    job = next(job for job in ("plan", "properties") if name in names(job))
+    completed, outputs = run_step(job, name, work, {
         "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(runner_temp),
         "FAKE_DOCKER_LOG": str(log), "WAIVER_IMAGE": "sha256:" + "e" * 64,
         "LOCK": "fixture.lock", "FIXTURES": "fixtures", "CONFIG": "", **env,
@@ -495,13 +525,14 @@ def test_the_user_s_command_caches_bytecode_outside_the_checkout(
 
 
 def test_a_plan_that_fails_has_written_a_matrix_first(tmp_path: Path) -> None:
-    completed, outputs = run_step("properties", "Plan the matrix of replays by shards", tmp_path, {
+    completed, outputs = run_step("plan", "Plan the matrix of replays by shards", tmp_path, {
         "REPLAYS": "0", "SHARDS": "2", "BASE_REPLAYS": "0", "BASE_SHA": "",
     })  # fmt: skip
     assert completed.returncode == 1
     assert "replays and shards must be whole numbers" in completed.stderr
     assert {name: json.loads(value) for name, value in outputs.items()} == {
-        "replays": [1], "shards": [1], "base-replays": [1],
+        "first-job": [{"replay": 1, "shard": 1}], "replay-jobs": [{"replay": 1, "shard": 1}],
+        "replay-job-count": 0, "base-jobs": [{"replay": 1, "shard": 1}],
     }  # fmt: skip
 
 

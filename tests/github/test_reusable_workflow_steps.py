@@ -246,23 +246,32 @@ def test_the_shard_count_is_checked_both_ways(gate_job: Path) -> None:
     assert _matrix_gate("--shards", "0") == 2
 
 
+# Every replay job's cell but the property job's, replay 1 of shard 1.
+CELLS = ",".join(
+    f'{{"replay":{r},"shard":{s}}}' for r in range(1, 6) for s in (1, 2) if (r, s) != (1, 1)
+)
+BASE_CELLS = ",".join(f'{{"replay":{r},"shard":{s}}}' for r in range(1, 4) for s in (1, 2))
+
+
 def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
     outputs = tmp_path / "outputs"
     outputs.touch()
-    _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
+    _run_step("plan", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
         "REPLAYS": "5", "SHARDS": "2", "PER_JOB": "1", "BASE_REPLAYS": "0", "GITHUB_OUTPUT": str(outputs),
     })  # fmt: skip
     # No base replays: the base job is skipped, but its matrix still needs a value.
     assert outputs.read_text() == (
-        "replays=[1,2,3,4,5]\nfurther-replays=[]\nshards=[1,2]\nbase-replays=[1]\n"
+        f'first-job=[{{"replay":1,"shard":1}}]\nreplay-jobs=[{CELLS}]\nreplay-job-count=9\n'
+        'base-jobs=[{"replay":1,"shard":1}]\n'
     )
     outputs.write_text("")
-    _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
+    _run_step("plan", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
         "REPLAYS": "5", "SHARDS": "2", "PER_JOB": "1", "BASE_REPLAYS": "3", "BASE_SHA": "a" * 40,
         "GITHUB_OUTPUT": str(outputs),
     })  # fmt: skip
     assert outputs.read_text() == (
-        "replays=[1,2,3,4,5]\nfurther-replays=[]\nshards=[1,2]\nbase-replays=[1,2,3]\n"
+        f'first-job=[{{"replay":1,"shard":1}}]\nreplay-jobs=[{CELLS}]\nreplay-job-count=9\n'
+        f"base-jobs=[{BASE_CELLS}]\n"
     )
     for replays, shards, base, base_sha in (
         ("0", "1", "0", ""),
@@ -273,7 +282,7 @@ def test_the_plan_step_refuses_a_matrix_it_cannot_run(tmp_path: Path) -> None:
         ("5", "1", "5", ""),  # base replays outside a pull request: no base commit
     ):
         with pytest.raises(subprocess.CalledProcessError):
-            _run_step("properties", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
+            _run_step("plan", "Plan the matrix of replays by shards", tmp_path / "w", tmp_path, {
                 "REPLAYS": replays, "SHARDS": shards, "PER_JOB": "1", "BASE_REPLAYS": base, "BASE_SHA": base_sha,
                 "GITHUB_OUTPUT": str(outputs),
             })  # fmt: skip
@@ -363,7 +372,7 @@ def test_the_workflow_is_least_privilege_pinned_and_its_gate_runs_no_change_code
     # The base replays run the base commit's code, never the change's.
     base = document["jobs"]["base-replays"]
     assert base["if"] == (
-        "${{ inputs.base-replays > 0 && needs.properties.outputs.fixtures-match == 'true' }}"
+        "${{ inputs.base-replays > 0 && needs.plan.outputs.fixtures-match == 'true' }}"
     )
     assert workflow_step(_workflow(), "base-replays", "Check out the base commit")["with"] == {
         "ref": "${{ github.event.pull_request.base.sha || github.event.merge_group.base_sha }}",

@@ -5,6 +5,7 @@ API, and never for a run that a newer run or attempt superseded."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from helpers.github_api import HEAD, Answers, environment, github_api, use_envir
 from helpers.provenance_support import CALLER, PIN, gate_run
 from helpers.support import KNOWN, load_report, run_gate
 from waiver.cli import main
+from waiver.decide.base_order import JobStart, late_base_replays
+from waiver.decide.provenance_rules import Artifact
 from waiver.github.commit_status import post_check_run, post_status, status_of
 from waiver.github.rest import ApiFailed
 from waiver.write.report.report_types import report_of
@@ -68,6 +71,26 @@ def test_an_input_error_is_an_error_status_that_says_which_in_at_most_140_charac
 
     assert state == "error" and description.startswith("input error: ")
     assert len(description) == 140 and description.endswith("…")
+
+
+def test_late_base_replays_fail_the_status_which_names_the_artifact_its_time_and_the_job(
+    example: Path,
+) -> None:
+    _, report = run_gate(example)
+    late = late_base_replays(
+        [Artifact(8, "waiver-base-junit-run-1-shard-1", False, datetime(2026, 12, 1, 10, 5, tzinfo=UTC))],
+        [JobStart("waiver / properties, then replay 1, shard 1", datetime(2026, 12, 1, 10, 4, tzinfo=UTC), False)],
+    )  # fmt: skip
+    assert late is not None
+    untrusted = {**passing(report), "run_blockers": [f"{late} (run 42)"]}
+
+    state, description = judged("0", untrusted)
+
+    assert (state, description) == (
+        "failure",
+        "blocked: waiver-base-junit-run-1-shard-1 created 2026-12-01T10:05:00Z after "
+        '"properties, then replay 1, shard 1" began 2026-12-01T10:04:00Z…',
+    )
 
 
 def test_the_status_is_posted_on_the_head_with_the_context_and_the_run(tmp_path: Path) -> None:

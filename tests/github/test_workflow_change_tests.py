@@ -53,25 +53,25 @@ def names(job: str) -> list[str]:
 def test_the_change_s_tests_run_after_the_property_job_only_for_shards_that_hold_them() -> None:
     jobs = GATE["jobs"]
     job = jobs["change-tests"]
-    assert job["needs"] == "properties"
+    assert job["needs"] == ["plan", "properties"]
     assert job["if"] == (
-        "${{ needs.properties.outputs.fixtures-match == 'true' "
-        "&& needs.properties.outputs.change-jobs != '' "
-        "&& needs.properties.outputs.change-jobs != '0' }}"
+        "${{ !cancelled() && needs.properties.result == 'success' "
+        "&& needs.plan.outputs.fixtures-match == 'true' "
+        "&& needs.plan.outputs.change-jobs != '' "
+        "&& needs.plan.outputs.change-jobs != '0' }}"
     )
-    outputs = jobs["properties"]["outputs"]
+    outputs = jobs["plan"]["outputs"]
     assert outputs["change-shards"] == "${{ steps.change-plan.outputs.shards }}"
     assert outputs["change-jobs"] == "${{ steps.change-plan.outputs.jobs }}"
-    plan = workflow_step(GATE, "properties", PLAN_STEP)
+    plan = workflow_step(GATE, "plan", PLAN_STEP)
     assert plan["if"] == "${{ steps.lock.outputs.fixtures-match == 'true' }}"
-    order = names("properties")
-    # From the commits, before the test tree's layout and before any of the change's code.
-    assert order.index(PLAN_STEP) < order.index("Lay out the base commit's test tree")
-    assert order.index(PLAN_STEP) < order.index("Set up the suite")
+    # From the commits, in the plan job, where none of the change's code runs.
+    assert PLAN_STEP in names("plan")
+    assert "Set up the suite" not in names("plan")
     # Always JSON, a placeholder where the plan step was skipped: the job is skipped too.
     assert job["strategy"]["matrix"]["shard"] == (
         "${{ fromJSON(github.event_name == 'pull_request_review' && '[1]' "
-        "|| needs.properties.outputs.change-shards || '[1]') }}"
+        "|| needs.plan.outputs.change-shards || '[1]') }}"
     )
     assert "change-tests" in jobs["gate"]["needs"]
 
@@ -172,7 +172,9 @@ def test_the_test_jobs_take_the_runner_and_the_gate_stays_on_a_fresh_hosted_mach
     assert inputs["runs-on"]["default"] == "ubuntu-latest"
     for job in TEST_JOBS:
         assert GATE["jobs"][job]["runs-on"] == "${{ inputs.runs-on }}", job
-    assert GATE["jobs"]["gate"]["runs-on"] == GATE["jobs"]["review"]["runs-on"] == "ubuntu-latest"
+    for job in ("plan", "gate", "review"):
+        assert GATE["jobs"][job]["runs-on"] == "ubuntu-latest", job
+    assert set(GATE["jobs"]) == {*TEST_JOBS, "plan", "gate", "review"}
 
 
 @pytest.mark.parametrize("job", TEST_JOBS)
@@ -250,7 +252,7 @@ def test_without_a_base_the_plan_names_no_job_and_a_matrix_that_is_still_json(
 ) -> None:
     work, _ = change
     # A push or a schedule: no pull request's base, so nothing runs apart.
-    assert run_job_step("properties", PLAN_STEP, work, {"BASE": "", "SHARDS": "2"}) == {
+    assert run_job_step("plan", PLAN_STEP, work, {"BASE": "", "SHARDS": "2"}) == {
         "jobs": "0", "shards": "[1]",
     }  # fmt: skip
 
@@ -260,7 +262,7 @@ def test_the_job_replays_the_change_s_files_on_its_tree_and_its_tests_on_the_bas
     change: tuple[Path, str],
 ) -> None:
     work, base = change
-    planned = run_job_step("properties", PLAN_STEP, work, {"BASE": base, "SHARDS": "3"})
+    planned = run_job_step("plan", PLAN_STEP, work, {"BASE": base, "SHARDS": "3"})
     # Two test files and two new tests: two shards hold work, not three.
     assert planned == {"jobs": "2", "shards": "[1,2]"}
 

@@ -5,8 +5,10 @@ API does), a collaborator's permission, a pull request and the pull requests of 
 which it lets be created and edited, commit statuses, check runs (with the app that posted
 them) and releases, which it records, the repository's workflow runs (in an object, as
 `/actions/runs` answers them, filtered by `head_sha`, `event` and `status`, and one by
-id), a run's artifacts and the repository's and a run attempt's jobs (in an object too),
-and a GitHub App's installation and installation tokens, minted only for a JWT signed with
+id), a run's artifacts and the repository's (each with its `created_at`, as the test
+gives it), a run's jobs (`filter=all`: every attempt's, else the latest attempt's) and a
+run attempt's (by each job's `run_attempt`; a job without one is every attempt's), in an
+object too, and a GitHub App's installation and installation tokens, minted only for a JWT signed with
 the app's key (checked with `openssl`). Tests set what it answers and read what it was
 asked."""
 
@@ -73,7 +75,7 @@ class Answers:
     head_repo: str | None = None  # its head repository; None: the repository itself
     timeline: list[dict[str, Any]] = field(default_factory=list)  # the pull request's events
     check_runs: list[dict[str, Any]] = field(default_factory=list)  # posted, with their `app`
-    jobs: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # a run's, any attempt
+    jobs: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # a run's, by run id
     app: App | None = None  # the installed GitHub App, if any
 
 
@@ -98,6 +100,20 @@ def commit(author: str | None, committer: str | None) -> dict[str, Any]:
         return None if login is None else {"login": login}
 
     return {"sha": "c" * 40, "author": person(author), "committer": person(committer)}
+
+
+def _jobs(
+    jobs: list[dict[str, Any]], segments: list[str], query: dict[str, list[str]]
+) -> list[dict[str, Any]]:
+    """A run's jobs as `/runs/{id}/jobs` lists them (every attempt's with `filter=all`, else
+    the latest attempt's) or `/runs/{id}/attempts/{n}/jobs` does (attempt n's)."""
+    if segments[-3] == "attempts":
+        attempt = int(segments[-2])
+        return [job for job in jobs if job.get("run_attempt", attempt) == attempt]
+    if query.get("filter", ["latest"])[0] == "all":
+        return jobs
+    latest = max((job.get("run_attempt", 1) for job in jobs), default=1)
+    return [job for job in jobs if job.get("run_attempt", latest) == latest]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -253,8 +269,9 @@ class _Handler(BaseHTTPRequestHandler):
         items = lists.get(segments[-1])
         if segments[-1] == "artifacts" and segments[-3] == "runs":
             items = answers.run_artifacts.get(int(segments[-2]), [])
-        if segments[-1] == "jobs" and segments[-3] == "attempts":
-            items = answers.jobs.get(int(segments[-4]), [])
+        if segments[-1] == "jobs":
+            items = _jobs(answers.jobs.get(int(segments[-2 if segments[-3] == "runs" else -4]), []),
+                          segments, query)  # fmt: skip
         if items is None:
             self._send(404, b'{"message": "Not Found"}')
             return

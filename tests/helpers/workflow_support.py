@@ -674,16 +674,27 @@ def report_caller(waiver_commit: str, secrets: bool = False, **inputs: Any) -> s
     return yaml.safe_dump(document, sort_keys=False)
 
 
+# When an honest gate run creates its artifacts: every base replay's before the first job
+# that runs the change's code begins (10:00:00 in the report act test's jobs), the others
+# as those jobs end.
+BASE_CREATED = "2026-12-01T09:59:30Z"
+CHANGE_CREATED = "2026-12-01T10:01:50Z"
+
+
 def listed_artifacts(run: Path) -> list[dict[str, Any]]:
     """The artifacts of the run whose folder is `run` (`$WAIVER_ARTIFACTS/run-<id>`), as
-    `GET /actions/runs/{id}/artifacts` lists them, ids in the folders' order; each id is
-    written where the download stand-in finds its name."""
+    `GET /actions/runs/{id}/artifacts` lists them, ids in the folders' order, created when
+    an honest run creates them; each id is written where the download stand-in finds its
+    name."""
     ids = run / ".ids"
     ids.mkdir(exist_ok=True)
     listed = []
-    for number, folder in enumerate(sorted(p for p in run.iterdir() if p.name != ".ids"), 1):
+    folders = sorted(p for p in run.iterdir() if p.name != ".ids")
+    for number, folder in enumerate(folders, 1):
         (ids / str(number)).write_text(folder.name)
-        listed.append({"id": number, "name": folder.name, "expired": False})
+        base = folder.name.startswith("waiver-base-junit-")
+        listed.append({"id": number, "name": folder.name, "expired": False,
+                       "created_at": BASE_CREATED if base else CHANGE_CREATED})  # fmt: skip
     return listed
 
 

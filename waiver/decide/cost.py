@@ -3,10 +3,12 @@ does, and set against one plain run of the suite. Pure; the jobs are read elsewh
 (`waiver.github.jobs`).
 
 A job of the reusable gate workflow is known by its name as the API spells a called
-workflow's job (`waiver / replay 2, shard 1`): the part after the last ` / `. GitHub bills
-each job by the minute, rounded up. One plain run of the suite is what the first replay's
-shards spent in their test command (the step `Run the assertion suite`), the most a team
-would pay without the gate.
+workflow's job (`waiver / replay 2, shard 1`): the part after the last ` / `. The property
+job also runs the replays of the first replay job's cell (`properties, then replay 1, shard
+1`): its replay steps count as replays, the rest of it as properties. GitHub bills each job
+by the minute, rounded up. One plain run of the suite is what the first replay's shards
+spent in their test command (the step `Run the assertion suite`), the most a team would pay
+without the gate.
 """
 
 from __future__ import annotations
@@ -17,17 +19,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 CHANGE_TESTS = "change tests"
-KINDS = ("properties", "replays", "base", "red-green", CHANGE_TESTS, "gate", "other")
+KINDS = ("plan", "properties", "replays", "base", "red-green", CHANGE_TESTS, "gate", "other")
 TEST_STEP = "Run the assertion suite"
+# The steps of a job that replay the suite: in the property job, replays' time.
+REPLAY_STEPS = (TEST_STEP, "Run this job's further replays")
 _KIND_OF = (
-    (re.compile(r"properties\Z"), "properties"),
+    (re.compile(r"plan\Z"), "plan"),
+    (re.compile(r"properties(, then replay 1, shard 1)?\Z"), "properties"),
     (re.compile(r"replay \d+, shard \d+\Z"), "replays"),
     (re.compile(r"base replay \d+, shard \d+\Z"), "base"),
     (re.compile(r"red-green, shard \d+\Z"), "red-green"),
     (re.compile(r"change's tests, shard \d+\Z"), CHANGE_TESTS),
     (re.compile(r"gate\Z"), "gate"),
 )
-_FIRST_REPLAY = re.compile(r"replay 1, shard \d+\Z")
+_FIRST_REPLAY = re.compile(r"(properties, then )?replay 1, shard \d+\Z")
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,13 @@ def verdict_cost(jobs: Iterable[JobTiming]) -> Cost:
     seconds = dict.fromkeys(KINDS, 0.0)
     plain: float | None = None
     for job in listed:
-        seconds[job_kind(job.name)] += job.seconds
+        kind = job_kind(job.name)
+        if kind == "properties":
+            replayed = min(sum(job.steps.get(step, 0.0) for step in REPLAY_STEPS), job.seconds)
+            seconds["replays"] += replayed
+            seconds[kind] += job.seconds - replayed
+        else:
+            seconds[kind] += job.seconds
         tested = job.steps.get(TEST_STEP)
         if tested is not None and _FIRST_REPLAY.match(job.name.rsplit(" / ", 1)[-1]):
             plain = (plain or 0.0) + tested

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 # The reusable workflow a gate caller calls (`waiver init` writes the caller).
 GATE_WORKFLOW = "waiver-gate.yml"
@@ -63,6 +64,7 @@ class Artifact:
     artifact_id: int
     name: str
     expired: bool
+    created_at: datetime | None  # None: the API gave no time that can be read
 
 
 @dataclass(frozen=True)
@@ -82,10 +84,14 @@ class SortedArtifacts:
 
     properties: tuple[int, ...]
     replays: tuple[int, ...]
-    base_replays: tuple[int, ...]
+    base_artifacts: tuple[Artifact, ...]  # whose times say whether they can be trusted
     red_green: tuple[int, ...]
     change_tests: tuple[int, ...]
     unexpected: tuple[str, ...]
+
+    @property
+    def base_replays(self) -> tuple[int, ...]:
+        return tuple(artifact.artifact_id for artifact in self.base_artifacts)
 
 
 def _grid(prefix: str, replays: int, shards: int) -> list[str]:
@@ -126,14 +132,17 @@ def sort_artifacts(listed: Iterable[Artifact], shape: GateShape) -> SortedArtifa
         elif artifact.name not in REPORT_ARTIFACTS:
             unexpected.add(artifact.name)
 
+    def chosen(kind: str) -> tuple[Artifact, ...]:
+        found = (newest.get(name) for name in kinds[kind])
+        return tuple(a for a in found if a is not None and not a.expired)
+
     def ids(kind: str) -> tuple[int, ...]:
-        chosen = (newest.get(name) for name in kinds[kind])
-        return tuple(a.artifact_id for a in chosen if a is not None and not a.expired)
+        return tuple(a.artifact_id for a in chosen(kind))
 
     return SortedArtifacts(
         properties=ids("properties"),
         replays=ids("replays"),
-        base_replays=ids("base_replays"),
+        base_artifacts=chosen("base_replays"),
         red_green=ids("red_green"),
         change_tests=ids("change_tests"),
         unexpected=tuple(sorted(unexpected)),

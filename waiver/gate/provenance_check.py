@@ -4,13 +4,15 @@ workflow. Pure: the run as GitHub told of it, the two commits' files, and the ap
 A pull request's run executes the workflow file of the change, so the replays it uploads
 are the change's to write. Its reports are evidence only when the run's workflow file is
 the caller the trusted base holds, byte for byte at the commit the gate checks; it calls
-waiver's reusable gate workflow at the commit this gate runs, and nothing else; and it
-uploaded no artifact that no job of that workflow uploads (`waiver.decide.provenance_rules`). A
-base caller whose replays run in jobs of its own calls no reusable workflow, and then
-neither may the run.
+waiver's reusable gate workflow at the commit this gate runs, and nothing else; it
+uploaded no artifact that no job of that workflow uploads (`waiver.decide.provenance_rules`);
+and each base replay it uploaded was created before any job that runs the change's code
+began (`waiver.decide.base_order`). A base caller whose replays run in jobs of its own
+calls no reusable workflow, and then neither may the run.
 Anything else blocks the run with the file and the reason named. A change of the gate's workflow files
 and of nothing else (a waiver upgrade moves both callers to a new commit) is for a person
-to read: an approval of its head admits it, like a fixture update of its own.
+to read: an approval of its head admits it, like a fixture update of its own; late base
+replays no approval admits.
 """
 
 from __future__ import annotations
@@ -120,6 +122,10 @@ def judge_provenance(provenance: Provenance, committed: Committed | None) -> Jud
             f"{named} uploaded artifacts that no job of waiver's gate workflow uploads: "
             f"{_quoted(run.unexpected_artifacts)}",
         )
+    # Before the workflow's edits: no approval of a workflow update admits base replays
+    # that a job running the change's code could have written.
+    if run.base_order is not None:
+        return Judged(run.run_id, run.path, f"{run.base_order} (run {run.run_id})")
     if run.path != provenance.caller:
         return Judged(
             run.run_id,

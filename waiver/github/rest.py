@@ -13,6 +13,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 from waiver.errors import InputError
@@ -108,6 +109,18 @@ class Api:
                 raise ApiFailed(f"GET {path} answered something that is not a list")
             items += page
         raise ApiFailed(f"GET {path} has more than {MAX_PAGES} pages")
+
+
+def read_time(value: object) -> datetime | None:
+    """A time as the API writes it (ISO 8601, `Z` or an offset); None for no string, a
+    string that is no time, or a time without its zone."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
 
 
 def connect(env: Mapping[str, str], opener: Opener = urlopen) -> tuple[Api, str]:

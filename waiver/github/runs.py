@@ -37,7 +37,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from waiver.github.pulls import MERGE_GROUP, base_branch, fetch_pull, pulls_of_commit
-from waiver.github.rest import FULL_SHA, Api, ApiFailed
+from waiver.github.rest import FULL_SHA, Api, ApiFailed, read_time
 from waiver.write.files.provenance_file import CalledJson, JudgedRunJson
 
 REVIEW_EVENT = "pull_request_review"
@@ -103,12 +103,9 @@ def _number(value: object, what: str) -> int:
 
 
 def _time(value: object, what: str) -> datetime:
-    try:
-        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        raise ApiFailed(f"{what} is not a time") from None
-    if moment.tzinfo is None:
-        raise ApiFailed(f"{what} has no time zone")
+    moment = read_time(value)
+    if moment is None:
+        raise ApiFailed(f"{what} is not a time with its zone")
     return moment
 
 

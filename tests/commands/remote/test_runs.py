@@ -24,6 +24,7 @@ from helpers.provenance_support import (
     run_provenance,
 )
 from waiver.cli import main
+from waiver.decide.base_order import NO_EVIDENCE
 from waiver.github.runs import workflow_path
 
 run = gate_run
@@ -238,8 +239,12 @@ def test_a_pull_request_into_another_branch_names_no_run(
     assert document["error"] == "#7 is into evil, not main"
 
 
-def artifact(artifact_id: int, name: str, expired: bool = False) -> dict[str, Any]:
-    return {"id": artifact_id, "name": name, "expired": expired}
+def artifact(
+    artifact_id: int, name: str, expired: bool = False, created: str | None = "2026-12-01T09:59:00Z"
+) -> dict[str, Any]:
+    """An artifact as the API lists it; by default created before any job that runs the
+    change's code began (`HONEST_JOBS`)."""
+    return {"id": artifact_id, "name": name, "expired": expired, "created_at": created}
 
 
 def test_artifacts_are_taken_by_exact_name_and_every_other_name_is_kept(
@@ -259,15 +264,17 @@ def test_artifacts_are_taken_by_exact_name_and_every_other_name_is_kept(
         artifact(10, "Waiver-Properties", expired=True),
         artifact(11, "waiver-change-tests-shard-1"),
     ]
+    answers.jobs[42] = HONEST_JOBS
     flags = ("--pull-request=7", "--replays=2", "--base-replays=1")
     document, outputs = provenance(tmp_path, monkeypatch, answers, run(42), flags)
+    assert "base_order" not in document
     assert document["artifacts"] == {
         "properties": [1], "replays": [6], "base_replays": [8], "red_green": [7],
         "change_tests": [11],
         "unexpected": ["Waiver-Properties", "waiver-junit-run-1-shard-1 ",
                        "waiver-junit-run-1-shard-1x"],
     }  # fmt: skip
-    # The change's tests ran apart: their artifact says so, though the jobs list none.
+    # The change's tests ran apart: their artifact says so, though no job of theirs is listed.
     assert outputs == report_outputs(
         "42", **{"properties-artifacts": "1", "replay-artifacts": "6", "base-artifacts": "8",
                  "red-green-artifacts": "7", "change-tests-artifacts": "11",
@@ -384,3 +391,127 @@ def test_jobs_that_cannot_be_read_cost_a_notice_and_nothing_else(
     assert "waiver: notice: what the run cost is not shown: a job of run 42 has no name" in (
         capsys.readouterr().err
     )
+
+
+def started(
+    name: str, start: str | None, attempt: int = 1, conclusion: str = "success"
+) -> dict[str, Any]:
+    """A job of run 42 as the API lists it, in attempt `attempt`."""
+    return {"name": f"waiver / {name}", "run_attempt": attempt, "started_at": start,
+            "completed_at": start, "conclusion": conclusion, "steps": []}  # fmt: skip
+
+
+# An honest run: the plan, the base replays, then the jobs that run the change's code.
+HONEST_JOBS = [
+    started("plan", "2026-12-01T09:57:00Z"),
+    started("base replay 1, shard 1", "2026-12-01T09:58:00Z"),
+    started("properties, then replay 1, shard 1", "2026-12-01T10:00:00Z"),
+    started("replay 2, shard 1", "2026-12-01T10:01:00Z"),
+]
+BASE_FLAGS = ("--pull-request=7", "--replays=2", "--base-replays=1")
+
+
+def with_base(*listed: dict[str, Any], jobs: list[dict[str, Any]] = HONEST_JOBS) -> Answers:
+    answers = honest()
+    answers.run_artifacts[42] = [artifact(1, "waiver-properties"), *listed]
+    answers.jobs[42] = jobs
+    return answers
+
+
+def test_base_replays_created_before_the_change_s_code_ran_are_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = with_base(artifact(8, "waiver-base-junit-run-1-shard-1"))
+    document, outputs = provenance(tmp_path, monkeypatch, answers, run(42), BASE_FLAGS)
+    assert "base_order" not in document and outputs["base-artifacts"] == "8"
+    asked = [path for path, _ in answers.asked if path.endswith("/jobs")]
+    assert "/repos/owner/repo/actions/runs/42/jobs" in asked
+
+
+def test_a_base_replay_replaced_after_a_replay_job_began_is_no_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The replay job's code uploaded a base replay of its own under the base's name: the
+    # newest of that name, so the one the verdict would read.
+    answers = with_base(
+        artifact(8, "waiver-base-junit-run-1-shard-1"),
+        artifact(12, "waiver-base-junit-run-1-shard-1", created="2026-12-01T10:01:30Z"),
+    )
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42), BASE_FLAGS)
+    assert document["base_order"] == (
+        'waiver-base-junit-run-1-shard-1 created 2026-12-01T10:01:30Z after "properties, '
+        f'then replay 1, shard 1" began 2026-12-01T10:00:00Z: {NO_EVIDENCE}'
+    )
+
+
+def test_an_earlier_attempt_s_jobs_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Attempt 2 re-ran the base replay alone, after attempt 1's jobs ran the change's code:
+    # only the list of every attempt's jobs shows it.
+    jobs = [*HONEST_JOBS, started("base replay 1, shard 1", "2026-12-01T11:00:00Z", attempt=2)]
+    answers = with_base(
+        artifact(8, "waiver-base-junit-run-1-shard-1", created="2026-12-01T11:01:00Z"), jobs=jobs
+    )
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42, run_attempt=2), BASE_FLAGS)
+    assert document["base_order"].startswith(
+        'waiver-base-junit-run-1-shard-1 created 2026-12-01T11:01:00Z after "properties'
+    )
+
+
+@pytest.mark.parametrize(
+    ("created", "jobs", "said"),
+    [
+        pytest.param(None, HONEST_JOBS, "waiver-base-junit-run-1-shard-1 has no creation time",
+                     id="no creation time"),
+        pytest.param("yesterday", HONEST_JOBS, "waiver-base-junit-run-1-shard-1 has no creation",
+                     id="a creation that is no time"),
+        pytest.param("2026-12-01T09:59:00", HONEST_JOBS, "waiver-base-junit-run-1-shard-1 has no",
+                     id="a creation without its zone"),
+        pytest.param("2026-12-01T09:59:00Z",
+                     [*HONEST_JOBS, started("replay 3, shard 1", None)],
+                     'job "replay 3, shard 1" has no start time', id="no start time"),
+        pytest.param("2026-12-01T09:59:00Z", [{"name": 7}],
+                     "the jobs of the run cannot be read (a job of run 42 has no name)",
+                     id="jobs of another shape"),
+    ],
+)  # fmt: skip
+def test_a_time_that_cannot_be_read_leaves_the_base_replays_no_evidence(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    created: str | None,
+    jobs: list[dict[str, Any]],
+    said: str,
+) -> None:
+    answers = with_base(artifact(8, "waiver-base-junit-run-1-shard-1", created=created), jobs=jobs)
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42), BASE_FLAGS)
+    assert document["base_order"].startswith(said)
+    assert document["base_order"].endswith(NO_EVIDENCE)
+
+
+def test_a_run_without_base_replays_lists_no_job_of_other_attempts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = with_base(jobs=[started("properties", "2026-12-01T09:00:00Z")])
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42), BASE_FLAGS)
+    assert "base_order" not in document
+    assert [path for path, _ in answers.asked if path.endswith("/jobs")] == [
+        "/repos/owner/repo/actions/runs/42/attempts/1/jobs"
+    ]
+
+
+def test_a_job_github_skipped_before_a_base_replay_was_re_run_ran_no_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Attempt 1's base replay failed, so GitHub skipped the jobs after it; attempt 2 re-ran
+    # the failed jobs, the base replay first.
+    jobs = [
+        started("base replay 1, shard 1", "2026-12-01T09:58:00Z"),
+        started("properties, then replay 1, shard 1", "2026-12-01T09:59:00Z",
+                conclusion="skipped"),
+        started("base replay 1, shard 1", "2026-12-01T11:00:00Z", attempt=2),
+        started("properties, then replay 1, shard 1", "2026-12-01T11:02:00Z", attempt=2),
+    ]  # fmt: skip
+    answers = with_base(
+        artifact(8, "waiver-base-junit-run-1-shard-1", created="2026-12-01T11:01:00Z"), jobs=jobs
+    )
+    document, _ = provenance(tmp_path, monkeypatch, answers, run(42, run_attempt=2), BASE_FLAGS)
+    assert "base_order" not in document

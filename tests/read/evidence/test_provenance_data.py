@@ -43,6 +43,11 @@ def test_the_run_s_unexpected_artifacts_are_read_with_it(tmp_path: Path) -> None
     assert provenance.run.unexpected_artifacts == ("waiver-junit-run-1-shard-1 ",)
 
 
+def test_why_the_base_replays_are_no_evidence_is_read_with_the_run(tmp_path: Path) -> None:
+    provenance = read_provenance(written(tmp_path, json.dumps({**DOCUMENT, "base_order": "late"})))
+    assert provenance.run is not None and provenance.run.base_order == "late"
+
+
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
@@ -57,6 +62,7 @@ def test_the_run_s_unexpected_artifacts_are_read_with_it(tmp_path: Path) -> None
         ({"artifacts": {"unexpected": "x"}},
          "the run's unexpected artifacts are not a list of names"),
         ({"artifacts": []}, "the run's unexpected artifacts are not a list of names"),
+        ({"base_order": 1}, "the field base_order is not a string"),
     ],
 )  # fmt: skip
 def test_a_document_of_another_shape_is_an_input_error(

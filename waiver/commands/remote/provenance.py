@@ -9,8 +9,11 @@ downloads (empty when none could be named), and the ids of the artifacts to down
 kind (`properties-artifacts`, `replay-artifacts`, `base-artifacts`, `red-green-artifacts`,
 comma-separated): each artifact is taken by its exact name (`waiver.decide.provenance_rules`),
 and any name the reusable workflow does not upload is written down for the gate to block
-on. A run that is not the newest for its head (an older run, an older attempt, or for a
-review a newest run still under way) sets `superseded` to why, and nothing is posted for it.
+on, as is why base replays are no evidence: one created after a job that runs the
+change's code began, in any attempt of the run, or a time that cannot be read
+(`waiver.decide.base_order`). A run that is not the newest for its head (an older run, an
+older attempt, or for a review a newest run still under way) sets `superseded` to why, and
+nothing is posted for it.
 
 With `--default-branch` it names the run for the history writer instead: only a push or
 schedule run of the caller on the default branch (waiver.github.history_runs), and, as the
@@ -26,12 +29,13 @@ import argparse
 import os
 import sys
 
+from waiver.decide.base_order import late_base_replays, unread_jobs
 from waiver.decide.cost import CHANGE_TESTS, job_kind, verdict_cost
-from waiver.decide.provenance_rules import GateShape
+from waiver.decide.provenance_rules import Artifact, GateShape
 from waiver.errors import EXIT_CLEAR, InputError
 from waiver.github.artifacts import gate_artifacts
 from waiver.github.history_runs import default_branch_run, latest_history_run
-from waiver.github.jobs import run_jobs
+from waiver.github.jobs import job_starts, run_jobs
 from waiver.github.pulls import branches_of
 from waiver.github.rest import FULL_SHA, REPOSITORY_PATH, Api, ApiFailed, connect, read_event
 from waiver.github.runs import Superseded, gate_run, job_workflow
@@ -119,6 +123,18 @@ def _add_jobs(document: ProvenanceFileJson, api: Api, repository: str, run: Judg
     document["change_tests_ran"] = ran or any(job_kind(job.name) == CHANGE_TESTS for job in jobs)
 
 
+def _base_order(api: Api, repository: str, run_id: int, base: tuple[Artifact, ...]) -> str | None:
+    """Why the base replays `base` are no evidence by their times; a failure to read the
+    jobs is one such reason. No base replays, no question and no call."""
+    if not base:
+        return None
+    try:
+        jobs = job_starts(api, repository, run_id)
+    except ApiFailed as error:
+        return unread_jobs(str(error))
+    return late_base_replays(base, jobs)
+
+
 def _name_run(args: argparse.Namespace, document: ProvenanceFileJson) -> str:
     """Fill in the run (and its artifacts) or why there is none; what to say of it."""
     try:
@@ -126,10 +142,12 @@ def _name_run(args: argparse.Namespace, document: ProvenanceFileJson) -> str:
         document["run"] = run = _judged_run(args, api, repository)
         if not args.default_branch:
             shape = GateShape(args.replays, args.shards, args.base_replays)
-            document["artifacts"] = artifacts_json(
-                gate_artifacts(api, repository, run["id"], shape)
-            )
+            artifacts = gate_artifacts(api, repository, run["id"], shape)
+            document["artifacts"] = artifacts_json(artifacts)
             _add_jobs(document, api, repository, run)
+            late = _base_order(api, repository, run["id"], artifacts.base_artifacts)
+            if late is not None:
+                document["base_order"] = late
     except Superseded as why:
         document["run"] = None
         document["superseded"] = str(why)

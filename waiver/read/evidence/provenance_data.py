@@ -33,6 +33,7 @@ class ReportsRun:
     unexpected_artifacts: tuple[str, ...] = ()
     attempt: int = 1  # the attempt judged
     pull_request: int | None = None  # the pull request it is bound to; None: a merge group's
+    base_order: str | None = None  # why its base replays are no evidence; None: they are
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ def _unexpected(document: Mapping[str, Any], source: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _run(value: object, source: str, unexpected: tuple[str, ...]) -> ReportsRun | None:
+def _run(
+    value: object, source: str, unexpected: tuple[str, ...], base_order: str | None
+) -> ReportsRun | None:
     if value is None:
         return None
     if not isinstance(value, dict):
@@ -95,6 +98,7 @@ def _run(value: object, source: str, unexpected: tuple[str, ...]) -> ReportsRun 
         unexpected_artifacts=unexpected,
         attempt=attempt,
         pull_request=pull_request,
+        base_order=base_order,
     )
 
 
@@ -128,7 +132,12 @@ def read_provenance(path: str) -> Provenance:
         report_workflow=_text(document, "report_workflow", path, optional=True),
         waiver_repository=_text(waiver, "repository", path),
         waiver_commit=_text(waiver, "commit", path),
-        run=_run(document.get("run"), path, _unexpected(document, path)),
+        run=_run(
+            document.get("run"),
+            path,
+            _unexpected(document, path),
+            _text(document, "base_order", path, optional=True),
+        ),
         error=_text(document, "error", path, optional=True),
         superseded=_text(document, "superseded", path, optional=True),
         cost=_cost(document.get("cost"), path),

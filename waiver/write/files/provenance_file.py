@@ -57,6 +57,9 @@ class ProvenanceFileJson(TypedDict):
     # Whether the run ran the change's own tests apart: its jobs say so, or their artifacts.
     change_tests_ran: NotRequired[bool]
     history_error: NotRequired[str]
+    # Why the run's base replays are no evidence: one was created after a job that runs the
+    # change's code began, or a time cannot be read (`waiver.decide.base_order`).
+    base_order: NotRequired[str]
 
 
 def artifacts_json(artifacts: SortedArtifacts) -> ArtifactsJson:
