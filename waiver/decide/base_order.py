@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from waiver.decide.cost import CHANGE_TESTS, job_kind
+from waiver.decide.cost import CHANGE_TESTS, called_name, job_kind
 from waiver.decide.provenance_rules import Artifact
 
 # The kinds of job (`waiver.decide.cost.job_kind`) that run the change's code.
@@ -45,12 +45,6 @@ def _api_time(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _called(name: str) -> str:
-    """The reusable workflow's own name of a job (`waiver / replay 2, shard 1`): for a job
-    of a change-code kind, one of the names `job_kind` knows, so no text of the caller's."""
-    return name.rsplit(" / ", 1)[-1]
-
-
 def unread_jobs(why: str) -> str:
     """Why the base replays are no evidence when the run's jobs cannot be read."""
     return (
@@ -68,11 +62,15 @@ def late_base_replays(base: Sequence[Artifact], jobs: Sequence[JobStart]) -> str
     for artifact in base:
         if artifact.created_at is None:
             return f"{artifact.name} has no creation time that can be read; {NO_EVIDENCE}"
+    # Only jobs of these kinds are named in a message: their called names match one of
+    # `job_kind`'s patterns, so no text of the caller's workflow reaches the status.
     running = [job for job in jobs if not job.skipped and job_kind(job.name) in CHANGE_CODE_KINDS]
     starts = []
     for job in running:
         if job.started_at is None:
-            return f'job "{_called(job.name)}" has no start time that can be read; {NO_EVIDENCE}'
+            return (
+                f'job "{called_name(job.name)}" has no start time that can be read; {NO_EVIDENCE}'
+            )
         starts.append((job.started_at, job))
     if not starts:
         return (
@@ -84,7 +82,7 @@ def late_base_replays(base: Sequence[Artifact], jobs: Sequence[JobStart]) -> str
         created = artifact.created_at
         if created is not None and created >= first_start:
             return (
-                f'{artifact.name} created {_api_time(created)} after "{_called(first.name)}" '
+                f'{artifact.name} created {_api_time(created)} after "{called_name(first.name)}" '
                 f"began {_api_time(first_start)}: {NO_EVIDENCE}"
             )
     return None

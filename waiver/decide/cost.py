@@ -50,8 +50,14 @@ class Cost:
     plain_run: float | None  # one plain run of the suite: the first replay's test steps
 
 
+def called_name(name: str) -> str:
+    """The reusable workflow's own name of a job, as the API spells a called workflow's
+    job (`waiver / replay 2, shard 1`): the part after the last ` / `."""
+    return name.rsplit(" / ", 1)[-1]
+
+
 def job_kind(name: str) -> str:
-    called = name.rsplit(" / ", 1)[-1]
+    called = called_name(name)
     for pattern, kind in _KIND_OF:
         if pattern.match(called):
             return kind
@@ -71,7 +77,7 @@ def verdict_cost(jobs: Iterable[JobTiming]) -> Cost:
         else:
             seconds[kind] += job.seconds
         tested = job.steps.get(TEST_STEP)
-        if tested is not None and _FIRST_REPLAY.match(job.name.rsplit(" / ", 1)[-1]):
+        if tested is not None and _FIRST_REPLAY.match(called_name(job.name)):
             plain = (plain or 0.0) + tested
     return Cost(
         jobs=len(listed),
