@@ -53,13 +53,18 @@ def run_step(job: str, name: str, workspace: Path, env: dict[str, str]) -> dict[
     return read_github_output(outputs.read_text())
 
 
+def plan_outputs(replays: int, shards: int, per_job: int | str, base: int = 0) -> dict[str, str]:
+    """The plan step's outputs, `base` base replays (for a pull request's base commit)."""
+    return run_step("plan", PLAN, Path(os.environ["PLAN_FOLDER"]), {
+        "REPLAYS": str(replays), "SHARDS": str(shards), "PER_JOB": str(per_job),
+        "BASE_REPLAYS": str(base), "BASE_SHA": "a" * 40 if base else "",
+    })  # fmt: skip
+
+
 def plan(replays: int, shards: int, per_job: int | str) -> list[dict[str, int]]:
     """Every replay job's cell as the plan step writes them: its first replay, its shard and
     the replays it runs next by their place; the property job's cell first."""
-    outputs = run_step("plan", PLAN, Path(os.environ["PLAN_FOLDER"]), {
-        "REPLAYS": str(replays), "SHARDS": str(shards), "PER_JOB": str(per_job),
-        "BASE_REPLAYS": "0", "BASE_SHA": "",
-    })  # fmt: skip
+    outputs = plan_outputs(replays, shards, per_job)
     first, rest = json.loads(outputs["first-job"]), json.loads(outputs["replay-jobs"])
     assert len(first) == 1
     count = int(outputs["replay-job-count"])
@@ -72,12 +77,22 @@ REPLAY_JOBS = ("properties", "replays")
 PLACES = ("second", "third", "fourth", "fifth")
 # Where the property job's replay steps differ from the replay job's: none runs after a drift.
 DRIFT = "needs.plan.outputs.fixtures-match == 'true'"
+# Each job that replays: its first replay's step, its further replays' step, and the prefix
+# of its artifacts' names (and of its reports' folders).
+REPLAYED_BY = {
+    "properties": (FIRST, FURTHER, "waiver-junit"),
+    "replays": (FIRST, FURTHER, "waiver-junit"),
+    "base-replays": (
+        "Run the assertion suite at the base", "Run this job's further base replays",
+        "waiver-base-junit",
+    ),
+}  # fmt: skip
 
 
 def replay_steps(job: str) -> list[dict[str, Any]]:
     """The job's steps from its first replay on."""
     steps: list[dict[str, Any]] = DOCUMENT["jobs"][job]["steps"]
-    return steps[[step.get("name") for step in steps].index(FIRST) :]
+    return steps[[step.get("name") for step in steps].index(REPLAYED_BY[job][0]) :]
 
 
 def upload_steps(job: str) -> list[dict[str, Any]]:
@@ -101,22 +116,22 @@ def condition(step: dict[str, Any], job: str) -> str:
 def replay_job(
     workspace: Path, job: str, cell: dict[str, int], inputs: dict[str, Any], command: str
 ) -> dict[str, Path]:
-    """One replay job's test steps run in order for the plan's `cell`, with each upload as the
+    """One job's replay steps run in order for the plan's `cell`, with each upload as the
     workflow names it: its artifacts by name."""
+    first_step, further_step, prefix = REPLAYED_BY[job]
     first, shard = cell["replay"], cell["shard"]
     common = {
         "TEST_COMMAND": command, "WAIVER_SHARD": str(shard), "WAIVER_SHARDS": str(inputs["shards"]),
     }  # fmt: skip
-    run_step(job, FIRST, workspace, {**common, "WAIVER_REPLAY": str(first)})
+    run_step(job, first_step, workspace, {**common, "WAIVER_REPLAY": str(first)})
     first_upload, *further_uploads = upload_steps(job)
     assert condition(first_upload, job) == ""
     assert first_upload["with"]["name"] == (
-        "waiver-junit-run-${{ matrix.replay }}-shard-${{ matrix.shard }}"
+        f"{prefix}-run-${{{{ matrix.replay }}}}-shard-${{{{ matrix.shard }}}}"
     )
-    artifacts = {
-        f"waiver-junit-run-{first}-shard-{shard}": workspace / first_upload["with"]["path"]
-    }
-    further = workflow_step(DOCUMENT, job, FURTHER)
+    assert first_upload["with"]["path"] == f"{prefix}/"
+    artifacts = {f"{prefix}-run-{first}-shard-{shard}": workspace / prefix}
+    further = workflow_step(DOCUMENT, job, further_step)
     assert condition(further, job) == "${{ inputs.replays-per-job > 1 }}"
     if inputs["replays-per-job"] > 1:
         # `${{ matrix.second }} ${{ matrix.third }} …`, a missing key empty.
@@ -124,20 +139,20 @@ def replay_job(
         assert further["env"]["FURTHER"] == " ".join(
             f"${{{{ matrix.{place} }}}}" for place in PLACES
         )
-        run_step(job, FURTHER, workspace, {**common, "FURTHER": listed})
+        run_step(job, further_step, workspace, {**common, "FURTHER": listed})
     assert len(further_uploads) == len(PLACES)
     for place, step in zip(PLACES, further_uploads, strict=True):
         value = f"matrix.{place}"
         assert condition(step, job) == f"${{{{ {value} }}}}"
         assert step["with"] == {
-            "name": f"waiver-junit-run-${{{{ {value} }}}}-shard-${{{{ matrix.shard }}}}",
-            "path": f"waiver-junit-further/${{{{ {value} }}}}/",
+            "name": f"{prefix}-run-${{{{ {value} }}}}-shard-${{{{ matrix.shard }}}}",
+            "path": f"{prefix}-further/${{{{ {value} }}}}/",
             "if-no-files-found": "warn",
         }
         if place in cell:  # else the key is missing, null, and the step skipped
             replay = cell[place]
-            artifacts[f"waiver-junit-run-{replay}-shard-{shard}"] = (
-                workspace / "waiver-junit-further" / str(replay)
+            artifacts[f"{prefix}-run-{replay}-shard-{shard}"] = (
+                workspace / f"{prefix}-further" / str(replay)
             )
     return artifacts
 
@@ -238,55 +253,18 @@ def test_every_replay_reaches_the_gate_under_the_name_the_report_workflow_downlo
     each_report_is_its_replay_s(uploaded)
 
 
-def base_plan(base_replays: int, shards: int, per_job: int) -> list[dict[str, int]]:
-    """The base replay jobs' cells as the plan step writes them."""
-    outputs = run_step("plan", PLAN, Path(os.environ["PLAN_FOLDER"]), {
-        "REPLAYS": "5", "SHARDS": str(shards), "PER_JOB": str(per_job),
-        "BASE_REPLAYS": str(base_replays), "BASE_SHA": "a" * 40,
-    })  # fmt: skip
-    cells: list[dict[str, int]] = json.loads(outputs["base-jobs"])
-    return cells
-
-
-def base_job(workspace: Path, cell: dict[str, int], per_job: int) -> dict[str, Path]:
-    """One base replay job's test steps run in order for the plan's `cell`: its artifacts by
-    the names its uploads give them."""
-    common = {"TEST_COMMAND": REPORT_COMMAND, "WAIVER_SHARD": str(cell["shard"]),
-              "WAIVER_SHARDS": "2"}  # fmt: skip
-    run_step("base-replays", "Run the assertion suite at the base", workspace,
-             {**common, "WAIVER_REPLAY": str(cell["replay"])})  # fmt: skip
-    further = workflow_step(DOCUMENT, "base-replays", "Run this job's further base replays")
-    assert further["if"] == "${{ inputs.replays-per-job > 1 }}"
-    if per_job > 1:
-        listed = " ".join(str(cell.get(place, "")) for place in PLACES)
-        run_step("base-replays", further["name"], workspace, {**common, "FURTHER": listed})
-    uploads = [
-        step for step in DOCUMENT["jobs"]["base-replays"]["steps"]
-        if step.get("uses", "").startswith("actions/upload-artifact@")
-    ]  # fmt: skip
-    artifacts = {}
-    for key, step in zip(("replay", *PLACES), uploads, strict=True):
-        if key not in cell:
-            assert step["if"] == f"${{{{ matrix.{key} }}}}"  # skipped: the key is null
-            continue
-        name = step["with"]["name"].replace(f"${{{{ matrix.{key} }}}}", str(cell[key]))
-        name = name.replace("${{ matrix.shard }}", str(cell["shard"]))
-        path = step["with"]["path"].replace(f"${{{{ matrix.{key} }}}}", str(cell[key]))
-        artifacts[name] = workspace / path
-    return artifacts
-
-
 @pytest.mark.parametrize("per_job", [1, 2, 3, 5])
 def test_base_replays_share_jobs_as_the_replays_do_under_the_same_names(
     tmp_path: Path, per_job: int
 ) -> None:
     uploaded: dict[str, Path] = {}
-    cells = base_plan(4, 2, per_job)
+    cells = json.loads(plan_outputs(5, 2, per_job, base=4)["base-jobs"])
     assert len(cells) == 2 * -(-4 // per_job)  # a job every per_job base replays, each shard
+    inputs = {"shards": 2, "replays-per-job": per_job}
     for cell in cells:
         workspace = tmp_path / f"base-{cell['replay']}-{cell['shard']}"
-        workspace.mkdir()
-        for name, path in base_job(workspace, cell, per_job).items():
+        job = replay_job(workspace, "base-replays", cell, inputs, REPORT_COMMAND)
+        for name, path in job.items():
             assert name not in uploaded, f"{name} uploaded twice"
             uploaded[name] = path
     shape = GateShape(replays=5, shards=2, base_replays=4)
